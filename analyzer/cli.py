@@ -1,0 +1,110 @@
+"""The `txscan` command line (typer)."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from . import __version__, config as config_mod, store
+from .output import json_contract, terminal
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Static analysis of database transactions in Django and TypeORM applications.")
+USAGE_ERROR = 2
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+
+
+class CdaMode(str, Enum):
+    pk = "pk"
+    auto = "auto"
+
+
+class Frontend(str, Enum):
+    django = "django"
+    typeorm = "typeorm"
+
+
+def _fail(message: str) -> None:
+    Console(stderr=True).print(f"txscan: error: {message}", markup=False, highlight=False)
+    raise typer.Exit(USAGE_ERROR)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"txscan {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main_callback(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                               help="Print the version and exit.")) -> None:
+    pass
+
+
+@app.command()
+def scan(
+    path: Path = typer.Argument(..., help="The application's root folder."),
+    format: Format = typer.Option(Format.table, "--format", "-f", help="table (readable) or json (the contract)."),
+    db: Optional[Path] = typer.Option(None, "--db", help="SQLite store to write (default PATH/.txscan/txscan.db)."),
+    cda: Optional[CdaMode] = typer.Option(None, "--cda", help="Conflict detection attribute mode (default pk)."),
+    frontend: Optional[Frontend] = typer.Option(None, "--frontend", help="Force a front end (default: detect)."),
+    ir_out: Optional[Path] = typer.Option(None, "--ir", help="Also write the IR (JSON lines) to this file."),
+    config_file: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml with [tool.txscan]."),
+    no_db: bool = typer.Option(False, "--no-db", help="Do not write a store."),
+) -> None:
+    """Find, follow and classify every transaction of one application."""
+    from .scan import app_row, scan as run_scan
+    from .typeorm.bridge import FrontendUnavailable
+
+    if not path.exists():
+        _fail(f"{path} does not exist")
+    if not path.is_dir():
+        _fail(f"{path} is not a folder")
+    try:
+        next(path.iterdir(), None)
+    except OSError as exc:
+        _fail(f"cannot read {path}: {exc.strerror}")
+    try:
+        config = config_mod.load(path, config_file)
+    except config_mod.ConfigError as exc:
+        _fail(str(exc))
+    mode = cda.value if cda else config.cda
+    try:
+        result = run_scan(path, config, frontend.value if frontend else None)
+    except FrontendUnavailable as exc:
+        _fail(str(exc))
+    analysis = result.analyses[mode]
+    db_path = None
+    if not no_db:
+        db_path = db or (path / ".txscan" / "txscan.db")
+        try:
+            connection = store.connect(db_path)
+            store.write_app(connection, app_row(path.resolve().name, result, config), result.files,
+                            result.ir_text, result.analyses, result.seconds)
+            connection.close()
+        except (store.StoreError, OSError) as exc:
+            _fail(f"cannot write the store {db_path}: {exc}")
+    if ir_out is not None:
+        ir_out.write_text(result.ir_text, encoding="utf-8")
+    if format is Format.json:
+        doc = json_contract.document(analysis, path.resolve().name, result.lines, len(result.files))
+        sys.stdout.write(json_contract.dumps(doc))
+    else:
+        terminal.render(analysis, str(path), result.lines, Console(), str(db_path) if db_path else None)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

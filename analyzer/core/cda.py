@@ -1,0 +1,78 @@
+"""Conflict detection attributes (CDA) per entity, in the modes of TAXONOMY.md.
+
+- `pk`: the CDA of every entity is its primary key.
+- `auto`: the study's chain algorithm, made schema-aware. For every statement that selects
+  rows of an entity, take the set of (normalised) attributes it filters on; hang each
+  distinct set under its smallest superset; pick the root-to-node chain covering the most
+  statements. Every set on that chain is a prefix of the entity's composite CDA. A
+  primary-key lookup is never a mismatch, whatever the chain.
+- configuration (`[tool.txscan.cda]` or `--cda-entity`) fixes an entity's CDA set.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .flatten import predicate_terms
+
+PK = "pk"
+
+
+@dataclass(frozen=True)
+class EntityCDA:
+    entity: str
+    mode: str  # "pk" | "auto" | "config"
+    # Attribute sets that count as pinning the CDA (besides any set holding `pk`).
+    chain: tuple[frozenset[str], ...] = field(default_factory=tuple)
+
+    @property
+    def attributes(self) -> list[str]:
+        """The CDA itself: the largest set on the chain, or the primary key."""
+        if not self.chain:
+            return [PK]
+        return sorted(max(self.chain, key=lambda s: (len(s), sorted(s))))
+
+
+def statement_attribute_set(statement: dict) -> frozenset[str]:
+    return frozenset(t["attribute"] for t in predicate_terms(statement.get("predicate")))
+
+
+def choose_chain(sets: Counter) -> tuple[frozenset[str], ...]:
+    """The study's chain: the root-to-node path in the superset tree covering most statements."""
+    distinct = sorted(sets, key=lambda s: (-len(s), sorted(s)))
+    parent: dict[frozenset, frozenset | None] = {}
+    for index, current in enumerate(distinct):
+        supersets = [s for s in distinct[:index] if current < s]
+        parent[current] = min(supersets, key=lambda s: (len(s), sorted(s))) if supersets else None
+    best: tuple[int, list[str], tuple] = (-1, [], ())
+    for node in distinct:
+        chain = []
+        cursor: frozenset | None = node
+        while cursor is not None:
+            chain.append(cursor)
+            cursor = parent[cursor]
+        covered = sum(sets[s] for s in chain)
+        tie = sorted(",".join(sorted(s)) for s in chain)
+        if covered > best[0] or (covered == best[0] and tie < best[1]):
+            best = (covered, tie, tuple(reversed(chain)))
+    return best[2]
+
+
+def compute(mode: str, statements_by_entity: dict[str, list[dict]], configured: dict[str, list[str]]) -> dict[str, EntityCDA]:
+    result: dict[str, EntityCDA] = {}
+    for entity, statements in sorted(statements_by_entity.items()):
+        if entity in configured:
+            result[entity] = EntityCDA(entity, "config", (frozenset(configured[entity]),))
+        elif mode == "auto":
+            sets = Counter(
+                statement_attribute_set(s)
+                for s in statements
+                if s.get("predicate") is not None and not s.get("dynamic") and statement_attribute_set(s)
+            )
+            result[entity] = EntityCDA(entity, "auto", choose_chain(sets) if sets else ())
+        else:
+            result[entity] = EntityCDA(entity, "pk")
+    for entity, attrs in configured.items():
+        result.setdefault(entity, EntityCDA(entity, "config", (frozenset(attrs),)))
+    return result

@@ -1,0 +1,107 @@
+"""Apply the taxonomy to a scan's IR: one verdict record per transaction."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from . import cda as cda_mod
+from . import graph as graph_mod
+from . import inferability, interactivity, rwset, suggestions
+from .flatten import flatten, predicate_terms
+
+
+@dataclass(frozen=True)
+class Settings:
+    cda_mode: str = "pk"  # "pk" | "auto"
+    cda_entities: dict = field(default_factory=dict)  # entity -> [attributes]
+
+
+def _statements(flat) -> list[dict]:
+    return [fs.step for fs in flat if fs.node == "statement"]
+
+
+def analyze(records: list[dict], settings: Settings = Settings()) -> dict:
+    meta = next((r for r in records if r["type"] == "meta"), {"frontend": "django"})
+    frontend = meta.get("frontend", "django")
+    entities = {r["name"]: r for r in records if r["type"] == "entity"}
+    transactions = [r for r in records if r["type"] == "transaction"]
+    diagnostics = [r for r in records if r["type"] == "diagnostic"]
+
+    flats = {t["id"]: flatten(t["steps"]) for t in transactions}
+    by_entity: dict[str, list[dict]] = defaultdict(list)
+    for flat in flats.values():
+        for statement in _statements(flat):
+            if statement.get("entity"):
+                by_entity[statement["entity"]].append(statement)
+    cdas = cda_mod.compute(settings.cda_mode, by_entity, settings.cda_entities)
+    default_cda = cda_mod.EntityCDA("?", settings.cda_mode)
+
+    verdicts = []
+    for txn in transactions:
+        flat = flats[txn["id"]]
+        graph = graph_mod.build(flat)
+        verdict, reasons = interactivity.classify(flat, graph)
+        statements_out, read_set, write_set, suggested = [], [], [], []
+        for statement in _statements(flat):
+            entity = entities.get(statement.get("entity") or "")
+            unique_sets = [frozenset(u) for u in (entity or {}).get("unique", [])]
+            infer, flags = inferability.classify(statement, cdas.get(statement.get("entity"), default_cda), unique_sets)
+            symbol = rwset.render(statement, infer)
+            (write_set if rwset.is_write(statement) else read_set).append(symbol)
+            statements_out.append({
+                "id": statement["id"],
+                "file": statement["file"],
+                "line": statement["line"],
+                "entity": statement.get("entity"),
+                "kind": statement["kind"],
+                "api": statement["api"],
+                "attributes": sorted({t["attribute"] for t in predicate_terms(statement.get("predicate"))}),
+                "inferability": infer,
+                "flags": sorted(set(flags)),
+                "via": statement.get("via", []),
+            })
+            if infer == "cda-mismatch":
+                suggested.append(suggestions.reconnaissance(statement, frontend))
+        if verdict == interactivity.NONSTRICT:
+            suggested.extend(suggestions.one_shot(flat, reasons, frontend))
+        elif verdict == interactivity.STRICT:
+            suggested.extend(_on_commit(flat, graph, frontend))
+        verdicts.append({
+            "id": txn["id"],
+            "file": txn["file"],
+            "line": txn["line"],
+            "end_line": txn.get("end_line", txn["line"]),
+            "function": txn["function"],
+            "boundary": txn["boundary"],
+            "wrapper": txn.get("wrapper"),
+            "interactivity": verdict,
+            "reasons": reasons,
+            "rw_inferable": inferability.transaction_rw_inferable([s["inferability"] for s in statements_out]),
+            "read_set": sorted(set(read_set)),
+            "write_set": sorted(set(write_set)),
+            "statements": statements_out,
+            "suggestions": suggested,
+        })
+    return {
+        "frontend": frontend,
+        "cda_mode": settings.cda_mode,
+        "cda": {name: {"mode": c.mode, "attributes": c.attributes} for name, c in sorted(cdas.items())},
+        "transactions": verdicts,
+        "entities": [entities[name] for name in sorted(entities)],
+        "diagnostics": diagnostics,
+    }
+
+
+def _on_commit(flat, graph, frontend: str) -> list[dict]:
+    """Effects nobody downstream uses can move to on_commit; say if that leaves a one-shot."""
+    effects = [fs.step for fs in flat if fs.node == "effect"]
+    used = {src for src, _dst in graph.edges() if graph.nodes[src]["node"] == "effect"}
+    out = suggestions.on_commit(effects, used, frontend)
+    if out and len(out) == len(effects):
+        remaining = [fs for fs in flat if fs.node != "effect"]
+        verdict, _ = interactivity.classify(remaining, graph_mod.build(remaining))
+        if verdict == interactivity.ONE_SHOT:
+            for suggestion in out:
+                suggestion["makes_one_shot"] = True
+    return out

@@ -1,0 +1,55 @@
+"""Interactivity of one transaction (docs/VERDICTS.md, "Interactivity")."""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from .flatten import FlatStep
+
+ONE_SHOT = "one-shot"
+NONSTRICT = "interactive-nonstrict"
+STRICT = "interactive-strict"
+
+
+def _pattern(edge_kind: str, source_step: dict) -> str:
+    from_insert = source_step.get("node") == "statement" and source_step.get("kind") == "insert"
+    if edge_kind == "control-branch":
+        return "conditional"
+    if edge_kind == "control-loop":
+        return "loop-over-results"
+    if from_insert:
+        return "generated-key"
+    return "dependent-key" if edge_kind == "data-key" else "read-modify-write"
+
+
+def classify(flat: list[FlatStep], graph: nx.DiGraph) -> tuple[str, list[dict]]:
+    """Return (verdict, reasons). Reasons are sorted and deduplicated, one per cause."""
+    effects = [fs.step for fs in flat if fs.node == "effect"]
+    if effects:
+        reasons = {
+            (e["category"], e["callee"], e["file"], e["line"]): {
+                "category": e["category"], "callee": e["callee"], "file": e["file"], "line": e["line"],
+            }
+            for e in effects
+        }
+        return STRICT, [reasons[k] for k in sorted(reasons)]
+
+    reasons: dict[tuple, dict] = {}
+    for src, dst, data in graph.edges(data=True):
+        source_step = graph.nodes[src]["step"]
+        target_step = graph.nodes[dst]["step"]
+        if source_step.get("node") != "statement" or target_step.get("node") != "statement":
+            continue
+        category = _pattern(data["kind"], source_step)
+        key = (category, target_step["file"], target_step["line"], src, dst)
+        reasons[key] = {
+            "category": category,
+            "callee": target_step.get("api", ""),
+            "file": target_step["file"],
+            "line": target_step["line"],
+            "depends_on": src,
+            "statement": dst,
+        }
+    if reasons:
+        return NONSTRICT, [reasons[k] for k in sorted(reasons)]
+    return ONE_SHOT, []

@@ -1,0 +1,96 @@
+"""Per-scan shared knowledge for the deep pass: parsed modules, entities, signals, wrappers.
+
+libcst parses a module only when the deep pass first needs it (a transaction is in it, or a
+transaction calls into it), and only once; positions come from libcst's PositionProvider.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .index import FunctionInfo, ModuleInfo, RepoIndex
+from .models import Entity
+
+
+@dataclass
+class ParsedModule:
+    """One function or class of a module, parsed with libcst on its own.
+
+    Parsing only the definitions a transaction needs (not their whole modules) is what keeps
+    the deep pass fast: libcst is about 20x slower than tree-sitter, and most of a module is
+    code no transaction reaches. An indented definition (a method) is parsed inside a dummy
+    `class _:` header so its indentation stays as written; `offset` maps lines back.
+    """
+
+    info: ModuleInfo
+    node: cst.FunctionDef | cst.ClassDef
+    positions: dict
+    offset: int
+
+    def line(self, node: cst.CSTNode) -> int:
+        pos = self.positions.get(node)
+        return pos.start.line + self.offset if pos else 0
+
+    def end_line(self, node: cst.CSTNode) -> int:
+        pos = self.positions.get(node)
+        return pos.end.line + self.offset if pos else 0
+
+
+@dataclass
+class Context:
+    index: RepoIndex
+    entities: dict[str, Entity]                 # by entity name
+    entity_by_qualname: dict[str, Entity]
+    reverse: dict[str, dict[str, tuple]]        # entity -> accessor -> (other entity, attr, kind, through)
+    signals: dict[tuple[str, str], list[str]]   # (event, entity) -> receiver qualnames
+    wrappers: dict[str, str]                    # qualname -> "context" | "decorator"
+    max_depth: int = 6
+    auth_user: str = "User"
+    diagnostics: list[dict] = field(default_factory=list)
+    _parsed: dict[str, "ParsedModule | None"] = field(default_factory=dict)
+
+    def parse_definition(self, info: ModuleInfo, qualname: str, first_line: int, end_line: int):
+        """Parse lines first_line..end_line of a module (one def or class) with libcst."""
+        if qualname in self._parsed:
+            return self._parsed[qualname]
+        lines = info.source.text.splitlines(keepends=True)[first_line - 1:end_line]
+        indented = bool(lines) and lines[0][:1] in (" ", "\t")
+        text = ("class _:\n" if indented else "") + "".join(lines)
+        offset = first_line - 1 - (1 if indented else 0)
+        parsed = None
+        try:
+            wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
+            positions = wrapper.resolve(PositionProvider)
+            body = wrapper.module.body
+            if indented and body and isinstance(body[0], cst.ClassDef):
+                body = body[0].body.body
+            node = next((n for n in body if isinstance(n, (cst.FunctionDef, cst.ClassDef))), None)
+            if node is not None:
+                parsed = ParsedModule(info, node, dict(positions), offset)
+        except cst.ParserSyntaxError as exc:
+            self.diagnostics.append({
+                "ir": 1, "type": "diagnostic", "file": info.rel, "line": exc.raw_line + offset, "code": "parse-error",
+                "severity": "error", "message": f"{qualname}: syntax error: {exc.message}",
+            })
+        except RecursionError:
+            self.diagnostics.append({
+                "ir": 1, "type": "diagnostic", "file": info.rel, "line": first_line, "code": "parse-error",
+                "severity": "error", "message": f"{qualname}: nesting too deep to parse",
+            })
+        self._parsed[qualname] = parsed
+        return parsed
+
+    def def_node(self, fn: FunctionInfo) -> tuple[ParsedModule, cst.FunctionDef] | None:
+        info = self.index.modules.get(fn.module)
+        if info is None:
+            return None
+        parsed = self.parse_definition(info, fn.qualname, fn.line, fn.end_line)
+        if parsed is None or not isinstance(parsed.node, cst.FunctionDef):
+            return None
+        return parsed, parsed.node
+
+    def entity_for_class(self, qualname: str) -> Entity | None:
+        return self.entity_by_qualname.get(qualname)

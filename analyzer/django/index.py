@@ -1,0 +1,332 @@
+"""The fast whole-repository pass (tree-sitter): modules, imports, classes, functions, calls.
+
+It answers the questions every later stage asks cheaply: what does a name in module M refer
+to, which classes derive from which, which functions call which (a networkx call graph), and
+which files deserve the deep libcst pass. It never decides anything about transactions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+import tree_sitter as ts
+import tree_sitter_python as tsp
+
+from .files import SourceFile, module_name
+
+_LANGUAGE = ts.Language(tsp.language())
+_CALLS = ts.Query(_LANGUAGE, "(call function: [(identifier) (attribute)] @callee)")
+
+
+@dataclass
+class FunctionInfo:
+    qualname: str
+    module: str
+    name: str
+    cls: str | None           # qualname of the enclosing class, for methods
+    line: int                 # first line (of the first decorator when decorated)
+    def_line: int             # line of `def`
+    end_line: int
+    decorators: list[str]
+    params: list[str]
+    is_async: bool
+    calls: list[str] = field(default_factory=list)
+    parent: str | None = None  # enclosing function for nested defs
+    nested: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ClassInfo:
+    qualname: str
+    module: str
+    name: str
+    line: int
+    end_line: int
+    bases: list[str]
+    decorators: list[str]
+    methods: dict[str, FunctionInfo] = field(default_factory=dict)
+    assigns: dict[str, str] = field(default_factory=dict)
+    inner: dict[str, "ClassInfo"] = field(default_factory=dict)
+
+
+@dataclass
+class ModuleInfo:
+    name: str
+    rel: str
+    is_package: bool
+    source: SourceFile
+    imports: dict[str, str] = field(default_factory=dict)
+    functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    assigns: dict[str, str] = field(default_factory=dict)
+    has_error: bool = False
+
+
+def _text(node: ts.Node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _resolve_relative(module: str, is_package: bool, dots: int, target: str) -> str:
+    base = module.split(".") if module else []
+    if not is_package:
+        base = base[:-1]
+    if dots > 1:
+        base = base[: len(base) - (dots - 1)] if dots - 1 <= len(base) else []
+    return ".".join([*base, target] if target else base)
+
+
+class _ModuleBuilder:
+    def __init__(self, info: ModuleInfo):
+        self.info = info
+
+    def build(self, root: ts.Node) -> None:
+        self.info.has_error = root.has_error
+        self._block(root, cls=None, func=None)
+
+    def _block(self, node: ts.Node, cls: ClassInfo | None, func: FunctionInfo | None) -> None:
+        for child in node.named_children:
+            self._statement(child, cls, func)
+
+    def _statement(self, node: ts.Node, cls, func) -> None:
+        kind = node.type
+        if kind == "decorated_definition":
+            decorators = [_text(d)[1:].strip() for d in node.named_children if d.type == "decorator"]
+            definition = node.child_by_field_name("definition")
+            if definition is not None:
+                self._definition(definition, cls, func, decorators, node.start_point[0] + 1)
+        elif kind in ("function_definition", "class_definition"):
+            self._definition(node, cls, func, [], node.start_point[0] + 1)
+        elif func is None and kind in ("import_statement", "import_from_statement", "future_import_statement"):
+            self._import(node)
+        elif func is None and kind == "expression_statement":
+            expr = node.named_children[0] if node.named_children else None
+            if expr is not None and expr.type == "assignment":
+                left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+                if left is not None and right is not None and left.type == "identifier":
+                    (cls.assigns if cls else self.info.assigns)[_text(left)] = _text(right)
+        elif kind in ("if_statement", "try_statement", "with_statement", "else_clause", "except_clause",
+                      "finally_clause", "elif_clause", "block"):
+            # Definitions and imports under `if TYPE_CHECKING:` / `try: import x` still count.
+            for child in node.named_children:
+                if child.type in ("block", "else_clause", "except_clause", "finally_clause", "elif_clause"):
+                    self._block(child, cls, func)
+        if func is not None and kind in ("if_statement", "for_statement", "while_statement", "try_statement",
+                                         "with_statement"):
+            for child in node.named_children:
+                if child.type == "block":
+                    self._nested_defs(child, cls, func)
+
+    def _nested_defs(self, block: ts.Node, cls, func) -> None:
+        for child in block.named_children:
+            if child.type in ("decorated_definition", "function_definition", "class_definition"):
+                self._statement(child, cls, func)
+
+    def _definition(self, node: ts.Node, cls, func, decorators: list[str], first_line: int) -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            return
+        name = _text(name_node)
+        owner = func.qualname if func else (cls.qualname if cls else self.info.name)
+        qualname = f"{owner}.{name}" if owner else name
+        body = node.child_by_field_name("body")
+        if node.type == "class_definition":
+            supers = node.child_by_field_name("superclasses")
+            bases = []
+            if supers is not None:
+                bases = [_text(b) for b in supers.named_children if b.type != "keyword_argument"]
+            info = ClassInfo(qualname, self.info.name, name, first_line, node.end_point[0] + 1, bases, decorators)
+            if cls is not None:
+                cls.inner[name] = info
+            elif func is None:
+                self.info.classes[name] = info
+            if body is not None:
+                self._block(body, info, None)
+            return
+        params = []
+        parameters = node.child_by_field_name("parameters")
+        if parameters is not None:
+            for p in parameters.named_children:
+                ident = p if p.type == "identifier" else (p.child_by_field_name("name") or next(
+                    (c for c in p.named_children if c.type == "identifier"), None))
+                if ident is not None and ident.type == "identifier":
+                    params.append(_text(ident))
+        is_async = any(c.type == "async" for c in node.children)
+        info = FunctionInfo(qualname, self.info.name, name, cls.qualname if cls and not func else None,
+                            first_line, node.start_point[0] + 1, node.end_point[0] + 1, decorators, params,
+                            is_async, parent=func.qualname if func else None)
+        if body is not None:
+            info.calls = sorted({_text(n) for n in ts.QueryCursor(_CALLS).captures(body).get("callee", [])})
+        if func is not None:
+            func.nested.append(qualname)
+        if cls is not None and func is None:
+            cls.methods[name] = info
+        self.info.functions[qualname] = info
+        if body is not None:
+            self._nested_defs(body, cls, info)
+
+    def _import(self, node: ts.Node) -> None:
+        imports = self.info.imports
+        if node.type == "import_statement":
+            for child in node.named_children:
+                if child.type == "dotted_name":
+                    full = _text(child)
+                    imports[full.split(".")[0]] = full.split(".")[0]
+                    imports[full] = full
+                elif child.type == "aliased_import":
+                    imports[_text(child.child_by_field_name("alias"))] = _text(child.child_by_field_name("name"))
+            return
+        if node.type != "import_from_statement":
+            return
+        module_node = node.child_by_field_name("module_name")
+        if module_node is None:
+            return
+        if module_node.type == "relative_import":
+            raw = _text(module_node)
+            dots = len(raw) - len(raw.lstrip("."))
+            base = _resolve_relative(self.info.name, self.info.is_package, dots, raw.lstrip("."))
+        else:
+            base = _text(module_node)
+        for child in node.named_children:
+            if child == module_node:
+                continue
+            if child.type == "dotted_name":
+                name = _text(child)
+                imports[name] = f"{base}.{name}" if base else name
+            elif child.type == "aliased_import":
+                name = _text(child.child_by_field_name("name"))
+                imports[_text(child.child_by_field_name("alias"))] = f"{base}.{name}" if base else name
+            elif child.type == "wildcard_import":
+                imports.setdefault("*", "")
+                imports["*"] += base + ";"
+
+
+class RepoIndex:
+    """All modules of one scanned repository, and name resolution across them."""
+
+    def __init__(self) -> None:
+        self.modules: dict[str, ModuleInfo] = {}
+        self.functions: dict[str, FunctionInfo] = {}
+        self.classes: dict[str, ClassInfo] = {}
+        self._parser = ts.Parser(_LANGUAGE)
+        self._call_graph: nx.DiGraph | None = None
+        self._top: set[str] | None = None
+
+    def add(self, source: SourceFile) -> ModuleInfo:
+        name = module_name(source.rel)
+        info = ModuleInfo(name, source.rel, source.rel.endswith("__init__.py"), source)
+        tree = self._parser.parse(source.text.encode("utf-8"))
+        _ModuleBuilder(info).build(tree.root_node)
+        self.modules[name] = info
+        self.functions.update(info.functions)
+        for cls in info.classes.values():
+            self._add_class(cls)
+        return info
+
+    def _add_class(self, cls: ClassInfo) -> None:
+        self.classes[cls.qualname] = cls
+        for inner in cls.inner.values():
+            self._add_class(inner)
+
+    def add_source_root_aliases(self, roots: list[str]) -> None:
+        """Also register modules by their name relative to a source root (`src/`, manage.py dirs)."""
+        for root in sorted(roots, key=len, reverse=True):
+            prefix = root.replace("/", ".") + "."
+            for name, info in list(self.modules.items()):
+                if name.startswith(prefix):
+                    self.modules.setdefault(name[len(prefix):], info)
+
+    # -- resolution -------------------------------------------------------------------
+    def resolve(self, module: str, dotted: str, _depth: int = 0) -> str:
+        """Qualified name of `dotted` as written in `module` (follows imports and re-exports)."""
+        head, _, rest = dotted.partition(".")
+        info = self.modules.get(module)
+        if info is None:
+            return dotted
+        if head in info.imports:
+            target = info.imports[head]
+        elif head in info.functions or head in info.classes or head in info.assigns:
+            target = f"{info.name}.{head}" if info.name else head
+        else:
+            for star in info.imports.get("*", "").split(";"):
+                if star and star in self.modules and _depth < 8:
+                    candidate = self.resolve(star, head, _depth + 1)
+                    if candidate != head:
+                        target = candidate
+                        break
+            else:
+                return dotted
+        full = f"{target}.{rest}" if rest else target
+        return self.canonical(full, _depth)
+
+    def canonical(self, qualname: str, _depth: int = 0) -> str:
+        """Follow re-exports: `shop.services.place_order` defined in `shop.services.checkout`."""
+        if _depth > 8 or qualname in self.functions or qualname in self.classes:
+            return qualname
+        parts = qualname.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            if module in self.modules:
+                info = self.modules[module]
+                head = parts[cut]
+                rest = ".".join(parts[cut + 1:])
+                if head in info.imports:
+                    target = info.imports[head]
+                    return self.canonical(f"{target}.{rest}" if rest else target, _depth + 1)
+                if info.name != module:  # registered under a source-root alias
+                    return self.canonical(".".join([info.name, *parts[cut:]]), _depth + 1)
+                break
+        return qualname
+
+    def top_packages(self) -> set[str]:
+        """First segments of every module name: what `import x` of the application looks like."""
+        if self._top is None:
+            self._top = {name.split(".")[0] for name in self.modules if name}
+        return self._top
+
+    def function(self, qualname: str) -> FunctionInfo | None:
+        return self.functions.get(qualname)
+
+    def cls(self, qualname: str) -> ClassInfo | None:
+        return self.classes.get(qualname)
+
+    def class_bases(self, cls: ClassInfo) -> list[str]:
+        return [self.resolve(cls.module, base) for base in cls.bases]
+
+    def mro(self, qualname: str) -> list[ClassInfo]:
+        """The class and its in-repository ancestors, nearest first (cycle safe)."""
+        seen, order, queue = set(), [], [qualname]
+        while queue:
+            current = queue.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            info = self.classes.get(current)
+            if info is None:
+                continue
+            order.append(info)
+            queue.extend(self.class_bases(info))
+        return order
+
+    def find_method(self, class_qualname: str, name: str) -> FunctionInfo | None:
+        for info in self.mro(class_qualname):
+            if name in info.methods:
+                return info.methods[name]
+        return None
+
+    def call_graph(self) -> nx.DiGraph:
+        """Functions as nodes, resolved calls as edges (unresolved callees are left out)."""
+        if self._call_graph is None:
+            graph = nx.DiGraph()
+            for fn in self.functions.values():
+                graph.add_node(fn.qualname)
+                for callee in fn.calls:
+                    target = self.resolve(fn.module, callee)
+                    if target in self.functions:
+                        graph.add_edge(fn.qualname, target)
+                    elif target in self.classes:
+                        init = self.find_method(target, "__init__")
+                        if init:
+                            graph.add_edge(fn.qualname, init.qualname)
+            self._call_graph = graph
+        return self._call_graph

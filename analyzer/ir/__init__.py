@@ -1,0 +1,63 @@
+"""The IR: the contract between front ends and the core (see docs/IR.md).
+
+Records are plain JSON-ready dicts. This module writes them deterministically, reads them
+back and validates them against `schema.json`.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Iterable, Iterator
+
+IR_VERSION = 1
+
+_RECORD_ORDER = {"meta": 0, "entity": 1, "transaction": 2, "diagnostic": 3}
+
+
+def sort_key(record: dict) -> tuple:
+    """Canonical order of records in an IR file (docs/IR.md)."""
+    kind = record["type"]
+    if kind == "entity":
+        detail: tuple = (record["name"],)
+    elif kind == "transaction":
+        detail = (record["file"], record["line"], record["function"])
+    elif kind == "diagnostic":
+        detail = (record["file"], record["line"], record["code"], record["message"])
+    else:
+        detail = ()
+    return (_RECORD_ORDER[kind], detail)
+
+
+def dumps(records: Iterable[dict]) -> str:
+    """Serialise records as canonical JSON lines (sorted records, sorted keys)."""
+    ordered = sorted(records, key=sort_key)
+    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in ordered)
+
+
+def loads(text: str) -> Iterator[dict]:
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"IR line {number} is not JSON: {exc}") from exc
+        if record.get("ir") != IR_VERSION:
+            raise ValueError(f"IR line {number}: unsupported IR version {record.get('ir')!r}")
+        yield record
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict:
+    return json.loads(resources.files(__package__).joinpath("schema.json").read_text("utf-8"))
+
+
+def validation_errors(record: dict) -> list[str]:
+    """Schema violations of one record (empty when valid). Needs the `jsonschema` package."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema())
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(record)]

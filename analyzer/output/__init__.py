@@ -1,0 +1,1 @@
+"""Renderers of analysis results: the JSON contract and the terminal summary."""

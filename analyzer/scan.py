@@ -1,0 +1,91 @@
+"""One application end to end: front end -> IR -> core (both CDA modes) -> store."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import __version__, ir
+from .config import Config
+from .core import Settings, analyze
+from .django import frontend as django_frontend
+from .typeorm import bridge
+
+CDA_MODES = ("pk", "auto")
+
+
+@dataclass
+class ScanResult:
+    root: Path
+    frontend: str
+    records: list[dict]
+    analyses: dict[str, dict]
+    files: list[dict] = field(default_factory=list)
+    lines: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ir_text(self) -> str:
+        return ir.dumps(self.records)
+
+
+def detect_frontend(root: Path) -> str:
+    """Django when the tree looks like a Django project, TypeORM when it uses TypeORM.
+
+    Many Django projects carry a package.json for front-end tooling, and TypeScript back
+    ends carry Python scripts, so neither file alone decides: Django markers (manage.py,
+    a settings module, `django` imports) are looked for first, then `typeorm` in a
+    package.json, then which language has more source files.
+    """
+    counts = {"py": 0, "ts": 0}
+    typeorm = False
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
+        depth = len(Path(dirpath).relative_to(root).parts)
+        for name in filenames:
+            if name == "manage.py" and depth <= 3:
+                return "django"
+            if name.endswith(".py"):
+                counts["py"] += 1
+            elif name.endswith((".ts", ".tsx")) and not name.endswith(".d.ts"):
+                counts["ts"] += 1
+            elif name == "package.json" and depth <= 3 and not typeorm:
+                try:
+                    typeorm = '"typeorm"' in (Path(dirpath) / name).read_text("utf-8", "replace")
+                except OSError:
+                    pass
+    if typeorm or counts["ts"] > counts["py"]:
+        return "typeorm"
+    return "django"
+
+
+_SKIP_DIRS = {"node_modules", "dist", "build", "venv", ".venv", "site-packages", "__pycache__"}
+
+
+def scan(root: Path, config: Config = Config(), frontend: str | None = None) -> ScanResult:
+    started = time.perf_counter()
+    frontend = frontend or detect_frontend(root)
+    if frontend == "typeorm":
+        records = bridge.run(root, depth=config.depth)
+        files: list[dict] = []
+        lines = 0
+    else:
+        options = django_frontend.Options(
+            excludes=django_frontend.DEFAULT_EXCLUDES + tuple(config.exclude),
+            max_file_bytes=config.max_file_bytes, max_depth=config.depth)
+        result = django_frontend.scan(root, options)
+        records, files, lines = result.records, result.files, result.lines
+    # The IR is the contract: round-trip it so the core sees exactly what is stored.
+    records = list(ir.loads(ir.dumps(records)))
+    analyses = {mode: analyze(records, Settings(mode, config.cda_entities)) for mode in CDA_MODES}
+    return ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started)
+
+
+def app_row(name: str, result: ScanResult, config: Config, extra: dict | None = None) -> dict:
+    return {
+        "name": name, "root": str(result.root), "frontend": result.frontend, "tool_version": __version__,
+        "settings": {"cda_entities": config.cda_entities, "exclude": config.exclude, "depth": config.depth},
+        **(extra or {}),
+    }

@@ -1,0 +1,92 @@
+"""The SQLite store: one file per scan or survey (docs/STORE.md).
+
+Each application is written in one SQLite transaction that first deletes its old rows, so an
+interrupted write leaves the previous consistent state and a re-run completes it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from importlib import resources
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+
+
+class StoreError(Exception):
+    pass
+
+
+def _j(value) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA foreign_keys = ON")
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version not in (0, SCHEMA_VERSION):
+        db.close()
+        raise StoreError(f"{path} has store schema version {version}; this txscan writes version {SCHEMA_VERSION}")
+    db.executescript(resources.files(__package__).joinpath("schema.sql").read_text("utf-8"))
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return db
+
+
+def write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: str,
+              analyses: dict[str, dict], seconds: float | None = None) -> int:
+    """Replace everything stored for `app["name"]` with this scan's results, atomically."""
+    with db:
+        db.execute("DELETE FROM apps WHERE name = ?", (app["name"],))
+        cursor = db.execute(
+            "INSERT INTO apps (name, root, frontend, url, git_commit, subdir, tool_version, settings, status, error,"
+            " files, lines) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (app["name"], app["root"], app["frontend"], app.get("url"), app.get("commit"), app.get("subdir"),
+             app["tool_version"], _j(app.get("settings", {})), app.get("status", "ok"), app.get("error"),
+             len(files), sum(f.get("lines", 0) for f in files)),
+        )
+        app_id = cursor.lastrowid
+        db.executemany("INSERT INTO files (app_id, path, lines, status) VALUES (?,?,?,?)",
+                       [(app_id, f["path"], f.get("lines", 0), f.get("status", "ok")) for f in files])
+        if ir_text:
+            db.execute("INSERT INTO ir (app_id, text) VALUES (?, ?)", (app_id, ir_text))
+        first = next(iter(analyses.values()), None)
+        if first is not None:
+            auto = analyses.get("auto", {}).get("cda", {})
+            db.executemany(
+                "INSERT INTO entities (app_id, name, qualname, table_name, file, line, pk, unique_sets, relations,"
+                " abstract, cda_auto) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                [(app_id, e["name"], e["qualname"], e.get("table"), e["file"], e["line"], _j(e["pk"]),
+                  _j(e["unique"]), _j(e["relations"]), int(e["abstract"]),
+                  _j(auto[e["name"]]["attributes"]) if e["name"] in auto else None)
+                 for e in first["entities"]])
+            db.executemany(
+                "INSERT INTO diagnostics (app_id, file, line, code, severity, message) VALUES (?,?,?,?,?,?)",
+                [(app_id, d["file"], d["line"], d["code"], d["severity"], d["message"]) for d in first["diagnostics"]])
+        for mode in sorted(analyses):
+            for t in analyses[mode]["transactions"]:
+                tid = db.execute(
+                    "INSERT INTO transactions (app_id, cda_mode, txn_key, file, line, end_line, function, boundary,"
+                    " wrapper, interactivity, rw_inferable, statements, read_set, write_set)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (app_id, mode, t["id"], t["file"], t["line"], t["end_line"], t["function"], t["boundary"],
+                     t.get("wrapper"), t["interactivity"], t["rw_inferable"], len(t["statements"]),
+                     _j(t["read_set"]), _j(t["write_set"]))).lastrowid
+                db.executemany("INSERT INTO reasons (transaction_id, category, callee, file, line) VALUES (?,?,?,?,?)",
+                               [(tid, r["category"], r.get("callee"), r["file"], r["line"]) for r in t["reasons"]])
+                db.executemany(
+                    "INSERT INTO statements (transaction_id, step_id, file, line, entity, kind, api, attributes,"
+                    " inferability, flags, via) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    [(tid, s["id"], s["file"], s["line"], s.get("entity"), s["kind"], s["api"], _j(s["attributes"]),
+                      s["inferability"], _j(s["flags"]), _j(s["via"])) for s in t["statements"]])
+                db.executemany(
+                    "INSERT INTO suggestions (transaction_id, kind, pattern, step_id, file, line, makes_one_shot,"
+                    " makes_inferable, explanation, code) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    [(tid, g["kind"], g.get("pattern"), g.get("statement"), g["file"], g["line"],
+                      int(g["makes_one_shot"]), int(g["makes_inferable"]), g["explanation"], g["code"])
+                     for g in t["suggestions"]])
+        if seconds is not None:
+            db.execute("INSERT INTO timings (app_id, seconds) VALUES (?, ?)", (app_id, round(seconds, 3)))
+    return app_id

@@ -1,0 +1,1 @@
+"""Bridge to the TypeScript front end (ts-plugin/, run in node)."""
