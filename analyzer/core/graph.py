@@ -1,7 +1,8 @@
 """The dependency graph of one transaction: steps as nodes, data and control edges.
 
-Edge attribute `kind` is one of: `data-key` (a predicate value), `data-value` (a written
-value or the saved object), `control-branch`, `control-loop`. Edges always go from an
+Edge attribute `kinds` is the set of ways the later step depends on the earlier one:
+`data-key` (a predicate value), `data-value` (a written value or the saved object),
+`control-branch`, `control-loop`; one pair of steps can depend in several ways at once. Edges always go from an
 earlier step to a later one; a reference to a step that is not earlier is ignored (it can
 only come from a loop's back edge, which the loop's control edge already covers).
 """
@@ -23,8 +24,12 @@ def build(flat: list[FlatStep]) -> nx.DiGraph:
         graph.add_node(fs.id, index=index, node=fs.node, step=fs.step)
 
     def add(src: str, dst: str, kind: str) -> None:
-        if src in order and order[src] < order[dst] and not graph.has_edge(src, dst):
-            graph.add_edge(src, dst, kind=kind)
+        if src not in order or order[src] >= order[dst]:
+            return
+        if graph.has_edge(src, dst):
+            graph.edges[src, dst]["kinds"].add(kind)
+        else:
+            graph.add_edge(src, dst, kinds={kind})
 
     for fs in flat:
         if fs.id is None:

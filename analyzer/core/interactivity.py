@@ -40,16 +40,17 @@ def classify(flat: list[FlatStep], graph: nx.DiGraph) -> tuple[str, list[dict]]:
         target_step = graph.nodes[dst]["step"]
         if source_step.get("node") != "statement" or target_step.get("node") != "statement":
             continue
-        category = _pattern(data["kind"], source_step)
-        key = (category, target_step["file"], target_step["line"], src, dst)
-        reasons[key] = {
-            "category": category,
-            "callee": target_step.get("api", ""),
-            "file": target_step["file"],
-            "line": target_step["line"],
-            "depends_on": src,
-            "statement": dst,
-        }
+        for kind in sorted(data["kinds"]):
+            category = _pattern(kind, source_step)
+            key = (category, target_step["file"], target_step["line"], src, dst)
+            reasons[key] = {
+                "category": category,
+                "callee": target_step.get("api", ""),
+                "file": target_step["file"],
+                "line": target_step["line"],
+                "depends_on": src,
+                "statement": dst,
+            }
     if reasons:
         return NONSTRICT, [reasons[k] for k in sorted(reasons)]
     return ONE_SHOT, []

@@ -21,7 +21,7 @@ from .boundaries import (
 from .context import Context, ParsedModule
 from .files import DEFAULT_EXCLUDES, DEFAULT_MAX_BYTES, FileProblem, iter_python_files, read_source
 from .index import RepoIndex
-from .models import ModelExtractor
+from .models import Entity, ModelExtractor
 from .values import Val, plain
 from .walker import Recorder, StopWalk, Walker, _statements
 
@@ -54,6 +54,14 @@ def _source_roots(root: Path, rels: list[str]) -> list[str]:
         if "src" in parts[:-1]:
             roots.add("/".join(parts[: parts.index("src") + 1]))
     return sorted(roots)
+
+
+def _django_user(name: str) -> Entity:
+    """django.contrib.auth's User, when the application relates to it without defining its own."""
+    return Entity(name=name, qualname="django.contrib.auth.models.User", table="auth_user",
+                  file="<django.contrib.auth>", line=0, pk=["id"], unique=[["username"]],
+                  fields=["email", "first_name", "id", "is_active", "is_staff", "last_name", "password", "username"],
+                  relations=[], abstract=False, managers=["objects"])
 
 
 def _auth_user(index: RepoIndex) -> str:
@@ -126,7 +134,10 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
             diagnostics.append(_diag(source.rel, 0, "parse-error", "nesting too deep to parse"))
             continue
         files.append({"path": source.rel, "lines": source.lines, "status": "ok"})
-        if info.has_error:
+        if info.python2_line:
+            diagnostics.append(_diag(source.rel, info.python2_line, "parse-error",
+                                     "Python 2 syntax (print/exec statement); this file is not Python 3"))
+        elif info.has_error:
             diagnostics.append(_diag(source.rel, _first_error_line(index, source.text), "parse-error",
                                      "syntax error (not Python 3 syntax?); definitions before the error are still used"))
     index.add_source_root_aliases(_source_roots(root, [f["path"] for f in files]))
@@ -134,6 +145,10 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
     auth_user = _auth_user(index)
     entities = ModelExtractor(index, auth_user).extract()
     concrete = [e for e in entities if not e.abstract]
+    if auth_user not in {e.name for e in concrete} and any(
+            r["target"] == auth_user for e in concrete for r in e.relations):
+        concrete.append(_django_user(auth_user))
+        entities.append(concrete[-1])
     ctx = Context(
         index=index,
         entities={e.name: e for e in concrete},
@@ -296,11 +311,7 @@ def build_transaction(ctx: Context, parsed: ParsedModule, boundary: Boundary) ->
             walker.env = _launder(walker.env)
             walker.rec.fk_cache.clear()
         if boundary.kind == "atomic-context":
-            with_node = boundary.body_node
-            for item in with_node.items:
-                if item.asname is not None:
-                    walker.assign(item.asname.name, plain({("constant", "transaction")}), None)
-            steps = walker.walk_block(with_node.body)
+            steps = _walk_with(ctx, walker, boundary)
         else:
             steps = walker.walk_block(_after_marker(function_node, boundary.body_node))
     txn = {
@@ -314,6 +325,34 @@ def build_transaction(ctx: Context, parsed: ParsedModule, boundary: Boundary) ->
         diagnostics.append(_diag(step["file"], step["line"], "unresolved-call",
                                  f"{step['callee']}: {step['reason']} (in transaction {txn['id']})", "warning"))
     return txn, diagnostics
+
+
+def _walk_with(ctx: Context, walker: Walker, boundary: Boundary) -> list[dict]:
+    """The steps of a `with atomic():` block; through a context wrapper, the wrapper's own
+    statements around its `yield` belong to the transaction too."""
+    with_node = boundary.body_node
+    for item in with_node.items:
+        if item.asname is not None:
+            walker.assign(item.asname.name, plain({("constant", "transaction")}), None)
+    wrapper = ctx.index.function(boundary.wrapper) if boundary.wrapper else None
+    if wrapper is None or ctx.wrappers.get(boundary.wrapper) != "context":
+        return walker.walk_block(with_node.body)
+    call = next((i.item for i in with_node.items if isinstance(i.item, cst.Call)), None)
+    positional, keywords = ([], [])
+    if call is not None:
+        positional, keywords, _dynamic, _q = walker.call_arguments(call)
+    walked = []
+
+    def run_body(out: list[dict]) -> None:
+        walked.append(True)
+        out.extend(walker.walk_block(with_node.body))
+
+    saved, walker.out = walker.out, []
+    walker.call_function(with_node, wrapper, positional, keywords, None, yield_hook=run_body)
+    steps, walker.out = walker.out, saved
+    if not walked:
+        steps.extend(walker.walk_block(with_node.body))
+    return steps
 
 
 def _unresolved(steps: list[dict]):

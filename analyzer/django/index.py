@@ -17,6 +17,8 @@ from .files import SourceFile, module_name
 
 _LANGUAGE = ts.Language(tsp.language())
 _CALLS = ts.Query(_LANGUAGE, "(call function: [(identifier) (attribute)] @callee)")
+# tree-sitter-python still accepts these Python 2 statements; Python 3 does not.
+_PY2 = ts.Query(_LANGUAGE, "[(print_statement) (exec_statement)] @py2")
 
 
 @dataclass
@@ -61,6 +63,7 @@ class ModuleInfo:
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     assigns: dict[str, str] = field(default_factory=dict)
     has_error: bool = False
+    python2_line: int = 0     # first Python 2-only statement, 0 when none
 
 
 def _text(node: ts.Node) -> str:
@@ -82,6 +85,9 @@ class _ModuleBuilder:
 
     def build(self, root: ts.Node) -> None:
         self.info.has_error = root.has_error
+        py2 = ts.QueryCursor(_PY2).captures(root).get("py2", [])
+        if py2:
+            self.info.python2_line = min(n.start_point[0] for n in py2) + 1
         self._block(root, cls=None, func=None)
 
     def _block(self, node: ts.Node, cls: ClassInfo | None, func: FunctionInfo | None) -> None:
@@ -245,7 +251,7 @@ class RepoIndex:
             return dotted
         if head in info.imports:
             target = info.imports[head]
-        elif head in info.functions or head in info.classes or head in info.assigns:
+        elif f"{info.name}.{head}" in info.functions or head in info.classes or head in info.assigns:
             target = f"{info.name}.{head}" if info.name else head
         else:
             for star in info.imports.get("*", "").split(";"):

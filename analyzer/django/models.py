@@ -249,7 +249,7 @@ class ModelExtractor:
         callee = _callee_name(expr.func)
         last = callee.rstrip("()").split(".")[-1]
         resolved = self.index.resolve(cls.module, callee.split("(")[0]) if callee else ""
-        if "Manager" in callee or callee.endswith(".as_manager()") or "from_queryset" in callee:
+        if "Manager" in callee or "as_manager" in callee or "from_queryset" in callee:
             managers.append(name)
             self._manager_classes(cls, expr, qs_classes)
             return
@@ -293,12 +293,14 @@ class ModelExtractor:
                 out.append(resolved)
                 # A module-level `XManager = BaseManager.from_queryset(XQuerySet)` alias.
         callee = _callee_name(expr.func).split("(")[0]
-        module = self.index.modules.get(cls.module)
-        if module and callee in module.assigns:
-            inner = _parse(module.assigns[callee])
+        target = self.index.resolve(cls.module, callee)
+        module_name, _, alias = target.rpartition(".")
+        module = self.index.modules.get(module_name)
+        if module and alias in module.assigns:
+            inner = _parse(module.assigns[alias])
             if inner is not None:
                 for node in _walk_names(inner):
-                    resolved = self.index.resolve(cls.module, node)
+                    resolved = self.index.resolve(module_name, node)
                     if resolved in self.index.classes:
                         out.append(resolved)
 

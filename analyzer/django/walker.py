@@ -90,6 +90,11 @@ class Walker:
         self.out: list[dict] = []
         self.returns: list[Val] = []
         self.stop_at: cst.CSTNode | None = None
+        # Where `super().save()` in an overridden save() really runs: the caller's call site.
+        self.call_site: tuple[str, int, tuple[str, ...], str] | None = None
+        # Called on `yield` inside a project's transaction wrapper: walks the caller's with-body.
+        self.yield_hook = None
+        self.last_self: Val | None = None
 
     # ------------------------------------------------------------------ emitting steps
     def _line(self, node: cst.CSTNode) -> int:
@@ -99,8 +104,12 @@ class Walker:
         return {"node": kind, "file": self.module.rel, "line": self._line(node), "via": list(self.via)}
 
     def emit_statement(self, node, entity: str | None, kind: str, api: str, predicate: dict | None,
-                       dynamic: bool = False, values: list | None = None, uses=(), sql: str | None = None) -> str:
+                       dynamic: bool = False, values: list | None = None, uses=(), sql: str | None = None,
+                       at_call_site: bool = False) -> str:
         step = self._base(node, "statement")
+        if at_call_site and self.call_site is not None:
+            step["file"], step["line"], via, api = self.call_site
+            step["via"] = list(via)
         sid = self.rec.next_id()
         step.update(id=sid, entity=entity, kind=kind, api=api, predicate=predicate, dynamic=dynamic,
                     values=values or [], uses=sorted(set(uses)))
@@ -354,6 +363,14 @@ class Walker:
     def _e_Await(self, node) -> Val:
         return self.eval(node.expression)
 
+    def _e_Yield(self, node) -> Val:
+        if node.value is not None and not isinstance(node.value, cst.From):
+            self.eval(node.value)
+        if self.yield_hook is not None:
+            hook, self.yield_hook = self.yield_hook, None  # the body runs once
+            hook(self.out)
+        return plain(UNKNOWN)
+
     def _e_Tuple(self, node) -> Val:
         items = tuple(self.eval(e.value) for e in node.elements)
         return Val("plain", union(items), items=items)
@@ -469,7 +486,29 @@ class Walker:
             return Val("func", frozenset({("constant", dotted)}), ref=qualname)
         if qualname in self.ctx.index.classes:
             return Val("class", frozenset({("constant", dotted)}), ref=qualname)
+        client = self.module_client(qualname)
+        if client is not None:
+            return client
         return Val("ref", frozenset({("constant", dotted)}), ref=qualname)
+
+    def module_client(self, qualname: str) -> Val | None:
+        """A module-level `s3 = boto3.client("s3")` / `r = redis.Redis()`: an external client object."""
+        module_name, _, name = qualname.rpartition(".")
+        info = self.ctx.index.modules.get(module_name)
+        text = info.assigns.get(name) if info is not None else None
+        if not text or "(" not in text:
+            return None
+        head = text.split("(", 1)[0].strip()
+        if not head.replace(".", "").replace("_", "").isalnum():
+            return None
+        callee = self.ctx.index.resolve(info.name, head)
+        if callee.startswith("boto3.") and callee.rsplit(".", 1)[-1] in ("client", "resource"):
+            service = text.split("(", 1)[1].split(",")[0].strip(" )'\"")
+            return Val("extobj", ref=f"boto3.{service}", category=effects.BOTO3_SERVICES.get(service, "http"))
+        category = effects.category_for(callee)
+        if category is not None:
+            return Val("extobj", ref=callee, category=category)
+        return None
 
     def _e_Attribute(self, node: cst.Attribute) -> Val:
         attr = node.attr.value
@@ -496,6 +535,8 @@ class Walker:
             return constant(f"{base.entity}.{attr}")
         if kind == "instance":
             return self.instance_attribute(base, attr, node)
+        if kind == "qs":
+            return constant(attr)
         if kind in ("self", "obj"):
             attrs = base.attr_map()
             if attr in attrs:
@@ -507,6 +548,11 @@ class Walker:
             return replace(base, ref=f"{base.ref}.{attr}")
         if kind == "func":
             return Val("taskref", base.sources, ref=f"{base.ref}.{attr}")
+        if kind == "plain" and attr == "user" and base.sources & {("input", "request"), ("input", "self.request")} \
+                and self.ctx.auth_user in self.ctx.entities:
+            # The authenticated user: a row whose key is an input of the request.
+            return Val("instance", frozenset({("input", "request.user")}), entity=self.ctx.auth_user,
+                       key=frozenset({("input", "request.user.pk")}))
         if kind == "plain":
             renamed = set()
             for source_kind, name in base.sources:
@@ -694,6 +740,12 @@ class Walker:
 
     def instantiate(self, node: cst.Call, qualname: str) -> Val:
         positional, keywords, _d, _q = self.call_arguments(node)
+        this = self.env.get("self")
+        if this is not None and this.kind == "qs" and _is_queryset_class(self.ctx, qualname):
+            # `AccountQuerySet(self.model, using=self._db)` inside a manager: the same rows, with
+            # that queryset class's methods available.
+            providers = tuple(dict.fromkeys((qualname,) + this.qs.provider_classes))
+            return Val("qs", qs=replace(this.qs, provider_classes=providers))
         init = self.ctx.index.find_method(qualname, "__init__")
         obj = Val("obj", union(positional) | union(v for _, v in keywords), ref=qualname)
         if init is not None:
@@ -750,8 +802,19 @@ class Walker:
         return plain(union(args), written)
 
     def _looks_internal(self, ref: str) -> bool:
-        head = ref.split(".")[0]
-        return "." in ref and head in self.ctx.index.top_packages() and not ref.startswith(("django.", "typing."))
+        """A call into the application's own module that names nothing defined there."""
+        if "." not in ref or ref.split(".")[0] not in self.ctx.index.top_packages():
+            return False
+        parts = ref.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            info = self.ctx.index.modules.get(".".join(parts[:cut]))
+            if info is None:
+                continue
+            head = parts[cut]
+            defined = head in info.assigns or head in info.imports or head in info.classes or \
+                f"{info.name}.{head}" in self.ctx.index.functions
+            return not defined
+        return False
 
     def q_object(self, positional: list[Val], keywords, dynamic: bool) -> Val:
         args = [v.predicate for v in positional if v.kind == "q" and v.predicate]
@@ -846,7 +909,8 @@ class Walker:
         positional, keywords, _d, _q = self.call_arguments(node)
         this = self.env.get("self")
         if this is not None and this.kind == "instance" and method in orm.INSTANCE:
-            return self.instance_statement(node, this, "self", orm.INSTANCE[method], method, keywords)
+            return self.instance_statement(node, this, "self", orm.INSTANCE[method], method, keywords,
+                                           at_call_site=True)
         if self.cls:
             for base in self.ctx.index.mro(self.cls)[1:]:
                 if method in base.methods:
@@ -861,17 +925,20 @@ class Walker:
             fn = self.ctx.index.find_method(entity.qualname, method)
             if fn is not None:  # an overridden save()/delete() or a custom model method
                 positional, keywords, _d, _q = self.call_arguments(node)
-                result = self.call_function(node, fn, positional, keywords, inst, bind_name=_dotted(receiver_node))
-                return result
+                site = (self.module.rel, self._line(node), self.via, method) if method in orm.INSTANCE else None
+                return self.call_function(node, fn, positional, keywords, inst, bind_name=_dotted(receiver_node),
+                                          call_site=site)
         if method in orm.INSTANCE:
             _p, keywords, _d, _q = self.call_arguments(node)
             return self.instance_statement(node, inst, _dotted(receiver_node), orm.INSTANCE[method], method, keywords)
         positional, keywords, _d, _q = self.call_arguments(node)
         return plain(value_sources(inst) | union(positional))
 
-    def instance_statement(self, node, inst: Val, name: str | None, action: str, method: str, keywords) -> Val:
+    def instance_statement(self, node, inst: Val, name: str | None, action: str, method: str, keywords,
+                           at_call_site: bool = False) -> Val:
         entity = inst.entity
         options = dict(keywords)
+        site = {"at_call_site": at_call_site}
         if action == "save":
             force_insert = "force_insert" in options and options["force_insert"].text == "True"
             values = [{"attribute": attr, "sources": ir_sources(sources), "text": text}
@@ -882,7 +949,7 @@ class Walker:
                          [{"attribute": w, "sources": [{"kind": "unknown"}]} for w in sorted(wanted)]
             if (inst.origin == "new" and not inst.key) or force_insert:
                 sid = self.emit_statement(node, entity, "insert", method, None, values=values,
-                                          uses=step_ids(union_assigned(inst)))
+                                          uses=step_ids(union_assigned(inst)), **site)
                 updated = replace(inst, origin=sid, key=frozenset({("generated", sid)}),
                                   sources=frozenset({("generated", sid)}))
                 if name and name in self.env:
@@ -891,16 +958,17 @@ class Walker:
                 return _NO_VALUE
             uses = ([inst.origin] if inst.origin and inst.origin != "new" else []) + step_ids(union_assigned(inst))
             sid = self.emit_statement(node, entity, "write", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
-                                      values=values, uses=uses)
+                                      values=values, uses=uses, **site)
             self.fire_signals(node, "save", inst)
             return _NO_VALUE
         if action == "delete":
             self.fire_signals(node, "delete", inst, pre=True)
             uses = [inst.origin] if inst.origin and inst.origin != "new" else []
             self.emit_statement(node, entity, "delete", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
-                                uses=uses)
+                                uses=uses, **site)
             return _NO_VALUE
-        sid = self.emit_statement(node, entity, "read", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)))
+        sid = self.emit_statement(node, entity, "read", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
+                                  **site)
         if name and name in self.env:
             self.env[name] = replace(inst, origin=sid, assigned=())
         return _NO_VALUE
@@ -1018,7 +1086,7 @@ class Walker:
         # A custom QuerySet/Manager method of the application.
         for provider in qs.provider_classes:
             fn = self.ctx.index.find_method(provider, method)
-            if fn is not None:
+            if fn is not None and fn.qualname not in self.stack:
                 return self.call_function(node, fn, positional, keywords, Val("qs", qs=qs))
         if method in ("as_manager", "get_queryset", "iterator_lazy"):
             return Val("qs", qs=qs)
@@ -1059,6 +1127,16 @@ class Walker:
             assigned = [(self.normalise(qs.entity, k)[0], value_sources(v), v.text) for k, v in keywords]
             if qs.owner is not None and qs.owner_attr:
                 assigned.append((qs.owner_attr, qs.owner.key or self._row_sources(qs.owner), ""))
+            entity = self.ctx.entities.get(qs.entity)
+            override = self.ctx.index.find_method(entity.qualname, "save") if entity else None
+            if override is not None:
+                # create() is save(force_insert=True): the model's own save() runs, and its
+                # super().save() is the insert, reported at this call site.
+                fresh = Val("instance", union(v for _, v in keywords), entity=qs.entity, origin="new",
+                            assigned=tuple(assigned))
+                self.call_function(node, override, [], [], fresh,
+                                   call_site=(self.module.rel, self._line(node), self.via, _api(qs.chain, "create")))
+                return self.last_self if self.last_self is not None and self.last_self.kind == "instance" else fresh
             values = [{"attribute": a, "sources": ir_sources(s), "text": t} for a, s, t in assigned]
             uses = sorted(qs.uses) + step_ids(frozenset().union(*[s for _, s, _t in assigned]) if assigned else frozenset())
             sid = self.emit_statement(node, qs.entity, "insert", _api(qs.chain, "create"), None,
@@ -1133,9 +1211,8 @@ class Walker:
 
     # ------------------------------------------------------------------ interprocedural
     def call_function(self, node, fn: FunctionInfo, positional: list[Val], keywords, self_val: Val | None,
-                      bind_name: str | None = None) -> Val:
-        if any(d.split("(")[0].split(".")[-1] in effects.TASK_DECORATORS for d in fn.decorators) and False:
-            pass
+                      bind_name: str | None = None, call_site=None, yield_hook=None) -> Val:
+        self.last_self = None
         if fn.qualname in self.stack:
             return plain(union(positional))
         if self.depth >= self.ctx.max_depth:
@@ -1157,8 +1234,12 @@ class Walker:
         callee = Walker(self.ctx, parsed, self.rec, env, cls=cls, via=self.via + (fn.qualname,),
                         depth=self.depth + 1, stack=self.stack | {fn.qualname})
         callee.out = self.out
+        callee.call_site = call_site
+        callee.yield_hook = yield_hook
         for statement in _statements(definition.body):
             callee.walk_statement(statement)
+        self.out = callee.out  # a yield hook may have swapped the list while walking
+        self.last_self = callee.env.get("self")
         # A model method that saved/changed `self` changes the caller's instance too.
         if bind_name and bind_name in self.env and "self" in callee.env and callee.env["self"].kind == "instance":
             self.env[bind_name] = callee.env["self"]
@@ -1171,6 +1252,10 @@ class Walker:
             if other.kind != merged.kind:
                 return plain(union(callee.returns))
         return merged
+
+
+def _is_queryset_class(ctx: Context, qualname: str) -> bool:
+    return any("QuerySet" in base or "Manager" in base for cls in ctx.index.mro(qualname) for base in cls.bases)
 
 
 def union_assigned(inst: Val) -> frozenset:

@@ -1,0 +1,37 @@
+"""Shared fixtures: scans are cached per session because several tests read the same scan."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import pytest
+
+from analyzer.config import Config
+from analyzer.scan import scan
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "corpus" / "samples"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@functools.lru_cache(maxsize=None)
+def scan_cached(path: str, frontend: str | None = None):
+    return scan(Path(path), Config(), frontend)
+
+
+def sample_apps(orm: str) -> list[Path]:
+    folder = SAMPLES / orm
+    if not folder.is_dir():
+        return []
+    return sorted(p.parent for p in folder.glob("*/expected.json"))
+
+
+def load_expected(app: Path) -> dict:
+    return json.loads((app / "expected.json").read_text("utf-8"))
+
+
+@pytest.fixture
+def scan_app():
+    return lambda path, frontend=None: scan_cached(str(path), frontend)
