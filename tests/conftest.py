@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
 from analyzer.config import Config
 from analyzer.scan import scan
+
+# Core tests build IR by hand with tests/core/ir_builders.py.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "core"))
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "corpus" / "samples"

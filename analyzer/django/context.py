@@ -50,6 +50,7 @@ class Context:
     max_depth: int = 6
     auth_user: str = "User"
     diagnostics: list[dict] = field(default_factory=list)
+    entity_by_param_name: dict = field(default_factory=dict)
     _parsed: dict[str, "ParsedModule | None"] = field(default_factory=dict)
 
     def parse_definition(self, info: ModuleInfo, qualname: str, first_line: int, end_line: int):

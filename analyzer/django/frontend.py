@@ -103,6 +103,17 @@ def _signals(index: RepoIndex) -> dict[tuple[str, str], list[str]]:
     return {key: sorted(set(value)) for key, value in receivers.items()}
 
 
+def _param_names(entities, auth_user: str) -> dict:
+    """`order_line` -> OrderLine: parameter names that name exactly one model."""
+    names: dict[str, list] = {}
+    for entity in entities:
+        snake = re.sub(r"(?<!^)(?=[A-Z])", "_", entity.name.split(".")[-1]).lower()
+        names.setdefault(snake, []).append(entity)
+        if entity.name == auth_user:
+            names.setdefault("user", []).append(entity)
+    return {name: found[0] for name, found in names.items() if len({e.name for e in found}) == 1}
+
+
 def _reverse_accessors(entities) -> dict[str, dict[str, tuple]]:
     reverse: dict[str, dict[str, tuple]] = {}
     for entity in entities:
@@ -115,10 +126,21 @@ def _reverse_accessors(entities) -> dict[str, dict[str, tuple]]:
     return reverse
 
 
+def _package_prefix(root: Path) -> str:
+    """`saleor` when the scanned folder is itself the package `saleor/` (it has __init__.py):
+    absolute imports inside it (`from saleor.core import x`) then resolve."""
+    parts: list[str] = []
+    current = root
+    while (current / "__init__.py").is_file() and current.parent != current:
+        parts.insert(0, current.name)
+        current = current.parent
+    return ".".join(parts)
+
+
 def scan(root: Path, options: Options = Options()) -> FrontendResult:
     root = root.resolve()
     diagnostics: list[dict] = []
-    index = RepoIndex()
+    index = RepoIndex(_package_prefix(root))
     files: list[dict] = []
     total_lines = 0
     for path in iter_python_files(root, options.excludes):
@@ -159,6 +181,7 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
         max_depth=options.max_depth,
         auth_user=auth_user,
     )
+    ctx.entity_by_param_name = _param_names(concrete, auth_user)
     enabled, ignored = atomic_requests_settings(index)
     for rel, line in ignored:
         diagnostics.append(_diag(rel, line, "ignored-setting", "ATOMIC_REQUESTS at the top level of settings is "
@@ -256,12 +279,17 @@ def entry_env(ctx: Context, parsed: ParsedModule, node: cst.FunctionDef | None, 
 
 
 def _typed_input(ctx: Context, parsed: ParsedModule, name: str, annotation) -> Val:
+    """A parameter is an input; it is also a model instance when its annotation names a model,
+    or, without annotation, when its name is the model's (`order` -> Order, `user` -> the user model)."""
+    entity = None
     if annotation is not None:
         text = cst.Module(body=[]).code_for_node(annotation.annotation).strip("'\"")
         entity = ctx.entity_for_class(ctx.index.resolve(parsed.info.name, text))
-        if entity is not None:
-            return Val("instance", frozenset({("input", name)}), entity=entity.name,
-                       key=frozenset({("input", f"{name}.pk")}))
+    else:
+        entity = ctx.entity_by_param_name.get(name)
+    if entity is not None:
+        return Val("instance", frozenset({("input", name)}), entity=entity.name,
+                   key=frozenset({("input", f"{name}.pk")}))
     return plain({("input", name)}, name)
 
 

@@ -210,7 +210,8 @@ class _ModuleBuilder:
 class RepoIndex:
     """All modules of one scanned repository, and name resolution across them."""
 
-    def __init__(self) -> None:
+    def __init__(self, package_prefix: str = "") -> None:
+        self.package_prefix = package_prefix
         self.modules: dict[str, ModuleInfo] = {}
         self.functions: dict[str, FunctionInfo] = {}
         self.classes: dict[str, ClassInfo] = {}
@@ -220,6 +221,8 @@ class RepoIndex:
 
     def add(self, source: SourceFile) -> ModuleInfo:
         name = module_name(source.rel)
+        if self.package_prefix:
+            name = f"{self.package_prefix}.{name}" if name else self.package_prefix
         info = ModuleInfo(name, source.rel, source.rel.endswith("__init__.py"), source)
         tree = self._parser.parse(source.text.encode("utf-8"))
         _ModuleBuilder(info).build(tree.root_node)

@@ -27,6 +27,7 @@ class QuerySet:
     owner: "Val | None" = None      # the instance a related manager hangs from
     owner_attr: str | None = None   # the FK attribute on `entity` pointing at the owner
     provider_classes: tuple[str, ...] = ()  # app classes with custom queryset methods
+    cached: str | None = None       # step whose rows this queryset object has cached (evaluated once)
 
 
 @dataclass(frozen=True)

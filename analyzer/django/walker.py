@@ -95,6 +95,7 @@ class Walker:
         # Called on `yield` inside a project's transaction wrapper: walks the caller's with-body.
         self.yield_hook = None
         self.last_self: Val | None = None
+        self.pending_guard: frozenset | None = None
 
     # ------------------------------------------------------------------ emitting steps
     def _line(self, node: cst.CSTNode) -> int:
@@ -140,11 +141,24 @@ class Walker:
         """Walk statements into a fresh step list and return it."""
         saved, self.out = self.out, []
         try:
-            for statement in _statements(body):
-                self.walk_statement(statement)
+            self.walk_statements(_statements(body))
         finally:
             steps, self.out = self.out, saved
         return steps
+
+    def walk_statements(self, statements: list) -> None:
+        """Walk statements into the current step list.
+
+        A guard (`if not account.can_cover(amount): raise ...`) decides whether everything
+        after it runs: the rest of the block becomes a branch on the guard's sources.
+        """
+        for index, statement in enumerate(statements):
+            self.walk_statement(statement)
+            guard, self.pending_guard = self.pending_guard, None
+            if guard:
+                rest = self.walk_block(statements[index + 1:])
+                self._structure(statement, "branch", guard, arms=[rest, []])
+                return
 
     def walk_statement(self, node: cst.CSTNode) -> None:
         if self.stop_at is not None and node is self.stop_at:
@@ -205,6 +219,9 @@ class Walker:
             arms.append([])
         self.env = _merge(after_body, self.env)
         self._structure(node, "branch", value_sources(test), arms=arms)
+        if (_exits(node.body) or (isinstance(orelse, cst.Else) and _exits(orelse.body))) and \
+                any(kind in ("result", "generated", "external") for kind, _ in value_sources(test)):
+            self.pending_guard = value_sources(test)
 
     def _structure(self, node, kind: str, sources, arms=None, body=None) -> None:
         if arms is not None and not any(arms):
@@ -222,7 +239,7 @@ class Walker:
     def _s_For(self, node: cst.For) -> None:
         iterable = self.eval(node.iter)
         if iterable.kind == "qs":
-            iterable = self.evaluate_qs(iterable.qs, node.iter, "iterate")
+            iterable = self.cache_rows(node.iter, self.evaluate_qs(iterable.qs, node.iter, "iterate"))
         self.bind_loop_target(node.target, iterable)
         before = dict(self.env)
         body = self.walk_block(node.body)
@@ -322,8 +339,16 @@ class Walker:
     def eval_bool(self, node) -> Val:
         value = self.eval(node)
         if value.kind == "qs":
-            return self.evaluate_qs(value.qs, node, "bool")
+            return self.cache_rows(node, self.evaluate_qs(value.qs, node, "bool"))
         return value
+
+    def cache_rows(self, node, rows: Val) -> Val:
+        """Django caches an evaluated queryset's rows on the queryset object: a variable that
+        held the lazy queryset now holds the rows, and iterating it again runs no query."""
+        if isinstance(node, cst.Name) and node.value in self.env and self.env[node.value].kind == "qs":
+            held = self.env[node.value]
+            self.env[node.value] = replace(held, qs=replace(held.qs, cached=rows.origin))
+        return rows
 
     def eval(self, node) -> Val:
         if node is None:
@@ -422,7 +447,7 @@ class Walker:
         generator = node.for_in
         iterable = self.eval(generator.iter)
         if iterable.kind == "qs":
-            iterable = self.evaluate_qs(iterable.qs, generator.iter, "iterate")
+            iterable = self.cache_rows(generator.iter, self.evaluate_qs(iterable.qs, generator.iter, "iterate"))
         before = dict(self.env)
         self.bind_loop_target(generator.target, iterable)
         saved, self.out = self.out, []
@@ -492,7 +517,8 @@ class Walker:
         return Val("ref", frozenset({("constant", dotted)}), ref=qualname)
 
     def module_client(self, qualname: str) -> Val | None:
-        """A module-level `s3 = boto3.client("s3")` / `r = redis.Redis()`: an external client object."""
+        """A module-level `s3 = boto3.client("s3")` / `r = redis.Redis()`: an external client object;
+        `User = get_user_model()`: the user model."""
         module_name, _, name = qualname.rpartition(".")
         info = self.ctx.index.modules.get(module_name)
         text = info.assigns.get(name) if info is not None else None
@@ -502,6 +528,8 @@ class Walker:
         if not head.replace(".", "").replace("_", "").isalnum():
             return None
         callee = self.ctx.index.resolve(info.name, head)
+        if callee == "django.contrib.auth.get_user_model" and self.ctx.auth_user in self.ctx.entities:
+            return Val("model", frozenset({("constant", name)}), entity=self.ctx.auth_user)
         if callee.startswith("boto3.") and callee.rsplit(".", 1)[-1] in ("client", "resource"):
             service = text.split("(", 1)[1].split(",")[0].strip(" )'\"")
             return Val("extobj", ref=f"boto3.{service}", category=effects.BOTO3_SERVICES.get(service, "http"))
@@ -714,7 +742,7 @@ class Walker:
             assigned = tuple((self.normalise(callee.entity, k)[0], value_sources(v), "") for k, v in keywords)
             return Val("instance", union([v for _, v in keywords]), entity=callee.entity, origin="new",
                        assigned=assigned)
-        if kind == "class":
+        if kind == "class" or (kind == "self" and ref in self.ctx.index.classes and written in ("cls", "type(self)")):
             return self.instantiate(node, ref)
         if kind == "lambda":
             self.call_arguments(node)
@@ -793,7 +821,8 @@ class Walker:
         if ref in orm.EVALUATING_BUILTINS and positional and positional[0].kind in ("qs", "rows"):
             first = positional[0]
             if first.kind == "qs":
-                return self.evaluate_qs(first.qs, node, f"{ref}()")
+                rows = self.evaluate_qs(first.qs, node, f"{ref}()")
+                return self.cache_rows(node.args[0].value, rows) if ref != "list" else rows
             return first
         if ref == "getattr" and len(positional) >= 2:
             return Val("plain", union(positional), text="getattr")
@@ -1060,12 +1089,16 @@ class Walker:
             (positional, keywords), dynamic = evaluated, False
         method = orm.ASYNC.get(method, method)
         chain = qs.chain + (method,)
+        qs = replace(qs, cached=None)
         if qs.through is not None and method in orm.RELATED_WRITE:
             kind = orm.RELATED_WRITE[method]
             owner_sources = qs.owner.key if qs.owner is not None and qs.owner.key else frozenset()
             values = [{"attribute": qs.owner_attr or "owner", "sources": ir_sources(owner_sources)}] + [
                 {"attribute": (qs.entity or "").lower(), "sources": ir_sources(value_sources(v))} for v in positional]
             predicate = None if kind == "insert" else qs.predicates[0] if qs.predicates else None
+            if method in ("remove", "aremove") and predicate is not None and positional:
+                target = (qs.entity or "").lower()
+                predicate = {"bool": "and", "args": [predicate, _term(target, target, "in", union(positional))]}
             uses = step_ids(union(positional)) + sorted(qs.uses)
             self.emit_statement(node, qs.through, kind, f"{qs.through.split('.')[-1]}.{method}", predicate,
                                 values=values, uses=uses)
@@ -1116,13 +1149,13 @@ class Walker:
             values = [{"attribute": self.normalise(qs.entity, k)[0], "sources": ir_sources(value_sources(v)),
                        "text": v.text} for k, v in keywords]
             uses = sorted(qs.uses) + step_ids(union(v for _, v in keywords))
-            self.emit_statement(node, qs.entity, "write", _api(qs.chain, "update"), _predicate(qs.predicates),
-                                dynamic=qs.dynamic or dynamic, values=values, uses=uses)
-            return plain({("constant", "rowcount")})
+            sid = self.emit_statement(node, qs.entity, "write", _api(qs.chain, "update"), _predicate(qs.predicates),
+                                      dynamic=qs.dynamic or dynamic, values=values, uses=uses)
+            return plain({("result", sid)}, "rowcount")
         if method == "delete":
-            self.emit_statement(node, qs.entity, "delete", _api(qs.chain, "delete"), _predicate(qs.predicates),
-                                dynamic=qs.dynamic, uses=sorted(qs.uses))
-            return plain({("constant", "rowcount")})
+            sid = self.emit_statement(node, qs.entity, "delete", _api(qs.chain, "delete"), _predicate(qs.predicates),
+                                      dynamic=qs.dynamic, uses=sorted(qs.uses))
+            return plain({("result", sid)}, "rowcount")
         if method == "create":
             assigned = [(self.normalise(qs.entity, k)[0], value_sources(v), v.text) for k, v in keywords]
             if qs.owner is not None and qs.owner_attr:
@@ -1179,6 +1212,9 @@ class Walker:
         return plain()
 
     def evaluate_qs(self, qs: QuerySet, node, api: str, one: bool = False) -> Val:
+        if qs.cached is not None and not one:
+            return Val("rows", frozenset({("result", qs.cached)}), entity=qs.entity, origin=qs.cached,
+                       prefetched=qs.select_related)
         kind = "lock" if qs.lock else "read"
         sid = self.emit_statement(node, qs.entity, kind, _api(qs.chain, api), _predicate(qs.predicates),
                                   dynamic=qs.dynamic, uses=sorted(qs.uses))
@@ -1218,7 +1254,6 @@ class Walker:
         if self.depth >= self.ctx.max_depth:
             self.diagnostic(node, "depth-limit", f"call to {fn.qualname} not followed: depth {self.ctx.max_depth} reached",
                             severity="info")
-            self.emit_unresolved(node, fn.qualname, "depth limit")
             return plain(union(positional))
         found = self.ctx.def_node(fn)
         if found is None:
@@ -1236,8 +1271,7 @@ class Walker:
         callee.out = self.out
         callee.call_site = call_site
         callee.yield_hook = yield_hook
-        for statement in _statements(definition.body):
-            callee.walk_statement(statement)
+        callee.walk_statements(_statements(definition.body))
         self.out = callee.out  # a yield hook may have swapped the list while walking
         self.last_self = callee.env.get("self")
         # A model method that saved/changed `self` changes the caller's instance too.
@@ -1301,6 +1335,17 @@ def _statements(body) -> list:
     if isinstance(body, (list, tuple)):
         return list(body)
     return []
+
+
+def _exits(block) -> bool:
+    """The block ends by leaving: return, raise, continue or break as its last statement."""
+    statements = _statements(block)
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine) and last.body:
+        return isinstance(last.body[-1], (cst.Return, cst.Raise, cst.Continue, cst.Break))
+    return False
 
 
 def _merge(a: dict, b: dict) -> dict:

@@ -1,0 +1,85 @@
+"""Interactivity rules (docs/VERDICTS.md): valid (one-shot) and invalid (interactive) cases."""
+
+import pytest
+
+from analyzer.core import analyze
+from ir_builders import AND, branch, effect, loop, records, src, stmt, term, txn
+
+
+def verdict(*steps):
+    result = analyze(records(txn(*steps)))["transactions"][0]
+    return result["interactivity"], sorted({r["category"] for r in result["reasons"]})
+
+
+ONE_SHOT = {
+    "empty transaction": [],
+    "single statement": [stmt("s1", predicate=term("pk"))],
+    "independent statements": [stmt("s1", predicate=term("pk")), stmt("s2", kind="write", predicate=term("pk"))],
+    "database-side arithmetic": [stmt("s1", kind="write", predicate=term("pk"),
+                                      values=[{"attribute": "balance", "sources": [src("expression", "F(balance)")]}])],
+    "loop over an input": [loop([src("input", "items")], stmt("s1", kind="insert"))],
+    "branch on an input": [branch([src("input", "flag")], [stmt("s1", predicate=term("pk"))], [])],
+}
+
+INTERACTIVE = {
+    "read-modify-write": ([stmt("s1", predicate=term("pk")),
+                           stmt("s2", kind="write", predicate=term("pk"), uses=["s1"])], ["read-modify-write"]),
+    "key from a read": ([stmt("s1", predicate=term("email")),
+                         stmt("s2", kind="write", predicate=term("pk", "eq", src("result", "s1")))], ["dependent-key"]),
+    "generated id": ([stmt("s1", kind="insert"),
+                      stmt("s2", kind="insert", values=[{"attribute": "order", "sources": [src("generated", "s1")]}])],
+                     ["generated-key"]),
+    "exists then insert": ([stmt("s1", api="exists", predicate=term("email")),
+                            branch([src("result", "s1")], [stmt("s2", kind="insert")], [])], ["conditional"]),
+    "loop over fetched rows": ([stmt("s1", api="filter.iterate", predicate=term("owner")),
+                                loop([src("result", "s1")], stmt("s2", kind="delete",
+                                                                  predicate=term("pk", "eq", src("result", "s1"))))],
+                               ["dependent-key", "loop-over-results"]),
+}
+
+
+@pytest.mark.parametrize("steps", ONE_SHOT.values(), ids=ONE_SHOT.keys())
+def test_one_shot(steps):
+    assert verdict(*steps) == ("one-shot", [])
+
+
+@pytest.mark.parametrize("steps,reasons", INTERACTIVE.values(), ids=INTERACTIVE.keys())
+def test_nonstrict(steps, reasons):
+    assert verdict(*steps) == ("interactive-nonstrict", reasons)
+
+
+def test_any_effect_is_strict_even_without_dependencies():
+    assert verdict(stmt("s1", predicate=term("pk")), effect("s2", "email", "django.core.mail.send_mail")) == (
+        "interactive-strict", ["email"])
+
+
+def test_strict_reasons_name_every_effect():
+    result = analyze(records(txn(effect("s1", "http"), effect("s2", "sleep", "time.sleep", line=3))))
+    reasons = result["transactions"][0]["reasons"]
+    assert [(r["category"], r["callee"], r["line"]) for r in reasons] == [
+        ("http", "requests.post", 1), ("sleep", "time.sleep", 3)]
+
+
+def test_unresolved_steps_do_not_change_the_verdict():
+    unresolved = {"node": "unresolved", "file": "app/services.py", "line": 2, "via": [], "callee": "handler",
+                  "reason": "callable held in a variable"}
+    assert verdict(stmt("s1", predicate=term("pk")), unresolved) == ("one-shot", [])
+
+
+def test_reference_to_a_later_step_is_not_a_dependency():
+    # A loop body may name a step that runs after it in program order: not a dependency.
+    assert verdict(stmt("s1", predicate=term("pk", "eq", src("result", "s2"))), stmt("s2", predicate=term("pk"))) == (
+        "one-shot", [])
+
+
+def test_suggestions_follow_the_verdict():
+    rmw = analyze(records(txn(stmt("s1", predicate=term("pk", "eq", src("input", "account_id"))),
+                              stmt("s2", kind="write", predicate=term("pk", "eq", src("input", "account_id")),
+                                   uses=["s1"], values=[{"attribute": "balance", "sources": [src("result", "s1")],
+                                                         "text": "account.balance - amount"}]))))
+    suggestion = rmw["transactions"][0]["suggestions"][0]
+    assert suggestion["kind"] == "one-shot" and suggestion["makes_one_shot"]
+    assert 'Account.objects.filter(pk=account_id).update(balance=F("balance") - amount)' in suggestion["code"]
+    strict = analyze(records(txn(stmt("s1", predicate=term("pk")), effect("s2"))))["transactions"][0]
+    assert [s["kind"] for s in strict["suggestions"]] == ["on-commit"]
+    assert strict["suggestions"][0]["makes_one_shot"] is True
