@@ -34,7 +34,8 @@ class Frontend(str, Enum):
 
 
 def _fail(message: str) -> None:
-    Console(stderr=True).print(f"txscan: error: {message}", markup=False, highlight=False)
+    # Plain text: error messages must not be wrapped or styled (scripts grep them).
+    print(f"txscan: error: {message}", file=sys.stderr)
     raise typer.Exit(USAGE_ERROR)
 
 
@@ -100,6 +101,70 @@ def scan(
         sys.stdout.write(json_contract.dumps(doc))
     else:
         terminal.render(analysis, str(path), result.lines, Console(), str(db_path) if db_path else None)
+
+
+@app.command()
+def survey(
+    manifest: Path = typer.Argument(..., help="Corpus manifest (TOML) listing the applications."),
+    checkouts: Path = typer.Option(..., "--checkouts", help="Folder holding one checkout per application."),
+    db: Path = typer.Option(..., "--db", help="SQLite store to fill (created if missing; re-runs resume)."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes."),
+    config_file: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml with [tool.txscan]."),
+) -> None:
+    """Scan every application of a manifest into one store (incremental, resumable, parallel)."""
+    from .survey import manifest as manifest_mod, runner
+
+    try:
+        apps = manifest_mod.load(manifest)
+    except manifest_mod.ManifestError as exc:
+        _fail(str(exc))
+    if not checkouts.is_dir():
+        _fail(f"{checkouts} is not a folder")
+    try:
+        config = config_mod.load(Path("."), config_file) if config_file else config_mod.Config()
+        outcomes = runner.run(apps, checkouts, db, config, jobs)
+    except (config_mod.ConfigError, store.StoreError) as exc:
+        _fail(str(exc))
+    counts: dict[str, int] = {}
+    for outcome in outcomes:
+        counts[outcome.status] = counts.get(outcome.status, 0) + 1
+    print("survey: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + f"; store {db}")
+
+
+@app.command()
+def report(
+    db: Path = typer.Argument(..., help="A store written by scan or survey."),
+    out: Path = typer.Option(..., "--out", help="Folder to write the report into."),
+) -> None:
+    """Write the HTML report (with figures), a Markdown summary and CSV/JSON metrics."""
+    from .report import render
+
+    if not db.is_file():
+        _fail(f"{db} does not exist")
+    try:
+        written = render.write(db, out)
+    except store.StoreError as exc:
+        _fail(str(exc))
+    print(f"report: {len(written)} files in {out} (open {out / 'index.html'})")
+
+
+@app.command()
+def merge(
+    target: Path = typer.Argument(..., help="Store to merge into (created if missing)."),
+    sources: list[Path] = typer.Argument(..., help="Stores to copy applications from."),
+) -> None:
+    """Combine stores scanned on different machines into one."""
+    for source in sources:
+        if not source.is_file():
+            _fail(f"{source} does not exist")
+    try:
+        connection = store.connect(target)
+        for source in sources:
+            names = store.merge(connection, source)
+            print(f"merge: {len(names)} applications from {source}")
+        connection.close()
+    except store.StoreError as exc:
+        _fail(str(exc))
 
 
 def main() -> None:

@@ -80,7 +80,26 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None) -> 
     # The IR is the contract: round-trip it so the core sees exactly what is stored.
     records = list(ir.loads(ir.dumps(records)))
     analyses = {mode: analyze(records, Settings(mode, config.cda_entities)) for mode in CDA_MODES}
+    add_excerpts(root, analyses)
     return ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started)
+
+
+EXCERPT_LINES = 14
+
+
+def add_excerpts(root: Path, analyses: dict[str, dict]) -> None:
+    """Attach the first lines of each transaction's code, for reports that outlive the checkout."""
+    cache: dict[str, list[str]] = {}
+    for analysis in analyses.values():
+        for txn in analysis["transactions"]:
+            if txn["file"] not in cache:
+                try:
+                    cache[txn["file"]] = (root / txn["file"]).read_text("utf-8", "replace").splitlines()
+                except OSError:
+                    cache[txn["file"]] = []
+            lines = cache[txn["file"]]
+            end = min(txn.get("end_line") or txn["line"], txn["line"] + EXCERPT_LINES - 1)
+            txn["excerpt"] = "\n".join(lines[txn["line"] - 1:end])
 
 
 def app_row(name: str, result: ScanResult, config: Config, extra: dict | None = None) -> dict:

@@ -6,7 +6,7 @@ import json
 from collections import Counter
 
 TRANSACTION_FIELDS = ("file", "line", "end_line", "function", "boundary", "wrapper", "interactivity", "reasons",
-                      "rw_inferable", "read_set", "write_set", "statements", "suggestions")
+                      "rw_inferable", "read_set", "write_set", "statements", "suggestions", "excerpt")
 
 
 def summary(analysis: dict) -> dict:

@@ -42,14 +42,16 @@ def write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: str
         db.execute("DELETE FROM apps WHERE name = ?", (app["name"],))
         cursor = db.execute(
             "INSERT INTO apps (name, root, frontend, url, git_commit, subdir, tool_version, settings, status, error,"
-            " files, lines) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            " files, lines, fingerprint) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (app["name"], app["root"], app["frontend"], app.get("url"), app.get("commit"), app.get("subdir"),
              app["tool_version"], _j(app.get("settings", {})), app.get("status", "ok"), app.get("error"),
-             len(files), sum(f.get("lines", 0) for f in files)),
+             app.get("files", len(files)), app.get("lines", sum(f.get("lines", 0) for f in files)),
+             app.get("fingerprint")),
         )
         app_id = cursor.lastrowid
-        db.executemany("INSERT INTO files (app_id, path, lines, status) VALUES (?,?,?,?)",
-                       [(app_id, f["path"], f.get("lines", 0), f.get("status", "ok")) for f in files])
+        db.executemany("INSERT INTO files (app_id, path, lines, status, sha256) VALUES (?,?,?,?,?)",
+                       [(app_id, f["path"], f.get("lines", 0), f.get("status", "ok"), f.get("sha256"))
+                        for f in files])
         if ir_text:
             db.execute("INSERT INTO ir (app_id, text) VALUES (?, ?)", (app_id, ir_text))
         first = next(iter(analyses.values()), None)
@@ -69,11 +71,11 @@ def write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: str
             for t in analyses[mode]["transactions"]:
                 tid = db.execute(
                     "INSERT INTO transactions (app_id, cda_mode, txn_key, file, line, end_line, function, boundary,"
-                    " wrapper, interactivity, rw_inferable, statements, read_set, write_set)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " wrapper, interactivity, rw_inferable, statements, read_set, write_set, excerpt)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (app_id, mode, t["id"], t["file"], t["line"], t["end_line"], t["function"], t["boundary"],
                      t.get("wrapper"), t["interactivity"], t["rw_inferable"], len(t["statements"]),
-                     _j(t["read_set"]), _j(t["write_set"]))).lastrowid
+                     _j(t["read_set"]), _j(t["write_set"]), t.get("excerpt"))).lastrowid
                 db.executemany("INSERT INTO reasons (transaction_id, category, callee, file, line) VALUES (?,?,?,?,?)",
                                [(tid, r["category"], r.get("callee"), r["file"], r["line"]) for r in t["reasons"]])
                 db.executemany(
@@ -90,3 +92,46 @@ def write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: str
         if seconds is not None:
             db.execute("INSERT INTO timings (app_id, seconds) VALUES (?, ?)", (app_id, round(seconds, 3)))
     return app_id
+
+
+def stored_fingerprint(db: sqlite3.Connection, name: str) -> tuple[str | None, str | None, str | None, str | None]:
+    """(fingerprint, tool_version, settings, status) of the stored scan of an application."""
+    row = db.execute("SELECT fingerprint, tool_version, settings, status FROM apps WHERE name = ?", (name,)).fetchone()
+    return tuple(row) if row else (None, None, None, None)
+
+
+def merge(target: sqlite3.Connection, source_path: Path) -> list[str]:
+    """Copy every application of another store into this one (replacing same-named ones)."""
+    source = connect(source_path)
+    names = [r[0] for r in source.execute("SELECT name FROM apps ORDER BY name")]
+    for name in names:
+        app = dict(zip([d[0] for d in source.execute("SELECT * FROM apps LIMIT 0").description],
+                       source.execute("SELECT * FROM apps WHERE name = ?", (name,)).fetchone()))
+        old_id = app.pop("id")
+        with target:
+            target.execute("DELETE FROM apps WHERE name = ?", (name,))
+            columns = ", ".join(app)
+            new_id = target.execute(f"INSERT INTO apps ({columns}) VALUES ({', '.join('?' * len(app))})",
+                                    list(app.values())).lastrowid
+            for table in ("files", "ir", "entities", "diagnostics", "timings"):
+                _copy_rows(source, target, table, "app_id", old_id, new_id)
+            for row in source.execute("SELECT * FROM transactions WHERE app_id = ? ORDER BY id", (old_id,)).fetchall():
+                columns = [d[0] for d in source.execute("SELECT * FROM transactions LIMIT 0").description]
+                values = dict(zip(columns, row))
+                old_tid = values.pop("id")
+                values["app_id"] = new_id
+                new_tid = target.execute(
+                    f"INSERT INTO transactions ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
+                    list(values.values())).lastrowid
+                for table in ("reasons", "statements", "suggestions"):
+                    _copy_rows(source, target, table, "transaction_id", old_tid, new_tid)
+    source.close()
+    return names
+
+
+def _copy_rows(source, target, table: str, key: str, old: int, new: int) -> None:
+    cursor = source.execute(f"SELECT * FROM {table} WHERE {key} = ? ORDER BY rowid", (old,))
+    columns = [d[0] for d in cursor.description]
+    rows = [[new if c == key else v for c, v in zip(columns, row)] for row in cursor.fetchall()]
+    if rows:
+        target.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", rows)

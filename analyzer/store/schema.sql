@@ -14,13 +14,15 @@ CREATE TABLE IF NOT EXISTS apps (
     status      TEXT NOT NULL,      -- ok | failed
     error       TEXT,
     files       INTEGER NOT NULL DEFAULT 0,
-    lines       INTEGER NOT NULL DEFAULT 0
+    lines       INTEGER NOT NULL DEFAULT 0,
+    fingerprint TEXT                -- sha256 over the sorted (path, sha256) of its source files
 );
 CREATE TABLE IF NOT EXISTS files (
     app_id  INTEGER NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
     path    TEXT NOT NULL,
     lines   INTEGER NOT NULL,
     status  TEXT NOT NULL,
+    sha256  TEXT,
     PRIMARY KEY (app_id, path)
 );
 CREATE TABLE IF NOT EXISTS ir (
@@ -57,6 +59,7 @@ CREATE TABLE IF NOT EXISTS transactions (
     statements    INTEGER NOT NULL,
     read_set      TEXT NOT NULL,    -- JSON list of symbolic rows
     write_set     TEXT NOT NULL,
+    excerpt       TEXT,             -- the first lines of the transaction's code
     UNIQUE (app_id, cda_mode, txn_key)
 );
 CREATE TABLE IF NOT EXISTS reasons (

@@ -1,0 +1,1 @@
+"""Surveys: many applications from a manifest, scanned in parallel into one store."""
