@@ -78,6 +78,8 @@ def classify(statement: dict, cda: EntityCDA, unique_sets: list[frozenset[str]] 
             return "dependent", flags
         return "key", flags
 
+    if "other" in ops:
+        return "unknown", flags  # a subquery or a database-specific lookup: rows known only by running it
     equality_attrs = {t["attribute"] for alt in alternatives for t in alt}
     if any(u and u <= equality_attrs for u in unique_sets):
         flags.append("unique-key")

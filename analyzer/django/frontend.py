@@ -198,7 +198,12 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
         boundaries = [b for b in boundaries if b.function not in view_names or b.kind == "atomic-context"]
         boundaries = _drop_nested_in_views(boundaries, views) + views
     transactions = []
-    for boundary in sorted(boundaries, key=lambda b: (b.parsed.info.rel, b.line, b.function)):
+    unique: dict[tuple, Boundary] = {}
+    for boundary in boundaries:
+        # A class decorated with method_decorator is parsed whole, and its methods on their own
+        # too: the same boundary can be found twice.
+        unique.setdefault((boundary.parsed.info.rel, boundary.line), boundary)
+    for boundary in sorted(unique.values(), key=lambda b: (b.parsed.info.rel, b.line, b.function)):
         parsed = boundary.parsed
         try:
             transactions.append(build_transaction(ctx, parsed, boundary))

@@ -95,3 +95,9 @@ SIGNALS = {
     "django.db.models.signals.m2m_changed": "m2m",
 }
 RECEIVER = {"django.dispatch.receiver", "django.dispatch.dispatcher.receiver"}
+
+# Look-ups of a model class by name: apps.get_model("shop", "Order"), get_model("shop.Order").
+GET_MODEL = {"django.apps.apps.get_model", "django.apps.registry.apps.get_model", "django.db.models.get_model",
+             "django.db.models.loading.get_model"}
+# Database advisory locks: a lock statement whose key is computed at run time.
+ADVISORY_LOCKS = {"django_pglocks.advisory_lock", "django_pglocks.advisory_lock.advisory_lock"}

@@ -788,6 +788,18 @@ class Walker:
             return plain({("expression", f"F({name})")}, f'F("{name}")')
         if ref in ("django.db.models.Q", "django.db.models.query_utils.Q"):
             return self.q_object(positional, keywords, dynamic)
+        if ref in orm.GET_MODEL:
+            names = [v.text.strip("'\"") for v in positional if v.text]
+            name = names[-1].split(".")[-1] if names else ""
+            if name in self.ctx.entities:
+                return Val("model", frozenset({("constant", name)}), entity=name)
+            self.diagnostic(node, "unknown-orm-pattern", f"model looked up by a name that is not known: {names}",
+                            severity="info")
+            return plain(UNKNOWN)
+        if ref in orm.ADVISORY_LOCKS:
+            sid = self.emit_statement(node, None, "lock", "advisory_lock", None, dynamic=True,
+                                      uses=step_ids(union(args)))
+            return plain({("result", sid)})
         if ref in ("django.contrib.auth.get_user_model",):
             return Val("model", entity=self.ctx.auth_user) if self.ctx.auth_user in self.ctx.entities else plain()
         if ref in orm.SHORTCUTS:
@@ -1059,6 +1071,8 @@ class Walker:
             if value.kind == "q" and value.predicate:
                 args.append(self._resolve_q(qs.entity, value.predicate))
                 dynamic = dynamic or value.predicate.get("__dynamic__", False)
+            else:
+                dynamic = True  # a Q built elsewhere (in a loop, by a helper): its terms are not known here
         args.extend(self.terms_from_kwargs(qs.entity, keywords))
         uses = set(qs.uses)
         if not args and not dynamic:

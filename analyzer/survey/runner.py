@@ -124,7 +124,13 @@ def run(apps: list[App], checkouts: Path, db_path: Path, config: Config, jobs: i
     def record(app: App, folder: Path, payload: dict) -> None:
         row = _app_row(app, folder, config, payload)
         if payload["ok"]:
-            store.write_app(connection, row, payload["files"], payload["ir"], payload["analyses"], payload["seconds"])
+            try:
+                store.write_app(connection, row, payload["files"], payload["ir"], payload["analyses"],
+                                payload["seconds"])
+            except Exception as exc:  # noqa: BLE001 - recorded as a failed application; the survey goes on
+                payload = {**payload, "ok": False, "error": f"storing failed: {type(exc).__name__}: {exc}"}
+                row = _app_row(app, folder, config, payload)
+        if payload["ok"]:
             outcome = Outcome(app.name, "scanned", seconds=payload["seconds"],
                               transactions=len(payload["analyses"]["pk"]["transactions"]))
         else:
