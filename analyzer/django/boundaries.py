@@ -141,9 +141,13 @@ class _BoundaryFinder(cst.CSTVisitor):
         if name in self.ctx.wrappers:
             return "wrapper", name, options
         if name in orm.METHOD_DECORATOR and call is not None and call.args:
-            inner, _ = self.resolve(call.args[0].value)
-            if inner in orm.ATOMIC or inner in self.ctx.wrappers:
-                return "method", inner if inner in self.ctx.wrappers else None, options
+            first = call.args[0].value
+            # method_decorator takes one decorator or a list/tuple of them.
+            candidates = [e.value for e in first.elements] if isinstance(first, (cst.List, cst.Tuple)) else [first]
+            for candidate in candidates:
+                inner, _ = self.resolve(candidate)
+                if inner in orm.ATOMIC or inner in self.ctx.wrappers:
+                    return "method", inner if inner in self.ctx.wrappers else None, options
         return None, None, {}
 
     # -- traversal ---------------------------------------------------------------------

@@ -413,11 +413,22 @@ def _after_marker(function_node, marker) -> list:
             return True
 
     function_node.visit(Finder())
-    return [s for s in found if not _is_commit(s)]
+    # The transaction ends at the first commit()/rollback() of that block; what follows runs
+    # in autocommit again.
+    for index, statement in enumerate(found):
+        if _is_commit(statement):
+            return found[:index]
+        if _contains_commit(statement):  # `try: ... commit() except: rollback()`
+            return found[:index + 1]
+    return found
+
+
+def _contains_commit(statement) -> bool:
+    return bool(re.search(r"\b(commit|rollback)\(", cst.Module(body=[]).code_for_node(statement)))
 
 
 def _is_commit(statement) -> bool:
     if isinstance(statement, cst.SimpleStatementLine):
         code = cst.Module(body=[]).code_for_node(statement)
-        return bool(re.search(r"\b(commit|rollback|set_autocommit)\(", code))
+        return bool(re.search(r"\b(commit|rollback)\(", code))
     return False

@@ -558,8 +558,9 @@ class Walker:
         if kind == "model":
             entity = self.ctx.entities.get(base.entity)
             if attr in ("objects", "_default_manager", "_base_manager") or (entity and attr in entity.managers):
-                return Val("qs", base.sources, entity=base.entity, qs=QuerySet(
+                manager = Val("qs", base.sources, entity=base.entity, qs=QuerySet(
                     base.entity, provider_classes=tuple(entity.queryset_classes) if entity else ()))
+                return self.manager_queryset(manager, node)
             return constant(f"{base.entity}.{attr}")
         if kind == "instance":
             return self.instance_attribute(base, attr, node)
@@ -590,6 +591,18 @@ class Walker:
                     renamed.add((source_kind, name))
             return plain(renamed, _text(node))
         return plain(value_sources(base))
+
+    def manager_queryset(self, manager: Val, node) -> Val:
+        """`Model.objects` through a manager whose get_queryset() filters (soft deletes, tenants)."""
+        for provider in manager.qs.provider_classes:
+            fn = self.ctx.index.find_method(provider, "get_queryset")
+            if fn is not None and fn.qualname not in self.stack:
+                result = self.call_function(node, fn, [], [], manager)
+                if result.kind == "qs" and result.qs.entity == manager.qs.entity:
+                    providers = tuple(dict.fromkeys(manager.qs.provider_classes + result.qs.provider_classes))
+                    return replace(result, qs=replace(result.qs, provider_classes=providers, chain=()))
+                break
+        return manager
 
     # ------------------------------------------------------------------ instances
     def instance_attribute(self, inst: Val, attr: str, node) -> Val:
@@ -1003,10 +1016,10 @@ class Walker:
             self.fire_signals(node, "save", inst)
             return _NO_VALUE
         if action == "delete":
+            # A delete stores nothing: it depends on a read only through its key (the predicate).
             self.fire_signals(node, "delete", inst, pre=True)
-            uses = [inst.origin] if inst.origin and inst.origin != "new" else []
             self.emit_statement(node, entity, "delete", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
-                                uses=uses, **site)
+                                **site)
             return _NO_VALUE
         sid = self.emit_statement(node, entity, "read", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
                                   **site)
@@ -1155,8 +1168,11 @@ class Walker:
                 return plain(value.sources, method)
             return value
         if method == "in_bulk":
-            ids = positional[0] if positional else None
-            predicate = _term("pk", "pk__in", "in", value_sources(ids)) if ids is not None else None
+            ids = positional[0] if positional else dict(keywords).get("id_list")
+            field = dict(keywords).get("field_name")
+            lookup = (field.text.strip("'\"") if field is not None and field.text else "pk")
+            attribute = self.normalise(qs.entity, lookup)[0]
+            predicate = _term(attribute, f"{lookup}__in", "in", value_sources(ids)) if ids is not None else None
             qs2 = replace(qs, predicates=qs.predicates + ((predicate,) if predicate else ()))
             return self.evaluate_qs(qs2, node, "in_bulk")
         if method == "update":
