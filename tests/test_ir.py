@@ -3,7 +3,6 @@ input gives byte-identical IR, store rows and JSON output."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 
 import pytest

@@ -15,6 +15,8 @@ import libcst as cst
 from . import orm_catalog as orm
 from .context import Context, ParsedModule
 from .index import FunctionInfo, RepoIndex
+from .syntax import code as _code
+from .syntax import dotted as _dotted
 
 
 @dataclass
@@ -30,15 +32,6 @@ class Boundary:
     handlers: list[tuple[str, cst.FunctionDef]] = field(default_factory=list)  # CBV dispatch: HTTP methods
     end_line: int = 0
     parsed: "ParsedModule | None" = None    # the parsed definition the boundary sits in
-
-
-def _dotted(node) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr.value}" if base else None
-    return None
 
 
 def find_wrappers(index: RepoIndex) -> dict[str, str]:
@@ -135,7 +128,7 @@ class _BoundaryFinder(cst.CSTVisitor):
         if call is not None:
             for arg in call.args:
                 if arg.keyword is not None:
-                    options[arg.keyword.value] = cst.Module(body=[]).code_for_node(arg.value)
+                    options[arg.keyword.value] = _code(arg.value)
         if name in orm.ATOMIC:
             return "atomic", None, options
         if name in self.ctx.wrappers:

@@ -23,7 +23,8 @@ from .files import DEFAULT_EXCLUDES, DEFAULT_MAX_BYTES, FileProblem, iter_python
 from .index import RepoIndex
 from .models import Entity, ModelExtractor
 from .values import Val, plain
-from .walker import Recorder, StopWalk, Walker, _statements
+from .syntax import code as _code
+from .walker import Recorder, StopWalk, Walker
 
 
 @dataclass
@@ -262,7 +263,7 @@ def entry_env(ctx: Context, parsed: ParsedModule, node: cst.FunctionDef | None, 
         return env
     params = node.params
     ordered = list(params.posonly_params) + list(params.params)
-    decorators = [cst.Module(body=[]).code_for_node(d.decorator) for d in node.decorators]
+    decorators = [_code(d.decorator) for d in node.decorators]
     is_static = any("staticmethod" in d for d in decorators)
     is_classmethod = any("classmethod" in d for d in decorators)
     entity = ctx.entity_for_class(cls) if cls else None
@@ -288,7 +289,7 @@ def _typed_input(ctx: Context, parsed: ParsedModule, name: str, annotation) -> V
     or, without annotation, when its name is the model's (`order` -> Order, `user` -> the user model)."""
     entity = None
     if annotation is not None:
-        text = cst.Module(body=[]).code_for_node(annotation.annotation).strip("'\"")
+        text = _code(annotation.annotation).strip("'\"")
         entity = ctx.entity_for_class(ctx.index.resolve(parsed.info.name, text))
     else:
         entity = ctx.entity_by_param_name.get(name)
@@ -424,11 +425,11 @@ def _after_marker(function_node, marker) -> list:
 
 
 def _contains_commit(statement) -> bool:
-    return bool(re.search(r"\b(commit|rollback)\(", cst.Module(body=[]).code_for_node(statement)))
+    return bool(re.search(r"\b(commit|rollback)\(", _code(statement)))
 
 
 def _is_commit(statement) -> bool:
     if isinstance(statement, cst.SimpleStatementLine):
-        code = cst.Module(body=[]).code_for_node(statement)
+        code = _code(statement)
         return bool(re.search(r"\b(commit|rollback)\(", code))
     return False

@@ -7,7 +7,7 @@ lazy queryset, a fetched row, a related manager, an external client, ...).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 Source = tuple[str, str]  # (kind, name-or-step-id)
 

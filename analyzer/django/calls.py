@@ -1,0 +1,303 @@
+"""Calls in the walk: arguments, what a callee resolves to (the application's own function,
+an ORM method, an external effect, a client object), and method dispatch on receivers."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from . import effects_catalog as effects
+from . import orm_catalog as orm
+from .syntax import code as _code
+from .values import UNKNOWN, QuerySet, Val, constant, plain, step_ids, union, value_sources
+from .walk_helpers import (
+    _is_queryset_class, _text,
+)
+
+_NO_VALUE = Val("plain", frozenset())
+
+
+class CallsMixin:
+    """Mixed into Walker (walker.py); uses its emit_* methods, env and context."""
+
+    def call_arguments(self, call: cst.Call) -> tuple[list[Val], list[tuple[str, Val]], bool, list]:
+        """Evaluate arguments: positional values, keyword pairs, whether **kwargs appear, and Q values."""
+        positional, keywords, dynamic = [], [], False
+        for arg in call.args:
+            value = self.eval(arg.value)
+            if arg.star == "**":
+                dynamic = True
+                if value.kind == "plain" and value.items:
+                    pass
+                continue
+            if arg.star == "*":
+                dynamic = dynamic or False
+                positional.append(value)
+                continue
+            if arg.keyword is not None:
+                keywords.append((arg.keyword.value, value))
+            else:
+                positional.append(value)
+        return positional, keywords, dynamic, [v for v in positional if v.kind == "q"]
+
+    def _e_Call(self, node: cst.Call) -> Val:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            return self.method_call(node, func)
+        if isinstance(func, cst.Name) and func.value == "super":
+            return Val("super", ref=self.cls)
+        callee = self.eval(func) if not isinstance(func, cst.Name) or func.value in self.env else None
+        if callee is None:
+            callee = self.resolve_global(func.value)
+        return self.call_value(node, callee, _text(func) or _code(func))
+
+    def call_value(self, node: cst.Call, callee: Val, written: str) -> Val:
+        kind, ref = callee.kind, callee.ref or ""
+        if ref in orm.ON_COMMIT:
+            return _NO_VALUE  # runs after commit: not part of the transaction
+        if kind == "func":
+            positional, keywords, _dyn, _q = self.call_arguments(node)
+            fn = self.ctx.index.function(ref)
+            return self.call_function(node, fn, positional, keywords, None) if fn else plain(union(positional))
+        if kind == "model":
+            positional, keywords, _dyn, _q = self.call_arguments(node)
+            assigned = tuple((self.normalise(callee.entity, k)[0], value_sources(v), "") for k, v in keywords)
+            return Val("instance", union([v for _, v in keywords]), entity=callee.entity, origin="new",
+                       assigned=assigned)
+        if kind == "class" or (kind == "self" and ref in self.ctx.index.classes and written in ("cls", "type(self)")):
+            return self.instantiate(node, ref)
+        if kind == "lambda":
+            self.call_arguments(node)
+            return plain(UNKNOWN)
+        if kind == "ref":
+            return self.call_external(node, ref, written)
+        if kind == "taskref":
+            positional, keywords, _d, _q = self.call_arguments(node)
+            method = ref.rsplit(".", 1)[-1]
+            if method in effects.QUEUE_METHODS:
+                return self.emit_effect(node, "queue", ref, positional + [v for _, v in keywords])
+            return plain(union(positional))
+        if kind == "extobj":
+            positional, keywords, _d, _q = self.call_arguments(node)
+            return self.emit_effect(node, callee.category or "http", ref, positional + [v for _, v in keywords])
+        positional, keywords, _d, _q = self.call_arguments(node)
+        name = written.split(".")[-1]
+        if kind == "plain" and name and written in self.env:
+            self.emit_unresolved(node, written, "callable held in a variable")
+        elif kind == "plain" and "[" in written:
+            self.emit_unresolved(node, written, "callable looked up at run time")
+        return plain(union(positional) | union(v for _, v in keywords) | value_sources(callee))
+
+    def instantiate(self, node: cst.Call, qualname: str) -> Val:
+        positional, keywords, _d, _q = self.call_arguments(node)
+        this = self.env.get("self")
+        if this is not None and this.kind == "qs" and _is_queryset_class(self.ctx, qualname):
+            # `AccountQuerySet(self.model, using=self._db)` inside a manager: the same rows, with
+            # that queryset class's methods available.
+            providers = tuple(dict.fromkeys((qualname,) + this.qs.provider_classes))
+            return Val("qs", qs=replace(this.qs, provider_classes=providers))
+        init = self.ctx.index.find_method(qualname, "__init__")
+        obj = Val("obj", union(positional) | union(v for _, v in keywords), ref=qualname)
+        if init is not None:
+            self.call_function(node, init, positional, keywords, obj)
+        return obj
+
+    def call_external(self, node: cst.Call, ref: str, written: str) -> Val:
+        positional, keywords, dynamic, _q = self.call_arguments(node)
+        args = positional + [v for _, v in keywords]
+        if ref in ("django.db.models.F", "django.db.models.expressions.F"):
+            name = positional[0].text.strip("'\"") if positional else "?"
+            return plain({("expression", f"F({name})")}, f'F("{name}")')
+        if ref in ("django.db.models.Q", "django.db.models.query_utils.Q"):
+            return self.q_object(positional, keywords, dynamic)
+        if ref in orm.GET_MODEL:
+            names = [v.text.strip("'\"") for v in positional if v.text]
+            name = names[-1].split(".")[-1] if names else ""
+            if name in self.ctx.entities:
+                return Val("model", frozenset({("constant", name)}), entity=name)
+            self.diagnostic(node, "unknown-orm-pattern", f"model looked up by a name that is not known: {names}",
+                            severity="info")
+            return plain(UNKNOWN)
+        if ref in orm.ADVISORY_LOCKS:
+            sid = self.emit_statement(node, None, "lock", "advisory_lock", None, dynamic=True,
+                                      uses=step_ids(union(args)))
+            return plain({("result", sid)})
+        if ref in ("django.contrib.auth.get_user_model",):
+            return Val("model", entity=self.ctx.auth_user) if self.ctx.auth_user in self.ctx.entities else plain()
+        if ref in orm.SHORTCUTS:
+            return self.shortcut(node, ref, positional, keywords, dynamic)
+        if ref in orm.SET_AUTOCOMMIT or ref in orm.COMMIT or ref in orm.ATOMIC:
+            return _NO_VALUE
+        if ref in ("django.core.mail.EmailMessage", "django.core.mail.EmailMultiAlternatives",
+                   "django.core.mail.message.EmailMessage"):
+            return Val("email", union(args), ref=ref)
+        if ref.startswith("boto3.") and ref.rsplit(".", 1)[-1] in ("client", "resource"):
+            service = positional[0].text.strip("'\"") if positional else ""
+            return Val("extobj", ref=f"boto3.{service}", category=effects.BOTO3_SERVICES.get(service, "http"))
+        if ref.startswith(("redis.", "django_redis.")):
+            return Val("extobj", ref=ref, category="cache")
+        if ref in ("requests.Session", "requests.session", "httpx.Client", "httpx.AsyncClient",
+                   "aiohttp.ClientSession", "urllib3.PoolManager"):
+            return Val("extobj", ref=ref, category="http")
+        if ref.rsplit(".", 1)[0] in ("django.db.connection", "django.db.connections[]") and ref.endswith(".cursor"):
+            return Val("cursor")
+        if ref in ("open", "builtins.open", "io.open", "codecs.open"):
+            mode = positional[1].text.strip("'\"") if len(positional) > 1 else dict(keywords).get("mode", constant("r")).text.strip("'\"")
+            if any(flag in mode for flag in effects.WRITE_MODES):
+                return self.emit_effect(node, "file", "open", args)
+            return plain(union(args))
+        if ref in ("asgiref.sync.sync_to_async", "channels.db.database_sync_to_async",
+                   "asgiref.sync.async_to_sync") and positional:
+            return positional[0]
+        category = effects.category_for(ref)
+        if category is not None:
+            return self.emit_effect(node, category, ref, args)
+        if ref in orm.EVALUATING_BUILTINS and positional and positional[0].kind in ("qs", "rows"):
+            first = positional[0]
+            if first.kind == "qs":
+                rows = self.evaluate_qs(first.qs, node, f"{ref}()")
+                return self.cache_rows(node.args[0].value, rows) if ref != "list" else rows
+            return first
+        if ref == "getattr" and len(positional) >= 2:
+            return Val("plain", union(positional), text="getattr")
+        if self._looks_internal(ref):
+            self.emit_unresolved(node, ref, "no definition found in the application")
+        return plain(union(args), written)
+
+    def _looks_internal(self, ref: str) -> bool:
+        """A call into the application's own module that names nothing defined there."""
+        if "." not in ref or ref.split(".")[0] not in self.ctx.index.top_packages():
+            return False
+        parts = ref.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            info = self.ctx.index.modules.get(".".join(parts[:cut]))
+            if info is None:
+                continue
+            head = parts[cut]
+            defined = head in info.assigns or head in info.imports or head in info.classes or \
+                f"{info.name}.{head}" in self.ctx.index.functions
+            return not defined
+        return False
+
+    def method_call(self, node: cst.Call, func: cst.Attribute) -> Val:
+        method = func.attr.value
+        receiver_node = func.value
+        if isinstance(receiver_node, cst.Call) and isinstance(receiver_node.func, cst.Name) \
+                and receiver_node.func.value == "super":
+            return self.super_call(node, method)
+        receiver = self.eval(receiver_node)
+        kind = receiver.kind
+        if kind == "qs":
+            return self.queryset_method(node, receiver.qs, method)
+        if kind == "model":
+            entity = self.ctx.entities.get(receiver.entity)
+            fn = self.ctx.index.find_method(entity.qualname, method) if entity else None
+            if fn is not None:
+                positional, keywords, _d, _q = self.call_arguments(node)
+                return self.call_function(node, fn, positional, keywords, receiver)
+            return self.queryset_method(node, QuerySet(receiver.entity), method)
+        if kind == "instance":
+            return self.instance_method(node, receiver, receiver_node, method)
+        if kind in ("self", "obj") and receiver.ref:
+            fn = self.ctx.index.find_method(receiver.ref, method)
+            positional, keywords, _d, _q = self.call_arguments(node)
+            if fn is not None:
+                return self.call_function(node, fn, positional, keywords, receiver)
+            if kind == "self" and method not in ("get_context_data", "get_serializer", "get_queryset"):
+                self.emit_unresolved(node, f"self.{method}", "method not defined in the application")
+            return plain(union(positional))
+        if kind in ("func", "taskref"):
+            positional, keywords, _d, _q = self.call_arguments(node)
+            if method in effects.QUEUE_METHODS:
+                return self.emit_effect(node, "queue", f"{receiver.ref}.{method}", positional + [v for _, v in keywords])
+            return plain(union(positional))
+        if kind == "email":
+            positional, _k, _d, _q = self.call_arguments(node)
+            if method in ("send", "send_messages"):
+                return self.emit_effect(node, "email", f"{receiver.ref}.send", [receiver] + positional)
+            return receiver
+        if kind == "cursor":
+            return self.cursor_method(node, method)
+        if kind == "extobj":
+            positional, keywords, _d, _q = self.call_arguments(node)
+            return self.emit_effect(node, receiver.category or "http", f"{receiver.ref}.{method}",
+                                    positional + [v for _, v in keywords])
+        if kind in ("ref", "class"):
+            return self.call_value(node, self._e_Attribute(func), _text(func) or _code(func))
+        return self.plain_method(node, receiver, receiver_node, method)
+
+    def plain_method(self, node: cst.Call, receiver: Val, receiver_node, method: str) -> Val:
+        positional, keywords, _d, _q = self.call_arguments(node)
+        args = positional + [v for _, v in keywords]
+        written = _text(receiver_node) or "<expr>"
+        if method in ("delay", "apply_async") :
+            return self.emit_effect(node, "queue", f"{written}.{method}", args)
+        if method in effects.PATH_WRITES and "path" in written.lower():
+            return self.emit_effect(node, "file", f"{written}.{method}", args)
+        if method == "save" and any(word in written.lower() for word in ("form", "serializer")):
+            self.emit_statement(node, None, "write", f"{written}.save", None, dynamic=True,
+                                uses=step_ids(value_sources(receiver)))
+            self.diagnostic(node, "unknown-orm-pattern", f"{written}.save(): a form or serializer writes a model "
+                            "that is only known at run time", severity="info")
+            return plain(UNKNOWN)
+        if method in ("save", "delete") and written.split(".")[-1] in ("file", "image", "avatar", "attachment",
+                                                                         "document", "photo", "upload"):
+            return self.emit_effect(node, "storage", f"FieldFile.{method}", args)
+        if method in ("append", "add", "extend", "update", "insert", "setdefault") and isinstance(receiver_node, cst.Name):
+            name = receiver_node.value
+            if name in self.env:
+                current = self.env[name]
+                self.env[name] = replace(current, sources=value_sources(current) | union(args),
+                                         items=current.items + tuple(args) if current.items else tuple(args))
+        return plain(value_sources(receiver) | union(args))
+
+    def super_call(self, node: cst.Call, method: str) -> Val:
+        positional, keywords, _d, _q = self.call_arguments(node)
+        this = self.env.get("self")
+        if this is not None and this.kind == "instance" and method in orm.INSTANCE:
+            return self.instance_statement(node, this, "self", orm.INSTANCE[method], method, keywords,
+                                           at_call_site=True)
+        if self.cls:
+            for base in self.ctx.index.mro(self.cls)[1:]:
+                if method in base.methods:
+                    return self.call_function(node, base.methods[method], positional, keywords, this)
+        if this is not None and this.kind == "qs":
+            return self.queryset_method(node, this.qs, method, evaluated=(positional, keywords))
+        return plain(union(positional))
+
+    def resolve_global(self, dotted: str) -> Val:
+        qualname = self.ctx.index.resolve(self.module.name, dotted)
+        entity = self.ctx.entity_for_class(qualname)
+        if entity is not None:
+            return Val("model", frozenset({("constant", entity.name)}), entity=entity.name, ref=qualname)
+        if qualname in self.ctx.index.functions:
+            return Val("func", frozenset({("constant", dotted)}), ref=qualname)
+        if qualname in self.ctx.index.classes:
+            return Val("class", frozenset({("constant", dotted)}), ref=qualname)
+        client = self.module_client(qualname)
+        if client is not None:
+            return client
+        return Val("ref", frozenset({("constant", dotted)}), ref=qualname)
+
+    def module_client(self, qualname: str) -> Val | None:
+        """A module-level `s3 = boto3.client("s3")` / `r = redis.Redis()`: an external client object;
+        `User = get_user_model()`: the user model."""
+        module_name, _, name = qualname.rpartition(".")
+        info = self.ctx.index.modules.get(module_name)
+        text = info.assigns.get(name) if info is not None else None
+        if not text or "(" not in text:
+            return None
+        head = text.split("(", 1)[0].strip()
+        if not head.replace(".", "").replace("_", "").isalnum():
+            return None
+        callee = self.ctx.index.resolve(info.name, head)
+        if callee == "django.contrib.auth.get_user_model" and self.ctx.auth_user in self.ctx.entities:
+            return Val("model", frozenset({("constant", name)}), entity=self.ctx.auth_user)
+        if callee.startswith("boto3.") and callee.rsplit(".", 1)[-1] in ("client", "resource"):
+            service = text.split("(", 1)[1].split(",")[0].strip(" )'\"")
+            return Val("extobj", ref=f"boto3.{service}", category=effects.BOTO3_SERVICES.get(service, "http"))
+        category = effects.category_for(callee)
+        if category is not None:
+            return Val("extobj", ref=callee, category=category)
+        return None

@@ -1,0 +1,96 @@
+"""Helpers shared by the walker's modules: predicate terms, API names, block shapes."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .context import Context
+from .syntax import dotted as _dotted
+from .values import Val, ir_sources, plain, value_sources
+
+def _text(node) -> str:
+    """Cheap text of a dotted name or of simple arithmetic on names (for suggestions)."""
+    dotted = _dotted(node)
+    if dotted is not None:
+        return dotted
+    if isinstance(node, cst.BinaryOperation):
+        left, right = _text(node.left), _text(node.right)
+        op = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/"}.get(type(node.operator))
+        if left and right and op:
+            return f"{left} {op} {right}"
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+        return node.value
+    return ""
+
+
+def _is_queryset_class(ctx: Context, qualname: str) -> bool:
+    return any("QuerySet" in base or "Manager" in base for cls in ctx.index.mro(qualname) for base in cls.bases)
+
+
+def union_assigned(inst: Val) -> frozenset:
+    out: set = set()
+    for _attr, sources, _text in inst.assigned:
+        out |= set(sources)
+    return frozenset(out)
+
+
+def _statements(body) -> list:
+    if isinstance(body, (cst.IndentedBlock,)):
+        return list(body.body)
+    if isinstance(body, cst.SimpleStatementSuite):
+        return list(body.body)
+    if isinstance(body, (list, tuple)):
+        return list(body)
+    return []
+
+
+def _exits(block) -> bool:
+    """The block ends by leaving: return, raise, continue or break as its last statement."""
+    statements = _statements(block)
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine) and last.body:
+        return isinstance(last.body[-1], (cst.Return, cst.Raise, cst.Continue, cst.Break))
+    return False
+
+
+def _merge(a: dict, b: dict) -> dict:
+    """Join two environments after a branch: a name bound differently keeps both origins."""
+    merged = dict(a)
+    for name, value in b.items():
+        if name not in merged:
+            merged[name] = value
+        elif merged[name] is not value and merged[name] != value:
+            left = merged[name]
+            if left.kind == value.kind and left.kind in ("instance", "qs", "rows", "model"):
+                merged[name] = value
+            else:
+                merged[name] = plain(value_sources(left) | value_sources(value))
+    return merged
+
+
+def _term(attribute: str, lookup: str, op: str, sources) -> dict:
+    return {"attribute": attribute, "lookup": lookup, "op": op, "sources": ir_sources(sources)}
+
+
+def _source_tuple(source: dict) -> tuple[str, str]:
+    return (source["kind"], source.get("step") or source.get("name", ""))
+
+
+def _predicate(predicates: tuple) -> dict:
+    if len(predicates) == 1:
+        return predicates[0]
+    return {"bool": "and", "args": list(predicates)}
+
+
+def _api(chain: tuple[str, ...], final: str) -> str:
+    shown = [m for m in chain if m not in ("all",)]
+    return ".".join([*shown[-3:], final]) if shown else final
+
+
+def _literal_string(node) -> str | None:
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
