@@ -3,7 +3,7 @@
 import pytest
 
 from analyzer.core import analyze
-from ir_builders import AND, branch, effect, loop, records, src, stmt, term, txn
+from ir_builders import branch, effect, loop, records, src, stmt, term, txn
 
 
 def verdict(*steps):
