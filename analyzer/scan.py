@@ -62,6 +62,25 @@ def detect_frontend(root: Path) -> str:
 
 
 _SKIP_DIRS = {"node_modules", "dist", "build", "venv", ".venv", "site-packages", "__pycache__"}
+_TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
+
+
+def _typescript_files(root: Path, config: Config) -> list[dict]:
+    """The TypeScript sources of a scan with their line counts (for the store and reports)."""
+    files = []
+    skipped = _SKIP_DIRS | set(config.exclude)
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in skipped and not d.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith(_TS_SUFFIXES) and not name.endswith(".d.ts"):
+                path = Path(dirpath) / name
+                try:
+                    with path.open("rb") as handle:
+                        count = sum(1 for _ in handle)
+                except OSError:
+                    continue
+                files.append({"path": path.relative_to(root).as_posix(), "lines": count, "status": "ok"})
+    return files
 
 
 def scan(root: Path, config: Config = Config(), frontend: str | None = None) -> ScanResult:
@@ -69,8 +88,8 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None) -> 
     frontend = frontend or detect_frontend(root)
     if frontend == "typeorm":
         records = bridge.run(root, depth=config.depth)
-        files: list[dict] = []
-        lines = 0
+        files = _typescript_files(root, config)
+        lines = sum(f["lines"] for f in files)
     else:
         options = django_frontend.Options(
             excludes=django_frontend.DEFAULT_EXCLUDES + tuple(config.exclude),

@@ -17,6 +17,10 @@ from .walk_helpers import (
 _NO_VALUE = Val("plain", frozenset())
 
 
+def _source_tuples(sources: list[dict]) -> frozenset:
+    return frozenset((s["kind"], s.get("step") or s.get("name", "")) for s in sources)
+
+
 class InstancesMixin:
     """Mixed into Walker (walker.py); uses its emit_* methods, env and context."""
 
@@ -142,7 +146,11 @@ class InstancesMixin:
                     self.env[name] = updated
                 self.fire_signals(node, "save", updated)
                 return _NO_VALUE
-            uses = ([inst.origin] if inst.origin and inst.origin != "new" else []) + step_ids(union_assigned(inst))
+            # save() without update_fields writes every column back, read ones included: the
+            # row read earlier flows into this write. With update_fields only those values do.
+            whole_row = "update_fields" not in options and inst.origin and inst.origin != "new"
+            uses = ([inst.origin] if whole_row else []) + step_ids(frozenset().union(
+                *[_source_tuples(v["sources"]) for v in values]) if values else frozenset())
             sid = self.emit_statement(node, entity, "write", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
                                       values=values, uses=uses, **site)
             self.fire_signals(node, "save", inst)
