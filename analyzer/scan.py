@@ -96,6 +96,10 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None) -> 
             max_file_bytes=config.max_file_bytes, max_depth=config.depth)
         result = django_frontend.scan(root, options)
         records, files, lines = result.records, result.files, result.lines
+    # The same input gives the same IR wherever it is checked out: the root is named, not located.
+    for record in records:
+        if record["type"] == "meta":
+            record["root"] = root.resolve().name
     # The IR is the contract: round-trip it so the core sees exactly what is stored.
     records = list(ir.loads(ir.dumps(records)))
     analyses = {mode: analyze(records, Settings(mode, config.cda_entities)) for mode in CDA_MODES}

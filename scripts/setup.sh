@@ -14,5 +14,6 @@ if [ -f package.json ]; then
   else
     npm ci --no-audit --no-fund --loglevel=error
     npm run --silent build --workspace ts-plugin
+    .venv/bin/python scripts/bundle_ts_plugin.py
   fi
 fi

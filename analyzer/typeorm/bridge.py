@@ -23,7 +23,8 @@ def plugin_path() -> Path:
     if override:
         return Path(override)
     here = Path(__file__).resolve()
-    for candidate in (here.parent / "_plugin" / "cli.js", here.parents[2] / "ts-plugin" / "dist" / "cli.js"):
+    # The copy inside the package (scripts/bundle_ts_plugin.py) first, then a source checkout's build.
+    for candidate in (here.parent / "_plugin" / "dist" / "cli.js", here.parents[2] / "ts-plugin" / "dist" / "cli.js"):
         if candidate.exists():
             return candidate
     return here.parents[2] / "ts-plugin" / "dist" / "cli.js"

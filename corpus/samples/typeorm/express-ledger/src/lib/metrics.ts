@@ -1,0 +1,5 @@
+import { counter } from "./missing-metrics";
+
+export function countTransfer(): void {
+  counter("transfers").inc();
+}

@@ -1,0 +1,27 @@
+import { Module } from "@nestjs/common";
+import { TypeOrmModule } from "@nestjs/typeorm";
+import { Customer } from "./customers/customer.entity";
+import { Product } from "./catalog/product.entity";
+import { Category } from "./catalog/category.entity";
+import { Order } from "./orders/order.entity";
+import { OrderLine } from "./orders/order-line.entity";
+import { Coupon } from "./coupons/coupon.entity";
+import { Payment } from "./payments/payment.entity";
+import { AuditLogSchema } from "./audit/audit-log.schema";
+import { OrdersService } from "./orders/orders.service";
+import { CatalogService } from "./catalog/catalog.service";
+import { CustomersService } from "./customers/customers.service";
+import { CouponsService } from "./coupons/coupons.service";
+import { PaymentsService } from "./payments/payments.service";
+import { ReportsService } from "./reports/reports.service";
+
+const entities = [Customer, Product, Category, Order, OrderLine, Coupon, Payment, AuditLogSchema];
+
+@Module({
+  imports: [
+    TypeOrmModule.forRoot({ type: "postgres", url: process.env.DATABASE_URL, entities }),
+    TypeOrmModule.forFeature(entities),
+  ],
+  providers: [OrdersService, CatalogService, CustomersService, CouponsService, PaymentsService, ReportsService],
+})
+export class AppModule {}

@@ -1,0 +1,73 @@
+"""The Python side of the TypeScript front end: the packaged plugin, node, and clear errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from analyzer import ir
+from analyzer.config import Config
+from analyzer.scan import detect_frontend, scan
+from analyzer.typeorm import bridge
+from conftest import ROOT, SAMPLES, sample_apps
+
+NEST_SHOP = SAMPLES / "typeorm" / "nest-shop"
+
+
+def test_the_package_carries_the_built_plugin():
+    path = bridge.plugin_path()
+    assert path.is_file(), "run scripts/setup.sh: it builds ts-plugin and copies it into the package"
+    assert path.parent.parent.name == "_plugin", f"the packaged copy is preferred, got {path}"
+    assert (path.parent.parent / "node_modules" / "typescript" / "lib" / "typescript.js").is_file()
+
+
+def test_packaged_plugin_runs_outside_the_repository(tmp_path):
+    completed = subprocess.run(["node", str(bridge.plugin_path()), str(NEST_SHOP)], capture_output=True,
+                               text=True, cwd=tmp_path, env={"PATH": os.environ["PATH"]})
+    assert completed.returncode == 0, completed.stderr
+    records = list(ir.loads(completed.stdout))
+    assert any(r["type"] == "transaction" for r in records)
+
+
+def test_missing_node_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(bridge.FrontendUnavailable, match="node was not found"):
+        bridge.run(NEST_SHOP)
+
+
+def test_cli_reports_missing_node_as_usage_error():
+    env = {**os.environ, "PATH": "/nonexistent"}
+    completed = subprocess.run([sys.executable, "-m", "analyzer.cli", "scan", str(NEST_SHOP), "--no-db"],
+                               capture_output=True, text=True, env=env)
+    assert completed.returncode == 2 and "node was not found" in completed.stderr
+
+
+@pytest.mark.parametrize("app", sample_apps("typeorm"), ids=lambda p: p.name)
+def test_frontend_is_detected(app):
+    assert detect_frontend(app) == "typeorm"
+
+
+def test_typeorm_ir_validates_and_is_location_independent(tmp_path):
+    import shutil
+    copy = tmp_path / NEST_SHOP.name
+    shutil.copytree(NEST_SHOP, copy)
+    first = scan(NEST_SHOP, Config(), "typeorm")
+    second = scan(copy, Config(), "typeorm")
+    assert first.ir_text == second.ir_text
+    problems = [e for r in first.records for e in ir.validation_errors(r)]
+    assert not problems, problems[:5]
+    assert first.lines > 0 and first.files
+
+
+def test_json_contract_for_a_typeorm_app():
+    completed = subprocess.run([sys.executable, "-m", "analyzer.cli", "scan", str(NEST_SHOP), "--no-db",
+                                "--format", "json"], capture_output=True, text=True, cwd=ROOT)
+    assert completed.returncode == 0, completed.stderr
+    doc = json.loads(completed.stdout)
+    assert doc["frontend"] == "typeorm" and doc["transactions"]
+    boundaries = {t["boundary"] for t in doc["transactions"]}
+    assert {"transaction-callback", "transactional-decorator", "transaction-decorator"} <= boundaries

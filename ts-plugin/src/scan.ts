@@ -1,0 +1,52 @@
+// One scan, end to end: program -> entities -> boundaries -> one walk per transaction -> IR.
+import * as path from "path";
+import * as ts from "typescript";
+import { BoundaryFinder } from "./boundaries";
+import { EntityIndex } from "./entities";
+import { HandleTypes } from "./handles";
+import { DiagnosticRecord, renderIr, TransactionRecord } from "./ir";
+import { lineOf, OriginResolver } from "./names";
+import { relPath, ScanOptions, setupProgram } from "./program";
+import { TransactionWalk } from "./walker";
+
+export interface ScanResult {
+  ir: string;
+  transactions: TransactionRecord[];
+  diagnostics: DiagnosticRecord[];
+}
+
+export const DEFAULTS = { maxFileBytes: 2_000_000, depth: 6 };
+
+export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> = {}): ScanResult {
+  const opts: ScanOptions = { root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth, tsconfig: options.tsconfig };
+  const setup = setupProgram(opts);
+  const { checker, rootDir, files } = setup;
+  const diagnostics: DiagnosticRecord[] = [...setup.diagnostics];
+  const appFiles = new Set(files.map((f) => path.resolve(f.fileName)));
+  const isAppFile = (sf: ts.SourceFile) => appFiles.has(path.resolve(sf.fileName));
+
+  const entities = new EntityIndex(checker, rootDir);
+  entities.build(files);
+  const boundaries = new BoundaryFinder(checker, rootDir);
+  boundaries.find(files);
+
+  const env = {
+    checker, rootDir, entities, origins: new OriginResolver(checker), handles: new HandleTypes(checker, entities), boundaries,
+    maxDepth: opts.depth, isAppFile, diagnostics,
+  };
+  for (const d of boundaries.dynamic) {
+    diagnostics.push({ ir: 1, type: "diagnostic", file: relPath(rootDir, d.node.getSourceFile().fileName), line: lineOf(d.node), code: "dynamic-boundary", severity: "info", message: d.message });
+  }
+  const transactions: TransactionRecord[] = [];
+  const seen = new Set<string>();
+  for (const site of boundaries.sites) {
+    const walk = new TransactionWalk(env, site);
+    const tx = walk.run();
+    if (seen.has(tx.id)) continue; // two boundaries on one line: keep the first
+    seen.add(tx.id);
+    transactions.push(tx);
+    diagnostics.push(...walk.diagnostics);
+  }
+  const meta = { ir: 1 as const, type: "meta" as const, frontend: "typeorm" as const, root };
+  return { ir: renderIr(meta, entities.records(), transactions, diagnostics), transactions, diagnostics };
+}

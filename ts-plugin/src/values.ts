@@ -1,0 +1,179 @@
+// Abstract values of the data-flow walk. A value records where it comes from (sources, as in
+// the IR), plus what the walker needs to recognise statements: ORM handles (manager,
+// repository, query runner, query builder), entity objects (new or loaded by a step),
+// object/array literal shapes (where objects built in variables), FindOperator calls and
+// closures.
+import * as ts from "typescript";
+import { Predicate, Source } from "./ir";
+
+export type HandleKind = "manager" | "datasource" | "repo" | "runner";
+
+export interface Handle {
+  kind: HandleKind;
+  /** entity name for repositories (null when unknown) */
+  entity?: string | null;
+  /** bound to the transaction being walked (its manager, its runner, a repo derived from it) */
+  tx: boolean;
+  /** ActiveRecord static handle (`User.find`) */
+  activeRecord?: boolean;
+  /** text of the handle expression, for messages */
+  text: string;
+  /** custom repository class declaration (methods are walked with `this` = this handle) */
+  customClass?: ts.ClassLikeDeclaration;
+}
+
+export interface QueryBuilderState {
+  kind: "select" | "insert" | "update" | "delete" | "soft-delete" | "restore" | "relation";
+  entity: string | null;
+  alias: string | null;
+  /** alias -> entity name, or relation path for joins (`u.orders` -> {relation: "orders"}) */
+  joins: Map<string, { entity: string | null; relation: string | null }>;
+  predicate: Predicate | null;
+  dynamic: boolean;
+  params: Map<string, Value>;
+  lock: boolean;
+  values: Value | null;
+  handle: Handle;
+  /** steps whose results were used while building (subqueries, ids) */
+  uses: Set<string>;
+  relationOf?: Value;
+  relationProperty?: string;
+  sqlParts: string[];
+}
+
+export interface EntityObject {
+  entity: string | null;
+  /** new: created in the transaction; loaded: result of `step`; input: came from outside */
+  origin: "new" | "loaded" | "input" | "unknown";
+  step?: string;
+  /** the insert statement that gave this object its generated key */
+  insertStep?: string;
+  /** a row fetched by primary-key equality has that key: its sources */
+  key?: Source[];
+  /** attributes assigned in the transaction */
+  fields: Map<string, Value>;
+  many?: boolean;
+  name?: string;
+}
+
+export interface FindOp {
+  name: string;
+  args: Value[];
+}
+
+export interface Closure {
+  fn: ts.FunctionLikeDeclaration;
+  frame: unknown; // the frame that created it (walker.Frame)
+}
+
+export interface Value {
+  sources: Source[];
+  handle?: Handle;
+  qb?: QueryBuilderState;
+  obj?: EntityObject;
+  props?: Map<string, Value>;
+  items?: Value[];
+  elems?: Value;
+  /** object has members we cannot see (spread of an unknown value, computed keys) */
+  opaque?: boolean;
+  findOp?: FindOp;
+  closure?: Closure;
+  /** result of repository.insert(): its identifiers are generated keys of `insertStep` */
+  insertResult?: string;
+  /** a service obtained with `withTransaction(manager)`: its repositories are the transaction's */
+  txService?: boolean;
+  /** raw SQL expression (`() => "balance - 1"` in update values) */
+  sqlExpression?: boolean;
+  /** a string that could be read statically */
+  text?: string;
+  isThis?: boolean;
+  /** the function's resolve callback inside `new Promise((resolve) => ...)` */
+  promiseResolve?: boolean;
+}
+
+export const UNKNOWN: Value = { sources: [{ kind: "unknown" }] };
+export const CONSTANT: Value = { sources: [{ kind: "constant" }] };
+
+export function constant(text?: string): Value {
+  return text === undefined ? { sources: [{ kind: "constant" }] } : { sources: [{ kind: "constant" }], text };
+}
+export function input(name: string): Value {
+  return { sources: [{ kind: "input", name }] };
+}
+export function result(step: string): Value {
+  return { sources: [{ kind: "result", step }] };
+}
+
+const KIND_ORDER = ["input", "constant", "result", "generated", "expression", "external", "unknown"];
+
+function sourceKey(s: Source): string {
+  return `${KIND_ORDER.indexOf(s.kind)}|${s.step ? s.step.padStart(6, "0") : ""}|${s.name ?? ""}`;
+}
+
+/** Deduplicated, deterministically ordered sources. A `constant` next to real sources adds
+ *  nothing and is dropped; `unknown` likewise when something better is known. */
+export function normSources(list: Source[]): Source[] {
+  const map = new Map<string, Source>();
+  for (const s of list) {
+    const c: Source = { kind: s.kind };
+    if (s.name !== undefined) c.name = s.name;
+    if (s.step !== undefined) c.step = s.step;
+    map.set(sourceKey(c), c);
+  }
+  let out = [...map.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map((e) => e[1]);
+  if (out.length > 1) out = out.filter((s) => s.kind !== "constant");
+  if (out.length > 1) out = out.filter((s) => s.kind !== "unknown");
+  return out;
+}
+
+/** Every source reachable in a value (including the fields of objects and array items). */
+export function allSources(v: Value | undefined, depth = 0): Source[] {
+  if (!v) return [];
+  const out = [...v.sources];
+  if (depth > 4) return out;
+  if (v.props) for (const p of v.props.values()) out.push(...allSources(p, depth + 1));
+  if (v.items) for (const i of v.items) out.push(...allSources(i, depth + 1));
+  if (v.elems) out.push(...allSources(v.elems, depth + 1));
+  if (v.findOp) for (const a of v.findOp.args) out.push(...allSources(a, depth + 1));
+  if (v.obj) {
+    if (v.obj.step) out.push({ kind: "result", step: v.obj.step });
+    if (v.obj.insertStep) out.push({ kind: "generated", step: v.obj.insertStep });
+    for (const f of v.obj.fields.values()) out.push(...allSources(f, depth + 1));
+  }
+  return out;
+}
+
+/** Join of values (both arms of a branch, operands of an operator). */
+export function union(...vals: (Value | undefined)[]): Value {
+  const present = vals.filter((v): v is Value => !!v);
+  if (present.length === 0) return { sources: [{ kind: "unknown" }] };
+  if (present.length === 1) return present[0];
+  const out: Value = { sources: normSources(present.flatMap((v) => v.sources)) };
+  const shaped = present.filter((v) => v.props);
+  if (shaped.length) {
+    const props = new Map<string, Value>();
+    for (const v of shaped) for (const [k, pv] of v.props!) props.set(k, props.has(k) ? union(props.get(k), pv) : pv);
+    out.props = props;
+    out.opaque = shaped.some((v) => v.opaque);
+  }
+  for (const v of present) {
+    out.handle ??= v.handle;
+    out.qb ??= v.qb;
+    out.obj ??= v.obj;
+    out.closure ??= v.closure;
+    out.insertResult ??= v.insertResult;
+    out.txService ||= v.txService;
+  }
+  return out;
+}
+
+/** The sources a step depends on: step ids of result/generated/external sources. */
+export function stepIds(sources: Source[]): string[] {
+  const ids = new Set<string>();
+  for (const s of sources) if (s.step && (s.kind === "result" || s.kind === "generated" || s.kind === "external")) ids.add(s.step);
+  return [...ids].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+}
+
+export function derive(v: Value): Value {
+  return { sources: v.sources };
+}

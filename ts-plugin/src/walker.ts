@@ -1,0 +1,1484 @@
+// The data-flow walk of one transaction: executes the transaction body abstractly, in order,
+// following the application's own functions (bounded depth, cycle safe), and records the
+// steps the IR describes: statements (with predicates, values and the earlier steps they
+// use), external effects, unresolved calls, and branch/loop structure with the sources of
+// their conditions. It reports facts only; verdicts are the core's.
+import * as ts from "typescript";
+import { BoundaryFinder, BoundarySite, JOINING_PROPAGATIONS, WalkMode } from "./boundaries";
+import { ACTIVE_RECORD_INSTANCE, OPTIONAL_TARGET, REPOSITORY_METHODS } from "./catalog/statements";
+import { matchEffect } from "./catalog/effects";
+import { EntityIndex, EntityInfo, typeormExportName } from "./entities";
+import { HandleTypes } from "./handles";
+import { DiagnosticRecord, Predicate, Source, StatementStep, Step, TransactionRecord } from "./ir";
+import { lineOf, OriginResolver, qualifiedName, stripParens } from "./names";
+import { FIND_OPERATOR_NAMES, pkEquals } from "./predicates";
+import { relPath } from "./program";
+import { Frame } from "./frame";
+import { newQb, qbCall } from "./querybuilders";
+import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
+import { allSources, constant, Handle, input, normSources, stepIds, union, UNKNOWN, Value } from "./values";
+
+export interface WalkEnv {
+  checker: ts.TypeChecker;
+  rootDir: string;
+  entities: EntityIndex;
+  origins: OriginResolver;
+  handles: HandleTypes;
+  boundaries: BoundaryFinder;
+  maxDepth: number;
+  isAppFile(sf: ts.SourceFile): boolean;
+  diagnostics: DiagnosticRecord[];
+}
+
+const ARRAY_ITERATION = new Set(["forEach", "map", "flatMap", "filter", "reduce", "reduceRight", "some", "every", "find", "findIndex", "findLast"]);
+const PROMISE_COMBINATORS = new Set(["all", "allSettled", "race", "any"]);
+const NODE_BUDGET = 250_000;
+
+export class TransactionWalk {
+  private counter = 0;
+  private recording: boolean;
+  private everStarted = false;
+  private ended = false;
+  private runnerSyms = new Set<ts.Symbol>();
+  private nodes = 0;
+  private budgetReported = false;
+  readonly diagnostics: DiagnosticRecord[] = [];
+  private outerCache = new Map<ts.Symbol, Value>();
+  private outerActive = new Set<ts.Symbol>();
+  private mode: WalkMode;
+
+  constructor(readonly env: WalkEnv, private site: BoundarySite) {
+    this.mode = site.mode;
+    this.recording = site.mode !== "runner";
+  }
+
+  get checker(): ts.TypeChecker {
+    return this.env.checker;
+  }
+
+  run(): TransactionRecord {
+    const site = this.site;
+    const steps: Step[] = [];
+    const fnName = qualifiedName(this.env.rootDir, site.fn);
+    const sf = site.anchor.getSourceFile();
+    const file = relPath(this.env.rootDir, sf.fileName);
+    const entry = new Frame(site.fn, [], 0, [site.fn], undefined, steps, undefined);
+    try {
+      if (site.mode === "runner") {
+        if (site.runner) {
+          const sym = this.rootSymbol(site.runner);
+          if (sym) this.runnerSyms.add(sym);
+        }
+        this.bindEntryParams(entry, site.fn);
+        this.walkBody(site.fn, entry);
+      } else if (site.body && !ts.isFunctionLike(site.body)) {
+        // callback given by reference: this.work / work / this.work.bind(this)
+        const target = this.resolveFunction(site.body as ts.Expression, entry);
+        if (target) this.invokeEntryCallback(target.fn, entry, target.parent);
+        else this.unresolved(entry, site.body, site.body.getText(), "transaction callback not resolvable");
+      } else if (site.body) {
+        this.invokeEntryCallback(site.body as ts.FunctionLikeDeclaration, entry, entry);
+      } else {
+        // decorator forms: the method body is the transaction
+        this.bindEntryParams(entry, site.fn, site.mode === "decorator");
+        this.walkBody(site.fn, entry);
+      }
+    } catch (e) {
+      this.diagnostics.push({
+        ir: 1, type: "diagnostic", file, line: site.line, code: "internal-error", severity: "error",
+        message: `transaction walk failed: ${(e as Error).message?.slice(0, 200)}`,
+      });
+    }
+    return {
+      ir: 1, type: "transaction", id: `${file}:${site.line}`, file, line: site.line, end_line: site.endLine, function: fnName,
+      boundary: site.boundary, wrapper: site.wrapper, options: site.options, steps,
+    };
+  }
+
+  private invokeEntryCallback(fn: ts.FunctionLikeDeclaration, entry: Frame, parent: Frame | undefined): void {
+    const frame = new Frame(fn, [], 0, [this.site.fn, fn], undefined, entry.sink, parent ?? entry);
+    fn.parameters.forEach((p, i) => {
+      const b = this.site.bind.find((x) => x.index === i);
+      const v: Value = b
+        ? { sources: [{ kind: "unknown" }], handle: { kind: b.as, tx: true, text: p.name.getText() } }
+        : { sources: [{ kind: "unknown" }] };
+      this.bindName(p.name, v, frame);
+    });
+    this.walkBody(fn, frame);
+  }
+
+  /** Parameters of the function holding the transaction are its inputs; @TransactionManager()
+   *  and @TransactionRepository() parameters are the transaction's handles. */
+  private bindEntryParams(frame: Frame, fn: ts.FunctionLikeDeclaration, decorated = false): void {
+    for (const p of fn.parameters) {
+      let v: Value | undefined;
+      if (decorated) {
+        for (const d of ts.getDecorators(p) ?? []) {
+          const e = d.expression;
+          const callee = ts.isCallExpression(e) ? e.expression : e;
+          const name = typeormExportName(this.checker, callee);
+          if (name === "TransactionManager") v = { sources: [{ kind: "unknown" }], handle: { kind: "manager", tx: true, text: p.name.getText() } };
+          if (name === "TransactionRepository") {
+            const arg = ts.isCallExpression(e) ? e.arguments[0] : undefined;
+            const th = this.env.handles.of(this.checker.getTypeAtLocation(p));
+            const ent = (arg && this.entityOfTarget(arg)?.record.name) ?? th?.entity ?? null;
+            v = { sources: [{ kind: "unknown" }], handle: { kind: "repo", entity: ent, tx: true, text: p.name.getText(), customClass: th?.customClass } };
+          }
+        }
+      }
+      this.bindName(p.name, v ?? this.inputValue(p.name.getText(), p), frame);
+    }
+  }
+
+  private inputValue(name: string, at: ts.Node): Value {
+    const v: Value = input(name);
+    const info = this.env.entities.byType(this.checker.getTypeAtLocation(at));
+    if (info) v.obj = { entity: info.record.name, origin: "input", fields: new Map(), name };
+    return v;
+  }
+
+  // ---------------------------------------------------------------- statements
+
+  private walkBody(fn: ts.FunctionLikeDeclaration, frame: Frame): void {
+    if (!fn.body) return;
+    if (ts.isBlock(fn.body)) this.walkStatements(fn.body.statements, frame);
+    else frame.returns.push(this.evalExpr(fn.body, frame));
+  }
+
+  private tick(node: ts.Node, _frame: Frame): boolean {
+    if (++this.nodes <= NODE_BUDGET) return true;
+    if (!this.budgetReported) {
+      this.budgetReported = true;
+      this.diag(node, "depth-limit", "warning", `transaction too large to follow completely (over ${NODE_BUDGET} nodes); rest skipped`);
+    }
+    return false;
+  }
+
+  /** Walks a statement list; returns true when it always leaves (return/throw/break/continue). */
+  private walkStatements(stmts: ReadonlyArray<ts.Statement>, frame: Frame): boolean {
+    for (let i = 0; i < stmts.length; i++) {
+      const s = stmts[i];
+      if (ts.isIfStatement(s) && !s.elseStatement && alwaysExits(s.thenStatement) && i < stmts.length - 1) {
+        // Guard clause: the rest of the block runs only when the condition is false, so it is
+        // the else arm of this branch.
+        const cond = this.evalExpr(s.expression, frame);
+        const before = new Map(frame.env);
+        const thenArm: Step[] = [];
+        const rec = this.saveRecording();
+        this.withSink(frame, thenArm, () => this.walkStatement(s.thenStatement, frame));
+        this.restoreRecording(rec); // the then arm left: the rest runs in the state before it
+        frame.env = before;
+        const elseArm: Step[] = [];
+        let exits = false;
+        this.withSink(frame, elseArm, () => {
+          exits = this.walkStatements(stmts.slice(i + 1), frame);
+        });
+        this.pushBranch(frame, s, cond, [thenArm, elseArm]);
+        return exits;
+      }
+      if (this.walkStatement(s, frame)) return true;
+    }
+    return false;
+  }
+
+  private withSink(frame: Frame, sink: Step[], f: () => void): void {
+    const old = frame.sink;
+    frame.sink = sink;
+    try {
+      f();
+    } finally {
+      frame.sink = old;
+    }
+  }
+
+  private pushBranch(frame: Frame, at: ts.Node, cond: Value | Source[], arms: Step[][]): void {
+    if (!arms.some((a) => a.length > 0)) return;
+    const uses = Array.isArray(cond) ? normSources(cond) : normSources(allSources(cond));
+    frame.sink.push({ node: "branch", file: this.fileOf(at), line: lineOf(at), via: frame.via, uses, arms });
+  }
+
+  private pushLoop(frame: Frame, at: ts.Node, iter: Value | Source[], body: Step[]): void {
+    if (body.length === 0) return;
+    const uses = Array.isArray(iter) ? normSources(iter) : normSources(allSources(iter));
+    frame.sink.push({ node: "loop", file: this.fileOf(at), line: lineOf(at), via: frame.via, uses, body });
+  }
+
+  private walkStatement(s: ts.Statement, frame: Frame): boolean {
+    if (!this.tick(s, frame)) return true;
+    if (ts.isBlock(s)) return this.walkStatements(s.statements, frame);
+    if (ts.isVariableStatement(s)) {
+      for (const d of s.declarationList.declarations) {
+        const v = d.initializer ? this.evalExpr(d.initializer, frame) : constant("undefined");
+        this.bindName(d.name, v, frame);
+        if (!this.recording) this.renameOutside(d.name, frame);
+      }
+      return false;
+    }
+    if (ts.isExpressionStatement(s)) {
+      const before = this.counter;
+      const e = stripParens(s.expression);
+      this.evalExpr(s.expression, frame);
+      const unawaited = ts.isCallExpression(e) || (ts.isVoidExpression(e) && ts.isCallExpression(stripParens(e.expression)));
+      if (unawaited && this.counter > before && this.recording) {
+        const call = (ts.isVoidExpression(e) ? stripParens(e.expression) : e) as ts.CallExpression;
+        const name = ts.isPropertyAccessExpression(call.expression) ? call.expression.name.text : "";
+        if (!ARRAY_ITERATION.has(name) && this.isThenable(call)) {
+          this.diag(call, "missing-await", "warning", `\`${shortText(call)}\` is not awaited inside the transaction: it may run after commit or on a released connection`);
+        }
+      }
+      return false;
+    }
+    if (ts.isReturnStatement(s)) {
+      if (s.expression) frame.returns.push(this.evalExpr(s.expression, frame));
+      return true;
+    }
+    if (ts.isThrowStatement(s)) {
+      this.evalExpr(s.expression, frame);
+      return true;
+    }
+    if (ts.isBreakStatement(s) || ts.isContinueStatement(s)) return true;
+    if (ts.isIfStatement(s)) {
+      const cond = this.evalExpr(s.expression, frame);
+      const before = new Map(frame.env);
+      const thenArm: Step[] = [];
+      let thenExits = false;
+      const rec = this.saveRecording();
+      this.withSink(frame, thenArm, () => {
+        thenExits = this.walkStatement(s.thenStatement, frame);
+      });
+      const recThen = this.saveRecording();
+      this.restoreRecording(rec);
+      const afterThen = frame.env;
+      frame.env = new Map(before);
+      const elseArm: Step[] = [];
+      let elseExits = false;
+      if (s.elseStatement) {
+        this.withSink(frame, elseArm, () => {
+          elseExits = this.walkStatement(s.elseStatement!, frame);
+        });
+      }
+      const recElse = this.saveRecording();
+      // the transaction state after the if: that of the arms that fall through
+      if (thenExits && !elseExits) this.restoreRecording(recElse);
+      else if (elseExits && !thenExits) this.restoreRecording(recThen);
+      else this.restoreRecording({ recording: recThen.recording || recElse.recording, ended: recThen.ended && recElse.ended, everStarted: recThen.everStarted || recElse.everStarted });
+      const afterElse = frame.env;
+      frame.env = mergeEnvs([thenExits ? undefined : afterThen, elseExits ? undefined : afterElse], before);
+      this.pushBranch(frame, s, cond, s.elseStatement ? [thenArm, elseArm] : [thenArm]);
+      return thenExits && elseExits;
+    }
+    if (ts.isSwitchStatement(s)) {
+      const cond = this.evalExpr(s.expression, frame);
+      const before = new Map(frame.env);
+      const arms: Step[][] = [];
+      const envs: Map<ts.Symbol, Value>[] = [];
+      for (const clause of s.caseBlock.clauses) {
+        if (ts.isCaseClause(clause)) this.evalExpr(clause.expression, frame);
+        frame.env = new Map(before);
+        const arm: Step[] = [];
+        this.withSink(frame, arm, () => this.walkStatements(clause.statements, frame));
+        arms.push(arm);
+        envs.push(frame.env);
+      }
+      frame.env = mergeEnvs(envs, before);
+      this.pushBranch(frame, s, cond, arms);
+      return false;
+    }
+    if (ts.isForOfStatement(s) || ts.isForInStatement(s)) {
+      const iter = this.evalExpr(s.expression, frame);
+      const elem = ts.isForInStatement(s) ? { sources: iter.sources } : elementOf(iter);
+      const body: Step[] = [];
+      this.withSink(frame, body, () => {
+        const init = s.initializer;
+        if (ts.isVariableDeclarationList(init)) for (const d of init.declarations) this.bindName(d.name, elem, frame);
+        else this.assignTo(init, elem, frame);
+        this.walkStatement(s.statement, frame);
+      });
+      this.pushLoop(frame, s, iter, body);
+      return false;
+    }
+    if (ts.isForStatement(s)) {
+      if (s.initializer) {
+        if (ts.isVariableDeclarationList(s.initializer)) {
+          for (const d of s.initializer.declarations) this.bindName(d.name, d.initializer ? this.evalExpr(d.initializer, frame) : constant(), frame);
+        } else this.evalExpr(s.initializer, frame);
+      }
+      const body: Step[] = [];
+      let cond: Value = constant();
+      this.withSink(frame, body, () => {
+        if (s.condition) cond = this.evalExpr(s.condition, frame);
+        this.walkStatement(s.statement, frame);
+        if (s.incrementor) this.evalExpr(s.incrementor, frame);
+      });
+      this.pushLoop(frame, s, cond, body);
+      return false;
+    }
+    if (ts.isWhileStatement(s) || ts.isDoStatement(s)) {
+      const body: Step[] = [];
+      let cond: Value = constant();
+      this.withSink(frame, body, () => {
+        if (ts.isWhileStatement(s)) cond = this.evalExpr(s.expression, frame);
+        this.walkStatement(s.statement, frame);
+        if (ts.isDoStatement(s)) cond = this.evalExpr(s.expression, frame);
+      });
+      // A condition over variables the body reassigns from fetched rows (keyset pagination)
+      // depends on those rows: read the variables again after the body.
+      cond = union(cond, this.condVariables(ts.isWhileStatement(s) || ts.isDoStatement(s) ? s.expression : undefined, frame));
+      this.pushLoop(frame, s, cond, body);
+      return false;
+    }
+    if (ts.isTryStatement(s)) return this.walkTry(s, frame);
+    if (ts.isLabeledStatement(s)) return this.walkStatement(s.statement, frame);
+    // declarations (functions, classes, types) run nothing here
+    return false;
+  }
+
+  private condVariables(e: ts.Expression | undefined, frame: Frame): Value {
+    const out: Value[] = [];
+    const visit = (n: ts.Node) => {
+      if (ts.isIdentifier(n)) {
+        const sym = this.checker.getSymbolAtLocation(n);
+        const v = sym ? frame.lookup(sym) : undefined;
+        if (v) out.push({ sources: allSources(v) });
+      } else ts.forEachChild(n, visit);
+    };
+    if (e) visit(e);
+    return union(constant(), ...out);
+  }
+
+  private saveRecording(): { recording: boolean; ended: boolean; everStarted: boolean } {
+    return { recording: this.recording, ended: this.ended, everStarted: this.everStarted };
+  }
+
+  private restoreRecording(r: { recording: boolean; ended: boolean; everStarted: boolean }): void {
+    this.recording = r.recording;
+    this.ended = r.ended;
+    this.everStarted = r.everStarted;
+  }
+
+  private walkTry(s: ts.TryStatement, frame: Frame): boolean {
+    const recBefore = this.recording;
+    const endedBefore = this.ended;
+    const exits = this.walkStatements(s.tryBlock.statements, frame);
+    const afterTry = this.recording;
+    if (s.catchClause) {
+      // The catch block runs after a failure somewhere in the try block: if the transaction
+      // was open then, the catch block starts inside it (typically to roll back).
+      this.recording = this.mode !== "runner" ? true : (recBefore || this.everStarted) && !endedBefore;
+      const arm: Step[] = [];
+      this.withSink(frame, arm, () => {
+        if (s.catchClause!.variableDeclaration) this.bindName(s.catchClause!.variableDeclaration.name, UNKNOWN, frame);
+        this.walkStatements(s.catchClause!.block.statements, frame);
+      });
+      this.pushBranch(frame, s.catchClause, [], [arm]);
+      this.recording = this.mode !== "runner" ? true : afterTry && !this.ended;
+    }
+    if (s.finallyBlock) this.walkStatements(s.finallyBlock.statements, frame);
+    return exits && !s.catchClause;
+  }
+
+  // ---------------------------------------------------------------- bindings
+
+  private bindName(name: ts.BindingName, v: Value, frame: Frame): void {
+    if (ts.isIdentifier(name)) {
+      const sym = this.checker.getSymbolAtLocation(name);
+      if (sym) frame.env.set(sym, v);
+      return;
+    }
+    if (ts.isObjectBindingPattern(name)) {
+      for (const el of name.elements) {
+        const key = el.propertyName ? propertyNameText(el.propertyName) : ts.isIdentifier(el.name) ? el.name.text : undefined;
+        if (el.dotDotDotToken) {
+          this.bindName(el.name, { sources: v.sources, props: v.props, opaque: true }, frame);
+          continue;
+        }
+        let sub = key ? this.member(v, key, undefined) : { sources: v.sources };
+        if (el.initializer && sub.sources.every((x) => x.kind === "unknown")) sub = union(sub, this.evalExpr(el.initializer, frame));
+        this.bindName(el.name, sub, frame);
+      }
+      return;
+    }
+    name.elements.forEach((el, i) => {
+      if (ts.isOmittedExpression(el)) return;
+      const sub = el.dotDotDotToken ? { sources: v.sources, elems: v.elems } : v.items?.[i] ?? elementOf(v);
+      this.bindName(el.name, sub, frame);
+    });
+  }
+
+  private renameOutside(name: ts.BindingName, frame: Frame): void {
+    if (ts.isIdentifier(name)) {
+      const sym = this.checker.getSymbolAtLocation(name);
+      const v = sym ? frame.env.get(sym) : undefined;
+      if (sym && v) frame.env.set(sym, this.outsideValue(v, name.text));
+      return;
+    }
+    for (const el of name.elements) if (!ts.isOmittedExpression(el)) this.renameOutside(el.name, frame);
+  }
+
+  /** Outside a QueryRunner's transaction, values are inputs of the transaction. */
+  private outsideValue(v: Value, name: string): Value {
+    if (v.handle || v.qb || v.closure) return v;
+    const allConst = v.sources.every((s) => s.kind === "constant");
+    const out: Value = { ...v, sources: allConst ? v.sources : [{ kind: "input", name }] };
+    if (v.obj) out.obj = { ...v.obj, origin: "input", step: undefined, name };
+    return out;
+  }
+
+  private assignTo(target: ts.Expression, v: Value, frame: Frame): void {
+    target = stripParens(target);
+    if (ts.isIdentifier(target)) {
+      const sym = this.checker.getSymbolAtLocation(target);
+      if (sym) frame.assign(sym, v);
+      return;
+    }
+    if (ts.isPropertyAccessExpression(target) || ts.isElementAccessExpression(target)) {
+      const key = ts.isPropertyAccessExpression(target) ? target.name.text : literalKey(target.argumentExpression);
+      const base = this.evalExpr(target.expression, frame);
+      if (!key) return;
+      if (base.obj) base.obj.fields.set(key, v);
+      else if (base.props) base.props.set(key, v);
+      else if (base.isThis) {
+        /* this.x = ...: instance state, not tracked */
+      }
+      return;
+    }
+    if (ts.isObjectLiteralExpression(target) || ts.isArrayLiteralExpression(target)) {
+      // destructuring assignment: approximate by binding every identifier to the value
+      const visit = (n: ts.Node) => {
+        if (ts.isIdentifier(n)) {
+          const sym = this.checker.getSymbolAtLocation(n);
+          if (sym) frame.assign(sym, { sources: v.sources });
+        } else ts.forEachChild(n, visit);
+      };
+      visit(target);
+    }
+  }
+
+  // ---------------------------------------------------------------- expressions
+
+  evalExpr(e: ts.Expression, frame: Frame): Value {
+    if (!this.tick(e, frame)) return UNKNOWN;
+    switch (e.kind) {
+      case ts.SyntaxKind.ParenthesizedExpression:
+      case ts.SyntaxKind.AsExpression:
+      case ts.SyntaxKind.NonNullExpression:
+      case ts.SyntaxKind.TypeAssertionExpression:
+      case ts.SyntaxKind.SatisfiesExpression:
+        return this.evalExpr((e as ts.ParenthesizedExpression).expression, frame);
+      case ts.SyntaxKind.AwaitExpression:
+        return this.evalExpr((e as ts.AwaitExpression).expression, frame);
+      case ts.SyntaxKind.StringLiteral:
+      case ts.SyntaxKind.NoSubstitutionTemplateLiteral:
+        return constant((e as ts.StringLiteral).text);
+      case ts.SyntaxKind.NumericLiteral:
+        return constant((e as ts.NumericLiteral).text);
+      case ts.SyntaxKind.TrueKeyword:
+        return constant("true");
+      case ts.SyntaxKind.FalseKeyword:
+        return constant("false");
+      case ts.SyntaxKind.NullKeyword:
+        return constant("null");
+      case ts.SyntaxKind.RegularExpressionLiteral:
+      case ts.SyntaxKind.BigIntLiteral:
+        return constant();
+      case ts.SyntaxKind.ThisKeyword:
+        return frame.thisValue ?? { sources: [{ kind: "unknown" }], isThis: true };
+      case ts.SyntaxKind.Identifier:
+        return this.evalIdentifier(e as ts.Identifier, frame);
+      case ts.SyntaxKind.TemplateExpression: {
+        const t = e as ts.TemplateExpression;
+        const parts = t.templateSpans.map((sp) => this.evalExpr(sp.expression, frame));
+        const v = union(constant(), ...parts);
+        if (parts.every((p) => p.text !== undefined)) {
+          v.text = t.head.text + t.templateSpans.map((sp, i) => parts[i].text + sp.literal.text).join("");
+        }
+        return { sources: normSources(parts.flatMap((p) => p.sources).concat([{ kind: "constant" }])), text: v.text };
+      }
+      case ts.SyntaxKind.PropertyAccessExpression:
+        return this.evalPropertyAccess(e as ts.PropertyAccessExpression, frame);
+      case ts.SyntaxKind.ElementAccessExpression: {
+        const ea = e as ts.ElementAccessExpression;
+        const base = this.evalExpr(ea.expression, frame);
+        const idx = this.evalExpr(ea.argumentExpression, frame);
+        const key = literalKey(ea.argumentExpression);
+        if (key !== undefined && base.items && /^\d+$/.test(key)) return base.items[Number(key)] ?? elementOf(base);
+        if (key !== undefined && (base.props || base.obj)) return this.member(base, key, ea);
+        if (base.items || base.elems || base.obj?.many) return elementOf(base);
+        return { sources: normSources([...base.sources, ...idx.sources]) };
+      }
+      case ts.SyntaxKind.CallExpression:
+        return this.evalCall(e as ts.CallExpression, frame);
+      case ts.SyntaxKind.NewExpression:
+        return this.evalNew(e as ts.NewExpression, frame);
+      case ts.SyntaxKind.ObjectLiteralExpression:
+        return this.evalObject(e as ts.ObjectLiteralExpression, frame);
+      case ts.SyntaxKind.ArrayLiteralExpression: {
+        const items: Value[] = [];
+        let opaque = false;
+        for (const el of (e as ts.ArrayLiteralExpression).elements) {
+          if (ts.isSpreadElement(el)) {
+            const v = this.evalExpr(el.expression, frame);
+            if (v.items) items.push(...v.items);
+            else {
+              items.push(elementOf(v));
+              opaque = true;
+            }
+          } else items.push(this.evalExpr(el, frame));
+        }
+        const v: Value = { sources: normSources(items.flatMap((i) => i.sources).concat([{ kind: "constant" }])), items };
+        if (opaque) {
+          v.elems = union(...items);
+          delete v.items;
+        }
+        return v;
+      }
+      case ts.SyntaxKind.ArrowFunction:
+      case ts.SyntaxKind.FunctionExpression:
+        return { sources: [{ kind: "constant" }], closure: { fn: e as ts.FunctionLikeDeclaration, frame } };
+      case ts.SyntaxKind.BinaryExpression:
+        return this.evalBinary(e as ts.BinaryExpression, frame);
+      case ts.SyntaxKind.ConditionalExpression: {
+        const c = e as ts.ConditionalExpression;
+        const cond = this.evalExpr(c.condition, frame);
+        const a: Step[] = [];
+        const b: Step[] = [];
+        let va: Value = UNKNOWN;
+        let vb: Value = UNKNOWN;
+        this.withSink(frame, a, () => (va = this.evalExpr(c.whenTrue, frame)));
+        this.withSink(frame, b, () => (vb = this.evalExpr(c.whenFalse, frame)));
+        this.pushBranch(frame, c, cond, [a, b]);
+        const out = union(va, vb);
+        return { ...out, sources: normSources([...out.sources, ...cond.sources.filter((s) => s.step)]) };
+      }
+      case ts.SyntaxKind.PrefixUnaryExpression:
+      case ts.SyntaxKind.PostfixUnaryExpression: {
+        const u = e as ts.PrefixUnaryExpression;
+        const v = this.evalExpr(u.operand, frame);
+        if (u.operator === ts.SyntaxKind.PlusPlusToken || u.operator === ts.SyntaxKind.MinusMinusToken) this.assignTo(u.operand, { sources: v.sources }, frame);
+        return { sources: v.sources };
+      }
+      case ts.SyntaxKind.TypeOfExpression:
+      case ts.SyntaxKind.VoidExpression:
+      case ts.SyntaxKind.DeleteExpression:
+        return { sources: this.evalExpr((e as ts.TypeOfExpression).expression, frame).sources };
+      case ts.SyntaxKind.SpreadElement:
+        return this.evalExpr((e as ts.SpreadElement).expression, frame);
+      case ts.SyntaxKind.TaggedTemplateExpression: {
+        const t = e as ts.TaggedTemplateExpression;
+        const parts = ts.isTemplateExpression(t.template) ? t.template.templateSpans.map((sp) => this.evalExpr(sp.expression, frame)) : [];
+        return union(constant(), ...parts);
+      }
+      case ts.SyntaxKind.UndefinedKeyword:
+        return constant("undefined");
+      case ts.SyntaxKind.ClassExpression:
+        return UNKNOWN;
+      default:
+        return UNKNOWN;
+    }
+  }
+
+  private evalObject(o: ts.ObjectLiteralExpression, frame: Frame): Value {
+    const props = new Map<string, Value>();
+    let opaque = false;
+    for (const p of o.properties) {
+      if (ts.isPropertyAssignment(p)) {
+        const key = propertyNameText(p.name);
+        const v = this.evalExpr(p.initializer, frame);
+        if (key === undefined) opaque = true;
+        else props.set(key, v);
+      } else if (ts.isShorthandPropertyAssignment(p)) {
+        // `{ email }`: the value is the variable, not the property symbol
+        const sym = this.checker.getShorthandAssignmentValueSymbol(p);
+        const bound = sym ? frame.lookup(sym) : undefined;
+        props.set(p.name.text, bound ?? (sym ? this.withRunner(p.name, sym, this.outerValue(sym, p.name, frame)) : UNKNOWN));
+      } else if (ts.isSpreadAssignment(p)) {
+        const v = this.evalExpr(p.expression, frame);
+        if (v.props) {
+          for (const [k, pv] of v.props) props.set(k, pv);
+          opaque ||= !!v.opaque;
+        } else if (v.obj) {
+          for (const [k, pv] of v.obj.fields) props.set(k, pv);
+          opaque = true;
+        } else opaque = true;
+      } else if (ts.isMethodDeclaration(p) || ts.isGetAccessor(p) || ts.isSetAccessor(p)) {
+        const key = propertyNameText(p.name);
+        if (key) props.set(key, { sources: [{ kind: "constant" }], closure: { fn: p, frame } });
+      }
+    }
+    const sources = normSources([...[...props.values()].flatMap((v) => v.sources), { kind: "constant" }]);
+    return { sources, props, opaque };
+  }
+
+  private evalBinary(b: ts.BinaryExpression, frame: Frame): Value {
+    const op = b.operatorToken.kind;
+    if (op === ts.SyntaxKind.EqualsToken) {
+      const v = this.evalExpr(b.right, frame);
+      this.assignTo(b.left, v, frame);
+      return v;
+    }
+    if (
+      op === ts.SyntaxKind.PlusEqualsToken || op === ts.SyntaxKind.MinusEqualsToken || op === ts.SyntaxKind.AsteriskEqualsToken ||
+      op === ts.SyntaxKind.SlashEqualsToken || op === ts.SyntaxKind.QuestionQuestionEqualsToken || op === ts.SyntaxKind.BarBarEqualsToken
+    ) {
+      const l = this.evalExpr(b.left, frame);
+      const r = this.evalExpr(b.right, frame);
+      const v = { sources: normSources([...l.sources, ...r.sources]) };
+      this.assignTo(b.left, v, frame);
+      return v;
+    }
+    if (op === ts.SyntaxKind.QuestionQuestionToken || op === ts.SyntaxKind.BarBarToken || op === ts.SyntaxKind.AmpersandAmpersandToken) {
+      const l = this.evalExpr(b.left, frame);
+      const arm: Step[] = [];
+      let r: Value = UNKNOWN;
+      this.withSink(frame, arm, () => (r = this.evalExpr(b.right, frame)));
+      this.pushBranch(frame, b, l, [arm]);
+      // `manager ?? this.repo.manager`: the left value wins when it is a handle
+      if (op === ts.SyntaxKind.AmpersandAmpersandToken) return { ...r, sources: normSources([...l.sources, ...r.sources]) };
+      const out = union(l, r);
+      if (l.text === "undefined" || l.text === "null") return r;
+      return out;
+    }
+    if (op === ts.SyntaxKind.CommaToken) {
+      this.evalExpr(b.left, frame);
+      return this.evalExpr(b.right, frame);
+    }
+    const l = this.evalExpr(b.left, frame);
+    const r = this.evalExpr(b.right, frame);
+    const v: Value = { sources: normSources([...l.sources, ...r.sources]) };
+    if (op === ts.SyntaxKind.PlusToken && l.text !== undefined && r.text !== undefined) v.text = l.text + r.text;
+    return v;
+  }
+
+  private evalIdentifier(id: ts.Identifier, frame: Frame): Value {
+    if (id.text === "undefined") return constant("undefined");
+    const sym = this.checker.getSymbolAtLocation(id);
+    if (!sym) return UNKNOWN;
+    const v = frame.lookup(sym);
+    if (v) return this.withRunner(id, sym, v);
+    return this.withRunner(id, sym, this.outerValue(sym, id, frame));
+  }
+
+  private withRunner(id: ts.Node, sym: ts.Symbol, v: Value): Value {
+    if (this.runnerSyms.has(sym)) return { ...v, handle: { kind: "runner", tx: true, text: id.getText() } };
+    return v;
+  }
+
+  /** Value of a name bound outside the code being walked: a parameter or local of an enclosing
+   *  function (an input of the transaction), a module constant, a function, a handle. */
+  private outerValue(sym: ts.Symbol, at: ts.Node, frame: Frame): Value {
+    const cached = this.outerCache.get(sym);
+    if (cached) return cached;
+    let target = sym;
+    if (sym.flags & ts.SymbolFlags.Alias) {
+      try {
+        target = this.checker.getAliasedSymbol(sym);
+      } catch {
+        /* keep */
+      }
+    }
+    const decl = target.valueDeclaration ?? target.declarations?.[0];
+    let v: Value = UNKNOWN;
+    if (!decl) v = this.typeHandleValue(at, frame) ?? UNKNOWN;
+    else if (decl.getSourceFile().isDeclarationFile) v = this.typeHandleValue(at, frame) ?? constant(); // Math, JSON, process
+    else if (ts.isFunctionDeclaration(decl) || ts.isMethodDeclaration(decl)) v = { sources: [{ kind: "constant" }], closure: { fn: decl, frame: undefined } };
+    else if (ts.isClassDeclaration(decl) || ts.isEnumDeclaration(decl) || ts.isEnumMember(decl)) v = constant();
+    else if (ts.isParameter(decl) || ts.isBindingElement(decl)) {
+      v = this.typeHandleValue(at, frame) ?? this.inputValue(target.name, at);
+    } else if (ts.isVariableDeclaration(decl)) {
+      const isConst = (ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const) !== 0;
+      const moduleLevel = ts.isSourceFile(decl.parent.parent.parent) || ts.isModuleBlock(decl.parent.parent.parent);
+      const init = decl.initializer ? stripParens(decl.initializer) : undefined;
+      if (init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) v = { sources: [{ kind: "constant" }], closure: { fn: init, frame: undefined } };
+      else if (init && isLiteralish(init) && (isConst || !moduleLevel)) v = this.evalExpr(init, frame);
+      else {
+        const h = this.typeHandleValue(at, frame);
+        if (h) v = h;
+        else if (init && !this.outerActive.has(sym) && decl.getSourceFile() === at.getSourceFile() && !moduleLevel) {
+          // a local of the enclosing function: its handle/shape matters (repo obtained
+          // outside the callback), its data is an input of the transaction
+          this.outerActive.add(sym);
+          const rec = this.recording;
+          this.recording = false;
+          const sink: Step[] = [];
+          try {
+            let iv: Value = UNKNOWN;
+            this.withSink(frame, sink, () => (iv = this.evalExpr(init, frame)));
+            v = this.outsideValue(iv, target.name);
+          } finally {
+            this.recording = rec;
+            this.outerActive.delete(sym);
+          }
+        } else v = moduleLevel && isConst ? this.inputValue(target.name, at) : this.inputValue(target.name, at);
+      }
+    } else v = this.typeHandleValue(at, frame) ?? UNKNOWN;
+    this.outerCache.set(sym, v);
+    return v;
+  }
+
+  /** A handle recognised from the expression's type (injected repository, data source, ...). */
+  private typeHandleValue(e: ts.Node, frame: Frame): Value | undefined {
+    const th = this.env.handles.of(this.checker.getTypeAtLocation(e));
+    if (!th) return undefined;
+    const thisBound = ts.isPropertyAccessExpression(e) && e.expression.kind === ts.SyntaxKind.ThisKeyword && !!frame.thisValue?.txService;
+    const tx = this.mode === "cls" || thisBound;
+    if (th.kind === "qb") {
+      const handle: Handle = { kind: "manager", tx, text: e.getText() };
+      return { sources: [{ kind: "unknown" }], qb: newQb("select", th.entity, null, handle) };
+    }
+    return { sources: [{ kind: "unknown" }], handle: { kind: th.kind, entity: th.entity, tx, text: e.getText(), customClass: th.customClass } };
+  }
+
+  private evalPropertyAccess(pa: ts.PropertyAccessExpression, frame: Frame): Value {
+    const name = pa.name.text;
+    // `this.repo`, `qr.manager`, `this.dataSource.manager`
+    const base = this.evalExpr(pa.expression, frame);
+    if (base.handle) {
+      const h = base.handle;
+      if (name === "manager" && (h.kind === "runner" || h.kind === "repo" || h.kind === "datasource")) {
+        return { sources: [{ kind: "unknown" }], handle: { kind: "manager", tx: h.tx, text: pa.getText() } };
+      }
+      if (name === "connection" || name === "dataSource") {
+        return { sources: [{ kind: "unknown" }], handle: { kind: "datasource", tx: this.mode === "cls", text: pa.getText() } };
+      }
+      if (name === "queryRunner" && h.kind === "manager") return { sources: [{ kind: "unknown" }], handle: { kind: "runner", tx: h.tx, text: pa.getText() } };
+    }
+    if (base.isThis || base.handle?.customClass) {
+      const sym = this.checker.getSymbolAtLocation(pa);
+      if (sym && this.runnerSyms.has(sym)) return { sources: [{ kind: "unknown" }], handle: { kind: "runner", tx: true, text: pa.getText() } };
+      const th = this.typeHandleValue(pa, frame);
+      if (th) return th;
+      return { sources: [{ kind: "unknown" }] };
+    }
+    if (!base.handle && !base.obj && !base.props) {
+      const sym = this.checker.getSymbolAtLocation(pa);
+      if (sym && this.runnerSyms.has(sym)) return { sources: [{ kind: "unknown" }], handle: { kind: "runner", tx: true, text: pa.getText() } };
+      const th = this.typeHandleValue(pa, frame);
+      if (th) return th;
+    }
+    // lazy relation: `await order.customer` where customer: Promise<Customer>
+    if (base.obj && ts.isAwaitExpression(skipParentParens(pa))) {
+      const lazy = this.lazyRelation(base, name, pa, frame);
+      if (lazy) return lazy;
+    }
+    return this.member(base, name, pa);
+  }
+
+  /** Member `key` of a value (object field, entity attribute, generated key, input path). */
+  private member(base: Value, key: string, at: ts.Node | undefined): Value {
+    if (base.props?.has(key)) return base.props.get(key)!;
+    if (base.insertResult && (key === "identifiers" || key === "generatedMaps" || key === "raw")) {
+      return { sources: [{ kind: "generated", step: base.insertResult }] };
+    }
+    if (base.obj) {
+      const o = base.obj;
+      if (o.fields.has(key)) return o.fields.get(key)!;
+      const info = o.entity ? this.env.entities.byName(o.entity) : undefined;
+      const attr = EntityIndex.attribute(info, key);
+      if (attr === "pk" && o.key && !o.many) return { sources: o.key };
+      if (attr === "pk" && o.insertStep) return { sources: normSources([{ kind: "generated", step: o.insertStep }, ...base.sources.filter((x) => x.step && x.step !== o.insertStep)]) };
+      if (o.origin === "loaded" && o.step) {
+        // `a ?? b` of two fetched/saved objects: the member may come from either
+        const v: Value = { sources: normSources([{ kind: "result", step: o.step }, ...base.sources.filter((x) => x.step)]) };
+        const rel = info?.relations.get(key);
+        if (rel && rel.targetName) v.obj = { entity: this.env.entities.byName(rel.targetName)?.record.name ?? rel.targetName, origin: "loaded", step: o.step, fields: new Map(), many: !rel.owning && rel.decorator !== "OneToOne" };
+        return v;
+      }
+      if (o.origin === "input") return { sources: [{ kind: "input", name: `${o.name ?? "input"}.${key}` }] };
+      if (o.origin === "new") return { sources: [{ kind: "unknown" }] };
+    }
+    if (at && base.sources.length === 1 && base.sources[0].kind === "input" && base.sources[0].name) {
+      return { sources: [{ kind: "input", name: `${base.sources[0].name}.${key}` }] };
+    }
+    if (key === "length" || !base.elems) return { sources: base.sources };
+    return { sources: base.sources };
+  }
+
+  private lazyRelation(base: Value, name: string, at: ts.Node, frame: Frame): Value | undefined {
+    const o = base.obj!;
+    const info = o.entity ? this.env.entities.byName(o.entity) : undefined;
+    const rel = info?.relations.get(name);
+    if (!rel || !rel.lazy) return undefined;
+    const target = rel.targetName ? this.env.entities.byName(rel.targetName) : undefined;
+    const keySources = normSources(o.step ? [{ kind: "result", step: o.step }] : allSources(base));
+    let predicate: Predicate;
+    if (rel.owning && rel.decorator !== "ManyToMany") predicate = pkEquals(keySources, `${name}`);
+    else {
+      const inverse = rel.inverse ?? (info ? info.record.name.charAt(0).toLowerCase() + info.record.name.slice(1) : name);
+      predicate = { bool: "and", args: [{ attribute: EntityIndex.attribute(target, inverse), lookup: inverse, op: "eq", sources: keySources }] };
+    }
+    return this.emitStatement(frame, at, null, {
+      entity: target?.record.name ?? rel.targetName, kind: "read", api: `lazy:${name}`, predicate, dynamic: false, values: [], uses: [],
+    }, !rel.owning || rel.decorator === "ManyToMany" || rel.decorator === "OneToMany");
+  }
+
+  // ---------------------------------------------------------------- calls
+
+  evalArgs(call: ts.CallExpression | ts.NewExpression, frame: Frame): Value[] {
+    return (call.arguments ?? []).map((a) => this.evalExpr(a, frame));
+  }
+
+  private evalCall(call: ts.CallExpression, frame: Frame): Value {
+    const callee = stripParens(call.expression);
+
+    // super(...) / import(...)
+    if (callee.kind === ts.SyntaxKind.SuperKeyword || callee.kind === ts.SyntaxKind.ImportKeyword) {
+      this.evalArgs(call, frame);
+      return UNKNOWN;
+    }
+
+    // the call of a runner factory that starts this transaction
+    if (call === this.site.startCall) {
+      this.evalArgs(call, frame);
+      this.recording = true;
+      this.everStarted = true;
+      let up: ts.Node = call.parent;
+      while (ts.isAwaitExpression(up) || ts.isParenthesizedExpression(up) || ts.isAsExpression(up) || ts.isNonNullExpression(up)) up = up.parent;
+      const decl = ts.isVariableDeclaration(up) ? up : undefined;
+      if (decl && ts.isIdentifier(decl.name)) {
+        const sym = this.checker.getSymbolAtLocation(decl.name);
+        if (sym) this.runnerSyms.add(sym);
+      }
+      return { sources: [{ kind: "unknown" }], handle: { kind: "runner", tx: true, text: call.getText() } };
+    }
+    // wrapper of the app (runInTransaction(fn) helper)
+    const wrapper = this.env.boundaries.wrapperOf(call);
+    if (wrapper && wrapper.fn !== frame.fn) return this.callWrapper(call, wrapper, frame);
+
+    if (ts.isPropertyAccessExpression(callee) || ts.isElementAccessExpression(callee)) {
+      const recvExpr = callee.expression;
+      const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : literalKey(callee.argumentExpression);
+      // Promise.all([...]) and friends
+      if (ts.isIdentifier(recvExpr) && recvExpr.text === "Promise" && name && PROMISE_COMBINATORS.has(name)) {
+        const args = this.evalArgs(call, frame);
+        const a = args[0] ?? UNKNOWN;
+        return { sources: a.sources, items: a.items, elems: a.elems };
+      }
+      const recv = this.evalExpr(recvExpr, frame);
+      if (name) {
+        const r = this.methodCall(call, recv, name, frame);
+        if (r) return r;
+      }
+      return this.genericCall(call, frame, recv);
+    }
+
+    // plain function call
+    if (ts.isIdentifier(callee)) {
+      const sym = this.checker.getSymbolAtLocation(callee);
+      const bound = sym ? frame.lookup(sym) : undefined;
+      if (bound?.closure) {
+        const args = this.evalArgs(call, frame);
+        return this.invoke(bound.closure.fn, args, undefined, call, frame, bound.closure.frame as Frame | undefined);
+      }
+      if (bound?.promiseResolve) {
+        this.evalArgs(call, frame);
+        return UNKNOWN;
+      }
+      const r = this.globalCall(call, callee, frame);
+      if (r) return r;
+    }
+    return this.genericCall(call, frame, undefined);
+  }
+
+  /** typeorm 0.2 global helpers: getManager(), getRepository(User), getConnection(), ... */
+  private globalCall(call: ts.CallExpression, callee: ts.Identifier, frame: Frame): Value | undefined {
+    const name = typeormExportName(this.checker, callee);
+    if (!name) return undefined;
+    const args = this.evalArgs(call, frame);
+    const tx = this.mode === "cls";
+    const text = call.getText();
+    if (FIND_OPERATOR_NAMES.has(name)) return { sources: normSources(args.flatMap((a) => allSources(a)).concat([{ kind: "constant" }])), findOp: { name, args } };
+    if (name === "getManager" || name === "getMongoManager") return { sources: [{ kind: "unknown" }], handle: { kind: "manager", tx, text } };
+    if (name === "getConnection") return { sources: [{ kind: "unknown" }], handle: { kind: "datasource", tx, text } };
+    if (name === "getRepository" || name === "getTreeRepository" || name === "getMongoRepository") {
+      return { sources: [{ kind: "unknown" }], handle: { kind: "repo", entity: call.arguments[0] ? this.entityOfTarget(call.arguments[0])?.record.name ?? null : null, tx, text } };
+    }
+    if (name === "getCustomRepository") {
+      const th = call.arguments[0] ? this.customRepoOf(call.arguments[0]) : undefined;
+      return { sources: [{ kind: "unknown" }], handle: { kind: "repo", entity: th?.entity ?? null, tx, text, customClass: th?.customClass } };
+    }
+    if (name === "createQueryBuilder") {
+      const ent = call.arguments[0] ? this.entityOfTarget(call.arguments[0])?.record.name ?? null : null;
+      return { sources: [{ kind: "unknown" }], qb: newQb("select", ent, call.arguments[1] ? args[1].text ?? null : null, { kind: "manager", tx, text }) };
+    }
+    return undefined;
+  }
+
+  private methodCall(call: ts.CallExpression, recv: Value, name: string, frame: Frame): Value | undefined {
+    // query builders
+    if (recv.qb) return qbCall(this, call, recv, name, frame);
+    const h = recv.handle;
+    if (h) {
+      const r = this.handleCall(call, recv, h, name, frame);
+      if (r) return r;
+    }
+    // ActiveRecord static: User.findOneBy(...)
+    const recvExpr = stripParens((call.expression as ts.PropertyAccessExpression).expression);
+    const arInfo = this.activeRecordClass(recvExpr);
+    if (arInfo) {
+      const handle: Handle = { kind: "repo", entity: arInfo.record.name, tx: this.mode === "cls", activeRecord: true, text: recvExpr.getText() };
+      const r = this.handleCall(call, { sources: [{ kind: "unknown" }], handle }, handle, name, frame);
+      if (r) return r;
+    }
+    // ActiveRecord instance: user.save()
+    if (ACTIVE_RECORD_INSTANCE[name]) {
+      const info = recv.obj?.entity ? this.env.entities.byName(recv.obj.entity) : this.env.entities.byType(this.checker.getTypeAtLocation(recvExpr));
+      if (info?.activeRecord) {
+        const handle: Handle = { kind: "repo", entity: info.record.name, tx: this.mode === "cls", activeRecord: true, text: recvExpr.getText() };
+        this.evalArgs(call, frame);
+        const objVal = recv.obj ? recv : { ...recv, obj: { entity: info.record.name, origin: "input" as const, fields: new Map(), name: recvExpr.getText() } };
+        return entityStatement(this, call, handle, info, name, ACTIVE_RECORD_INSTANCE[name], objVal, frame);
+      }
+    }
+    // transaction boundaries met inside the walk
+    if (name === "transaction" && call.arguments.length > 0) {
+      const last = stripParens(call.arguments[call.arguments.length - 1]);
+      const isCb = ts.isArrowFunction(last) || ts.isFunctionExpression(last);
+      if (isCb && (h ? h.tx : false)) {
+        // savepoint of this transaction: its body is part of it
+        const fn = last as ts.FunctionLikeDeclaration;
+        const f = new Frame(fn, frame.via, frame.depth, frame.stack, frame.thisValue, frame.sink, frame);
+        fn.parameters.forEach((p, i) => this.bindName(p.name, i === 0 ? { sources: [{ kind: "unknown" }], handle: { kind: "manager", tx: true, text: p.name.getText() } } : UNKNOWN, f));
+        this.walkBody(fn, f);
+        return union(...f.returns);
+      }
+      if (isCb && h) return UNKNOWN; // another transaction, reported on its own
+    }
+    // arrays built up in the transaction: lines.push(line)
+    if ((name === "push" || name === "unshift") && recv.items) {
+      const vals = this.evalArgs(call, frame);
+      recv.items.push(...vals);
+      recv.sources = normSources([...recv.sources, ...vals.flatMap((v) => v.sources)]);
+      return constant();
+    }
+    // array iteration with callbacks: a loop
+    if (ARRAY_ITERATION.has(name) && call.arguments.length > 0) {
+      const cb = this.evalExpr(call.arguments[0], frame);
+      if (cb.closure && (recv.items || recv.elems || recv.obj?.many || this.isArrayLike(call))) {
+        return this.iterate(call, recv, name, cb, frame);
+      }
+    }
+    return undefined;
+  }
+
+  private isArrayLike(call: ts.CallExpression): boolean {
+    const recvExpr = (call.expression as ts.PropertyAccessExpression).expression;
+    const t = this.checker.getTypeAtLocation(recvExpr);
+    return this.checker.isArrayType(t) || this.checker.isTupleType(t) || !!(t.flags & ts.TypeFlags.Any);
+  }
+
+  private iterate(call: ts.CallExpression, recv: Value, name: string, cb: Value, frame: Frame): Value {
+    const fn = cb.closure!.fn;
+    const elem = elementOf(recv);
+    const body: Step[] = [];
+    const before = this.counter;
+    let ret: Value = UNKNOWN;
+    this.withSink(frame, body, () => {
+      const args = name === "reduce" || name === "reduceRight" ? [UNKNOWN, elem, constant()] : [elem, constant(), recv];
+      ret = this.invoke(fn, args, undefined, call, frame, cb.closure!.frame as Frame | undefined, true);
+    });
+    this.pushLoop(frame, call, recv, body);
+    const isAsync = !!ts.getModifiers(fn as ts.ArrowFunction)?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword);
+    if (name === "forEach" && isAsync && this.counter > before && this.recording) {
+      this.diag(call, "missing-await", "warning", "forEach(async ...) inside the transaction: the statements are not awaited before commit");
+    }
+    if (name === "map" || name === "flatMap") return { sources: normSources([...recv.sources, ...ret.sources]), elems: ret };
+    if (name === "filter" || name === "find" || name === "findLast") return recv;
+    return { sources: normSources([...recv.sources, ...ret.sources]) };
+  }
+
+  /** A call through a TypeORM handle (repository, manager, data source, runner). */
+  private handleCall(call: ts.CallExpression, recv: Value, h: Handle, name: string, frame: Frame): Value | undefined {
+    const args = call.arguments;
+    const text = call.getText();
+    // handle factories
+    if (name === "getRepository" || name === "getTreeRepository" || name === "getMongoRepository") {
+      this.evalArgs(call, frame);
+      const ent = args[0] ? this.entityOfTarget(args[0])?.record.name ?? null : null;
+      return { sources: [{ kind: "unknown" }], handle: { kind: "repo", entity: ent, tx: h.tx, text } };
+    }
+    if (name === "getCustomRepository" || name === "withRepository") {
+      const vals = this.evalArgs(call, frame);
+      const th = name === "withRepository" ? (vals[0]?.handle ? { entity: vals[0].handle.entity ?? null, customClass: vals[0].handle.customClass } : this.customRepoOf(args[0])) : args[0] ? this.customRepoOf(args[0]) : undefined;
+      return { sources: [{ kind: "unknown" }], handle: { kind: "repo", entity: th?.entity ?? null, tx: h.tx, text, customClass: th?.customClass } };
+    }
+    if (name === "extend" && h.kind === "repo") {
+      const vals = this.evalArgs(call, frame);
+      return { sources: [{ kind: "unknown" }], handle: h, props: vals[0]?.props };
+    }
+    if (name === "createQueryRunner") {
+      return { sources: [{ kind: "unknown" }], handle: { kind: "runner", tx: false, text } };
+    }
+    if (name === "createEntityManager") return { sources: [{ kind: "unknown" }], handle: { kind: "manager", tx: false, text } };
+    if (name === "createQueryBuilder") {
+      const vals = this.evalArgs(call, frame);
+      if (h.kind === "repo") return { sources: [{ kind: "unknown" }], qb: newQb("select", h.entity ?? null, vals[0]?.text ?? null, h) };
+      const ent = args[0] ? this.entityOfTarget(args[0]) : undefined;
+      return { sources: [{ kind: "unknown" }], qb: newQb("select", ent?.record.name ?? null, ent ? vals[1]?.text ?? null : null, h) };
+    }
+    if (name === "create" || name === "merge") {
+      // builds an object in memory: no statement
+      const vals = this.evalArgs(call, frame);
+      let info: EntityInfo | undefined;
+      let data: Value | undefined;
+      if (h.kind === "repo") {
+        info = h.entity ? this.env.entities.byName(h.entity) : undefined;
+        data = name === "merge" ? vals[1] : vals[0];
+        if (name === "merge" && vals[0]?.obj) {
+          for (const [k, v] of data?.props ?? []) vals[0].obj.fields.set(k, v);
+          return vals[0];
+        }
+      } else {
+        info = args[0] ? this.entityOfTarget(args[0]) : undefined;
+        data = name === "merge" ? vals[2] : vals[1];
+        if (name === "merge" && vals[1]?.obj) {
+          for (const [k, v] of data?.props ?? []) vals[1].obj.fields.set(k, v);
+          return vals[1];
+        }
+      }
+      const many = !!data?.items;
+      const fields = new Map<string, Value>(data?.props ?? data?.items?.[0]?.props ?? []);
+      return { sources: normSources(allSources(data).concat([{ kind: "constant" }])), obj: { entity: info?.record.name ?? h.entity ?? null, origin: "new", fields, many } };
+    }
+    if (h.kind === "runner") {
+      if (name === "startTransaction") {
+        this.evalArgs(call, frame);
+        if (h.tx && this.mode === "runner") {
+          this.recording = true;
+          this.everStarted = true;
+        }
+        return UNKNOWN;
+      }
+      if (name === "commitTransaction" || name === "rollbackTransaction") {
+        if (h.tx && this.mode === "runner") {
+          this.recording = false;
+          this.ended = true;
+        }
+        return UNKNOWN;
+      }
+      if (name === "connect" || name === "release") return UNKNOWN;
+      if (name === "query") return rawQuery(this, call, h, frame);
+      return undefined;
+    }
+    if (name === "query") return rawQuery(this, call, h, frame);
+    const api = REPOSITORY_METHODS[name];
+    if (!api) {
+      // a method of a custom repository: walk it with `this` = this handle
+      return undefined;
+    }
+    let info: EntityInfo | undefined;
+    let argOffset = 0;
+    if (h.kind === "repo") info = h.entity ? this.env.entities.byName(h.entity) : undefined;
+    else {
+      // EntityManager / DataSource: entity target first (optional for save/remove)
+      const t = args[0] ? this.entityOfTarget(args[0]) : undefined;
+      if (t) {
+        info = t;
+        argOffset = 1;
+      } else if (!OPTIONAL_TARGET.has(name)) {
+        const str = args[0] ? stripParens(args[0]) : undefined;
+        argOffset = 1;
+        if (str && (ts.isStringLiteral(str) || ts.isNoSubstitutionTemplateLiteral(str))) info = this.env.entities.byName(str.text);
+      }
+    }
+    const vals = this.evalArgs(call, frame).slice(argOffset);
+    const argExprs = args.slice(argOffset);
+    // update/delete criteria given as an array of ids (a parameter typed number[])
+    if ((api.shape === "criteria" || api.shape === "update" || api.shape === "step") && argExprs[0] && vals[0] && !vals[0].props && !vals[0].items && !vals[0].elems) {
+      const t = this.checker.getTypeAtLocation(argExprs[0]);
+      if (this.checker.isArrayType(t) || this.checker.isTupleType(t)) vals[0] = { ...vals[0], elems: { sources: vals[0].sources } };
+    }
+    return repositoryStatement(this, call, h, info, name, api, vals, argExprs, frame);
+  }
+
+  // ---------------------------------------------------------------- other calls
+
+  private evalNew(n: ts.NewExpression, frame: Frame): Value {
+    const info = this.entityOfTarget(n.expression);
+    if (info && !info.record.abstract) {
+      this.evalArgs(n, frame);
+      return { sources: [{ kind: "constant" }], obj: { entity: info.record.name, origin: "new", fields: new Map() } };
+    }
+    // new Promise(resolve => setTimeout(resolve, ms)): a sleep
+    if (ts.isIdentifier(n.expression) && n.expression.text === "Promise" && n.arguments?.[0]) {
+      const ex = this.evalExpr(n.arguments[0], frame);
+      if (ex.closure) {
+        const resolve: Value = { sources: [{ kind: "constant" }], promiseResolve: true };
+        const r = this.invoke(ex.closure.fn, [resolve, resolve], undefined, n, frame, ex.closure.frame as Frame | undefined, true, true);
+        return r;
+      }
+      return UNKNOWN;
+    }
+    const args = this.evalArgs(n, frame);
+    // new Brackets(...) handled by the builder; other objects: data derived from arguments
+    return { sources: normSources([...args.flatMap((a) => a.sources), { kind: "constant" }]) };
+  }
+
+  /** Calls that are neither ORM statements nor boundaries: effects, the app's own functions,
+   *  callbacks, and library calls whose callbacks we walk in place. */
+  private genericCall(call: ts.CallExpression, frame: Frame, recv: Value | undefined): Value {
+    // effects first (by origin)
+    const origin = this.env.origins.ofExpression(call.expression);
+    if (origin) {
+      if (frame.inPromiseExecutor && origin.module === "<global>" && origin.path[0] === "setTimeout") {
+        this.evalArgs(call, frame);
+        return this.emitEffect(frame, call, "sleep", "setTimeout", []);
+      }
+      const m = matchEffect(origin.module, origin.path);
+      if (m) {
+        const args = this.evalArgs(call, frame);
+        return this.emitEffect(frame, call, m.category, m.callee, args);
+      }
+    }
+    // the application's own code
+    const target = this.resolveFunction(call.expression, frame, call);
+    if (target) {
+      const args = this.evalArgs(call, frame);
+      let thisValue: Value | undefined = recv;
+      if (recv?.isThis && frame.thisValue) thisValue = frame.thisValue;
+      if (recv?.handle?.customClass || recv?.handle) thisValue = recv;
+      return this.invoke(target.fn, args, thisValue, call, frame, target.parent);
+    }
+    // unknown/library call: walk function arguments in place, derive data from arguments
+    const args = this.evalArgs(call, frame);
+    const handleArg = args.find((a) => a.handle?.tx || a.qb?.handle.tx);
+    for (const a of args) {
+      if (a.closure) this.invoke(a.closure.fn, [], undefined, call, frame, a.closure.frame as Frame | undefined, true);
+    }
+    if (handleArg && this.recording && !this.isKnownLibraryCall(call)) {
+      this.unresolved(frame, call, shortText(call.expression), "transaction handle passed to a function txscan cannot follow");
+    }
+    const appDecl = this.appDeclarationWithoutBody(call);
+    if (appDecl && this.recording) this.unresolved(frame, call, appDecl, "declaration without body (abstract or interface)");
+    const sources = normSources([...(recv?.sources ?? []), ...args.flatMap((a) => a.sources), { kind: "constant" }]);
+    return { sources: sources.length ? sources : [{ kind: "unknown" }] };
+  }
+
+  private isKnownLibraryCall(call: ts.CallExpression): boolean {
+    const sig = this.checker.getResolvedSignature(call);
+    const decl = sig?.declaration;
+    return !!decl && !ts.isJSDocSignature(decl) && decl.getSourceFile().isDeclarationFile;
+  }
+
+  private appDeclarationWithoutBody(call: ts.CallExpression): string | undefined {
+    const sig = this.checker.getResolvedSignature(call);
+    const decl = sig?.declaration;
+    if (!decl || ts.isJSDocSignature(decl)) return undefined;
+    const sf = decl.getSourceFile();
+    if (sf.isDeclarationFile || !this.env.isAppFile(sf)) return undefined;
+    if ((ts.isMethodDeclaration(decl) || ts.isMethodSignature(decl) || ts.isFunctionDeclaration(decl)) && !(decl as ts.MethodDeclaration).body) {
+      // an overload signature whose implementation is there is not missing a body
+      const sym = decl.name ? this.checker.getSymbolAtLocation(decl.name) : undefined;
+      if (sym?.declarations?.some((d) => ts.isFunctionLike(d) && (d as ts.FunctionLikeDeclaration).body)) return undefined;
+      return qualifiedName(this.env.rootDir, decl);
+    }
+    return undefined;
+  }
+
+  /** The application function a callee expression denotes (closures first, then the checker). */
+  private resolveFunction(e: ts.Expression, frame: Frame, call?: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; parent?: Frame } | undefined {
+    e = stripParens(e);
+    if (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === "bind") e = e.expression.expression;
+    if (ts.isIdentifier(e)) {
+      const sym = this.checker.getSymbolAtLocation(e);
+      const bound = sym ? frame.lookup(sym) : undefined;
+      if (bound?.closure) return { fn: bound.closure.fn, parent: bound.closure.frame as Frame | undefined };
+      if (bound && !bound.closure && sym && (this.checker.getSymbolAtLocation(e)?.valueDeclaration && ts.isParameter(this.checker.getSymbolAtLocation(e)!.valueDeclaration!))) return undefined;
+    }
+    if (ts.isPropertyAccessExpression(e)) {
+      // method of an object literal held in a value (repo.extend({...}), handler tables)
+      const base = this.evalExprQuiet(e.expression, frame);
+      const m = base?.props?.get(e.name.text);
+      if (m?.closure) return { fn: m.closure.fn, parent: m.closure.frame as Frame | undefined };
+    }
+    let decl: ts.Declaration | undefined;
+    if (call) {
+      const sig = this.checker.getResolvedSignature(call);
+      if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) decl = sig.declaration;
+    }
+    if (!decl || !(decl as ts.FunctionLikeDeclaration).body) {
+      let sym = this.checker.getSymbolAtLocation(ts.isPropertyAccessExpression(e) ? e.name : e);
+      if (sym && sym.flags & ts.SymbolFlags.Alias) {
+        try {
+          sym = this.checker.getAliasedSymbol(sym);
+        } catch {
+          sym = undefined;
+        }
+      }
+      decl = sym?.valueDeclaration ?? sym?.declarations?.[0];
+    }
+    if (!decl) return undefined;
+    if (ts.isFunctionLike(decl) && !(decl as ts.FunctionLikeDeclaration).body) {
+      // overloads: walk the implementation
+      const sym = decl.name ? this.checker.getSymbolAtLocation(decl.name) : undefined;
+      const impl = sym?.declarations?.find((d) => ts.isFunctionLike(d) && (d as ts.FunctionLikeDeclaration).body);
+      if (impl) decl = impl;
+    }
+    if ((ts.isVariableDeclaration(decl) || ts.isPropertyDeclaration(decl) || ts.isPropertyAssignment(decl)) && decl.initializer) {
+      const init = stripParens(decl.initializer);
+      if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) decl = init;
+    }
+    const fn = decl as ts.FunctionLikeDeclaration;
+    if (!ts.isFunctionLike(decl) || !fn.body) return undefined;
+    const sf = decl.getSourceFile();
+    if (sf.isDeclarationFile || !this.env.isAppFile(sf)) return undefined;
+    return { fn };
+  }
+
+  private evalExprQuiet(e: ts.Expression, frame: Frame): Value | undefined {
+    e = stripParens(e);
+    if (ts.isIdentifier(e)) {
+      const sym = this.checker.getSymbolAtLocation(e);
+      return sym ? frame.lookup(sym) : undefined;
+    }
+    if (e.kind === ts.SyntaxKind.ThisKeyword) return frame.thisValue;
+    return undefined;
+  }
+
+  /** Walk an application function with arguments bound; returns its return value. */
+  invoke(
+    fn: ts.FunctionLikeDeclaration, args: Value[], thisValue: Value | undefined, call: ts.Node, frame: Frame, parent: Frame | undefined,
+    inline = false, promiseExecutor = false,
+  ): Value {
+    if (!fn.body) return UNKNOWN;
+    const propagation = this.env.boundaries.transactional.get(fn);
+    if (propagation && !JOINING_PROPAGATIONS.has(propagation)) {
+      // REQUIRES_NEW / NOT_SUPPORTED / NEVER: runs in its own transaction or none
+      return { sources: normSources(args.flatMap((a) => a.sources)) };
+    }
+    if (!inline && frame.stack.includes(fn)) return { sources: normSources(args.flatMap((a) => a.sources)) }; // recursion
+    const depth = inline ? frame.depth : frame.depth + 1;
+    const name = qualifiedName(this.env.rootDir, fn);
+    if (depth > this.env.maxDepth) {
+      if (this.recording) {
+        this.unresolved(frame, call, name, "depth-limit");
+        this.diag(call, "depth-limit", "info", `call to ${name} not followed: depth limit ${this.env.maxDepth} reached`);
+      }
+      return UNKNOWN;
+    }
+    const via = inline ? frame.via : [...frame.via, name];
+    const f = new Frame(fn, via, depth, inline ? frame.stack : [...frame.stack, fn], inline ? frame.thisValue : thisValue, frame.sink, parent ?? (inline ? frame : undefined));
+    f.inPromiseExecutor = promiseExecutor || (inline && frame.inPromiseExecutor);
+    fn.parameters.forEach((p, i) => {
+      let v: Value | undefined = p.dotDotDotToken ? { sources: normSources(args.slice(i).flatMap((a) => a.sources)), items: args.slice(i) } : args[i];
+      if ((!v || v.text === "undefined") && p.initializer) v = this.evalExpr(p.initializer, f);
+      this.bindName(p.name, v ?? constant("undefined"), f);
+    });
+    this.walkBody(fn, f);
+    if (f.returns.length === 0) return constant("undefined");
+    return union(...f.returns);
+  }
+
+  private callWrapper(call: ts.CallExpression, w: import("./boundaries").WrapperInfo, frame: Frame): Value {
+    const args = this.evalArgs(call, frame);
+    const cb = args[w.callbackIndex];
+    const joins = args.some((a) => a.handle?.tx);
+    if (!cb?.closure || !joins) return UNKNOWN; // a transaction of its own, reported at this call
+    const fn = cb.closure.fn;
+    const tx = args.find((a) => a.handle?.tx)!.handle!;
+    const cbArgs: Value[] = fn.parameters.map((_, i) => (w.bind.some((b) => b.index === i) ? { sources: [{ kind: "unknown" as const }], handle: { ...tx } } : UNKNOWN));
+    return this.invoke(fn, cbArgs, undefined, call, frame, cb.closure.frame as Frame | undefined, true);
+  }
+
+  // ---------------------------------------------------------------- emitting
+
+  emitStatement(
+    frame: Frame, at: ts.Node, h: Handle | null, s: Omit<StatementStep, "node" | "id" | "file" | "line" | "via">, many: boolean,
+  ): Value {
+    if (!this.recording) {
+      return { sources: [{ kind: "input", name: shortText(at) }], obj: { entity: s.entity, origin: "input", fields: new Map(), many, name: shortText(at) } };
+    }
+    if (h && !h.tx && this.mode !== "cls") {
+      this.diag(at, "escaped-manager", "warning",
+        `${s.api} on \`${h.text.length > 60 ? h.text.slice(0, 57) + "..." : h.text}\` runs outside the transaction: use the transaction's manager`);
+      return { sources: [{ kind: "unknown" }], obj: { entity: s.entity, origin: "unknown", fields: new Map(), many } };
+    }
+    const id = `s${++this.counter}`;
+    // `uses` carries what the predicate and values cannot say: the saved object, a builder's
+    // subqueries, the parameters of SQL txscan could not read. Keys and values from earlier
+    // steps are already in their sources (the core reads those as key/value dependencies).
+    const used = new Set<string>(s.uses);
+    const step: StatementStep = {
+      node: "statement", id, file: this.fileOf(at), line: lineOf(at), via: frame.via, entity: s.entity, kind: s.kind, api: s.api,
+      predicate: s.predicate, dynamic: s.dynamic, values: s.values,
+      uses: [...used].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1))),
+    };
+    if (s.sql !== undefined) step.sql = s.sql;
+    frame.sink.push(step);
+    const key = !many && (s.kind === "read" || s.kind === "lock") ? pkKeyOf(s.predicate) : undefined;
+    return { sources: [{ kind: "result", step: id }], obj: { entity: s.entity, origin: "loaded", step: id, fields: new Map(), many, key } };
+  }
+
+  emitEffect(frame: Frame, at: ts.Node, category: string, callee: string, args: Value[]): Value {
+    if (!this.recording) return UNKNOWN;
+    const id = `s${++this.counter}`;
+    frame.sink.push({
+      node: "effect", id, file: this.fileOf(at), line: lineOf(at), via: frame.via, category, callee,
+      uses: stepIds(args.flatMap((a) => allSources(a))),
+    });
+    return { sources: [{ kind: "external", step: id }] };
+  }
+
+  unresolved(frame: Frame, at: ts.Node, callee: string, reason: string): void {
+    if (!this.recording) return;
+    frame.sink.push({ node: "unresolved", file: this.fileOf(at), line: lineOf(at), via: frame.via, callee, reason });
+  }
+
+  private diag(at: ts.Node, code: string, severity: DiagnosticRecord["severity"], message: string): void {
+    this.diagnostics.push({ ir: 1, type: "diagnostic", file: this.fileOf(at), line: lineOf(at), code, severity, message });
+  }
+
+  private fileOf(n: ts.Node): string {
+    return relPath(this.env.rootDir, n.getSourceFile().fileName);
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  /** The entity an expression names as a target: a class, an EntitySchema, a string name. */
+  entityOfTarget(e: ts.Expression): EntityInfo | undefined {
+    e = stripParens(e);
+    if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return this.env.entities.byName(e.text);
+    if (ts.isIdentifier(e) || ts.isPropertyAccessExpression(e)) {
+      const sym = this.checker.getSymbolAtLocation(e);
+      const info = this.env.entities.bySymbol(sym);
+      if (info) return info;
+      if (sym?.valueDeclaration && ts.isVariableDeclaration(sym.valueDeclaration)) {
+        const init = sym.valueDeclaration.initializer;
+        if (init && ts.isNewExpression(init)) return this.env.entities.byNode(init);
+      }
+      // `typeof User` typed values (entity classes passed around)
+      const t = this.checker.getTypeAtLocation(e);
+      const ts_ = t.getSymbol();
+      if (ts_ && ts_.flags & ts.SymbolFlags.Class && this.checker.getTypeOfSymbolAtLocation(ts_, e) === t) return this.env.entities.bySymbol(ts_);
+    }
+    return undefined;
+  }
+
+  private customRepoOf(e: ts.Expression): { entity: string | null; customClass?: ts.ClassLikeDeclaration } | undefined {
+    const sym = this.checker.getSymbolAtLocation(stripParens(e));
+    let target = sym;
+    if (target && target.flags & ts.SymbolFlags.Alias) {
+      try {
+        target = this.checker.getAliasedSymbol(target);
+      } catch {
+        return undefined;
+      }
+    }
+    const decl = target?.declarations?.find((d) => ts.isClassDeclaration(d)) as ts.ClassDeclaration | undefined;
+    if (!decl) {
+      const th = this.env.handles.of(this.checker.getTypeAtLocation(e));
+      return th ? { entity: th.entity, customClass: th.customClass } : undefined;
+    }
+    const inst = this.checker.getDeclaredTypeOfSymbol(target!);
+    const th = this.env.handles.of(inst);
+    return { entity: th?.entity ?? null, customClass: decl };
+  }
+
+  private activeRecordClass(e: ts.Expression): EntityInfo | undefined {
+    if (!ts.isIdentifier(e) && !ts.isPropertyAccessExpression(e)) return undefined;
+    const info = this.env.entities.bySymbol(this.checker.getSymbolAtLocation(e));
+    return info?.activeRecord ? info : undefined;
+  }
+
+  private rootSymbol(e: ts.Expression): ts.Symbol | undefined {
+    e = stripParens(e);
+    if (ts.isIdentifier(e) || ts.isPropertyAccessExpression(e)) return this.checker.getSymbolAtLocation(e);
+    return undefined;
+  }
+
+  private isThenable(call: ts.CallExpression): boolean {
+    const t = this.checker.getTypeAtLocation(call);
+    if (t.flags & ts.TypeFlags.Any) return true;
+    return !!t.getProperty("then");
+  }
+}
+
+// ---------------------------------------------------------------- small helpers
+
+
+
+
+
+
+/** The value of one element of a collection value. */
+export function elementOf(v: Value): Value {
+  if (v.elems) return v.elems;
+  if (v.items && v.items.length) return union(...v.items);
+  if (v.obj) return { sources: v.sources, obj: { ...v.obj, many: false } };
+  return { sources: v.sources };
+}
+
+/** A row fetched by primary-key equality has that key (the sources of the pk term). */
+function pkKeyOf(p: Predicate | null): Source[] | undefined {
+  if (!p) return undefined;
+  const top = "attribute" in p ? [p] : p.bool === "and" ? p.args : [];
+  for (const t of top) {
+    if ("attribute" in t && t.attribute === "pk" && t.op === "eq") return t.sources;
+  }
+  return undefined;
+}
+
+function mergeEnvs(envs: (Map<ts.Symbol, Value> | undefined)[], before: Map<ts.Symbol, Value>): Map<ts.Symbol, Value> {
+  const live = envs.filter((e): e is Map<ts.Symbol, Value> => !!e);
+  if (live.length === 0) return before;
+  if (live.length === 1 && envs.length === 1) {
+    // if without else: the branch may not run
+    const out = new Map(before);
+    for (const [k, v] of live[0]) {
+      const b = before.get(k);
+      out.set(k, b && b !== v ? union(b, v) : v);
+    }
+    return out;
+  }
+  const out = new Map<ts.Symbol, Value>();
+  const keys = new Set<ts.Symbol>();
+  for (const e of live) for (const k of e.keys()) keys.add(k);
+  for (const k of keys) {
+    const vals = live.map((e) => e.get(k) ?? before.get(k)).filter((x): x is Value => !!x);
+    const uniq = [...new Set(vals)];
+    out.set(k, uniq.length === 1 ? uniq[0] : union(...uniq));
+  }
+  return out;
+}
+
+function alwaysExits(s: ts.Statement): boolean {
+  if (ts.isReturnStatement(s) || ts.isThrowStatement(s) || ts.isContinueStatement(s) || ts.isBreakStatement(s)) return true;
+  if (ts.isBlock(s)) return s.statements.length > 0 && alwaysExits(s.statements[s.statements.length - 1]);
+  if (ts.isIfStatement(s)) return !!s.elseStatement && alwaysExits(s.thenStatement) && alwaysExits(s.elseStatement);
+  return false;
+}
+
+function propertyNameText(n: ts.PropertyName): string | undefined {
+  if (ts.isIdentifier(n) || ts.isStringLiteral(n) || ts.isNumericLiteral(n) || ts.isPrivateIdentifier(n) || ts.isNoSubstitutionTemplateLiteral(n)) return n.text;
+  if (ts.isComputedPropertyName(n)) {
+    const e = stripParens(n.expression);
+    if (ts.isStringLiteral(e) || ts.isNumericLiteral(e)) return e.text;
+  }
+  return undefined;
+}
+
+function literalKey(e: ts.Expression): string | undefined {
+  e = stripParens(e);
+  if (ts.isStringLiteral(e) || ts.isNumericLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return e.text;
+  return undefined;
+}
+
+function isLiteralish(e: ts.Expression): boolean {
+  e = stripParens(e);
+  if (ts.isStringLiteral(e) || ts.isNumericLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return true;
+  if (e.kind === ts.SyntaxKind.TrueKeyword || e.kind === ts.SyntaxKind.FalseKeyword || e.kind === ts.SyntaxKind.NullKeyword) return true;
+  if (ts.isPrefixUnaryExpression(e)) return isLiteralish(e.operand);
+  if (ts.isArrayLiteralExpression(e)) return e.elements.every((x) => isLiteralish(x));
+  if (ts.isObjectLiteralExpression(e)) return e.properties.every((p) => ts.isPropertyAssignment(p) && isLiteralish(p.initializer));
+  return false;
+}
+
+function skipParentParens(n: ts.Node): ts.Node {
+  let p = n.parent;
+  while (p && (ts.isParenthesizedExpression(p) || ts.isNonNullExpression(p) || ts.isAsExpression(p))) p = p.parent;
+  return p;
+}
+
+function shortText(n: ts.Node): string {
+  const t = n.getText().replace(/\s+/g, " ");
+  return t.length > 80 ? t.slice(0, 77) + "..." : t;
+}
