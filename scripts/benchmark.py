@@ -15,7 +15,6 @@ import argparse
 import json
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 _RUNNER = r"""
@@ -63,12 +62,10 @@ def main() -> int:
     args = parser.parse_args()
     paths = list(args.paths)
     if args.manifest:
-        manifest = tomllib.loads(args.manifest.read_text("utf-8"))
-        base = args.checkouts or Path(".")
-        for app in manifest.get("app", []):
-            folder = base / app["name"] / app.get("subdir", ".")
-            if app.get("orm", "django") == "typeorm":
-                folder = base / "ts" / app["name"] / app.get("subdir", ".")
+        from analyzer.survey import manifest
+
+        for app in manifest.load(args.manifest):
+            folder = app.folder(args.checkouts or Path("."))
             if folder.exists():
                 paths.append(folder)
     if not paths:

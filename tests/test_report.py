@@ -75,14 +75,17 @@ def test_index_has_every_table_and_figure(report):
     assert "39.0%" in text and "9.6%" in text and "90.0%" in text  # the study's figures beside ours
 
 
+SAMPLE_APPS = manifest.load(ROOT / "corpus" / "samples.toml")
+
+
 def test_pages_per_application_and_filterable_transaction_list(report):
     out = report / "out"
-    for name in ("shop", "ledger", "forum"):
-        page = parse(out / "apps" / f"{name}.html")
+    for app in SAMPLE_APPS:
+        page = parse(out / "apps" / f"{app.name}.html")
         assert {"app-metrics", "transactions-table", "filters"} <= page.ids
     listing = (out / "transactions.html").read_text()
-    expected = sum(len(json.loads((ROOT / "corpus/samples/django" / n / "expected.json").read_text())["transactions"])
-                   for n in ("shop", "ledger", "forum"))
+    expected = sum(len(json.loads((app.folder(ROOT / "corpus" / "samples") / "expected.json").read_text())["transactions"])
+                   for app in SAMPLE_APPS)
     assert listing.count('class="txn"') == expected
     for verdict in ("one-shot", "interactive-nonstrict", "interactive-strict"):
         assert f'data-verdict="{verdict}"' in listing
@@ -91,7 +94,9 @@ def test_pages_per_application_and_filterable_transaction_list(report):
 def test_exports(report):
     out = report / "out"
     rows = list(csv.DictReader((out / "metrics.csv").open()))
-    assert {r["app"] for r in rows} == {"shop", "ledger", "forum"} and {r["cda_mode"] for r in rows} == {"pk", "auto"}
+    assert {r["app"] for r in rows} == {a.name for a in SAMPLE_APPS}
+    assert {r["cda_mode"] for r in rows} == {"pk", "auto"}
+    assert {r["frontend"] for r in rows} == {"django", "typeorm"}
     data = json.loads((out / "metrics.json").read_text())
     assert set(data["pk"]["survey"]["figures"]) == set(data["pk"]["survey"]["study"])
     summary = (out / "summary.md").read_text()
