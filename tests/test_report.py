@@ -132,3 +132,12 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
     result = subprocess.run([*base, "--window-size=1280,2000", f"--screenshot={shot}", index.as_uri()],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and shot.stat().st_size > 50_000, result.stderr[-2000:]
+
+
+def test_report_does_not_change_when_the_same_code_is_scanned_again(report, tmp_path):
+    apps = manifest.load(ROOT / "corpus" / "samples.toml")
+    runner.run(apps, ROOT / "corpus" / "samples", tmp_path / "again.db", Config(), reporter=Quiet(len(apps)))
+    render.write(tmp_path / "again.db", tmp_path / "out")
+    first = {p.relative_to(report / "out"): p.read_bytes() for p in (report / "out").rglob("*") if p.is_file()}
+    second = {p.relative_to(tmp_path / "out"): p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()}
+    assert first == second

@@ -37,7 +37,6 @@ def apps(db: sqlite3.Connection, mode: str) -> list[dict]:
             "SELECT r.category FROM reasons r JOIN transactions t ON t.id = r.transaction_id"
             " WHERE t.app_id = ? AND t.cda_mode = ?", (app_id, mode)))
         diagnostics = db.execute("SELECT count(*) FROM diagnostics WHERE app_id = ?", (app_id,)).fetchone()[0]
-        seconds = db.execute("SELECT seconds FROM timings WHERE app_id = ?", (app_id,)).fetchone()
         out.append({
             "app": name, "frontend": frontend, "url": url, "commit": commit, "status": status, "error": error,
             "files": files, "lines": lines, "transactions": total, "statements": len(statements),
@@ -52,8 +51,9 @@ def apps(db: sqlite3.Connection, mode: str) -> list[dict]:
             "cda_mismatch_statement_share": _share(sum(1 for s in statements if s[0] == "cda-mismatch"),
                                                    len(statements)),
             "cda_mismatch_transaction_share": _share(len(mismatch_txns), total),
+            # No wall times here: reports must be byte-identical for the same code (timings stay in
+            # the store's `timings` table).
             "reasons": dict(sorted(reasons.items())), "diagnostics": diagnostics,
-            "seconds": seconds[0] if seconds else None,
         })
     return out
 
