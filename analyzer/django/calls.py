@@ -11,9 +11,7 @@ from . import effects_catalog as effects
 from . import orm_catalog as orm
 from .syntax import code as _code
 from .values import UNKNOWN, QuerySet, Val, constant, plain, step_ids, union, value_sources
-from .walk_helpers import (
-    _is_queryset_class, _text,
-)
+from .walk_helpers import _is_queryset_class, _term, _text
 
 _NO_VALUE = Val("plain", frozenset())
 
@@ -244,6 +242,10 @@ class CallsMixin:
         if method in ("save", "delete") and written.split(".")[-1] in ("file", "image", "avatar", "attachment",
                                                                          "document", "photo", "upload"):
             return self.emit_effect(node, "storage", f"FieldFile.{method}", args)
+        if method in ("save", "asave") and any(k == "update_fields" for k, _ in keywords):
+            # Only a model instance's save() takes update_fields: a write of a row whose model
+            # this walk cannot tell (an untyped parameter, a generic helper).
+            return self.unknown_model_write(node, written, method, receiver)
         if method in ("append", "add", "extend", "update", "insert", "setdefault") and isinstance(receiver_node, cst.Name):
             name = receiver_node.value
             if name in self.env:
@@ -264,7 +266,21 @@ class CallsMixin:
                     return self.call_function(node, base.methods[method], positional, keywords, this)
         if this is not None and this.kind == "qs":
             return self.queryset_method(node, this.qs, method, evaluated=(positional, keywords))
+        if this is not None and this.kind == "self" and method in orm.INSTANCE and self.cls \
+                and self.ctx.is_model_mixin(self.cls):
+            # super().save() in a mixin that models inherit: a write of whichever model uses it.
+            return self.unknown_model_write(node, "self", method, this)
         return plain(union(positional))
+
+    def unknown_model_write(self, node, written: str, method: str, receiver: Val) -> Val:
+        action = orm.INSTANCE.get(method, "save")
+        kind = {"save": "write", "delete": "delete", "refresh": "read"}[action]
+        self.emit_statement(node, None, kind, f"{written}.{method}",
+                            _term("pk", "pk", "eq", {("input", f"{written}.pk")}),
+                            uses=step_ids(value_sources(receiver)))
+        self.diagnostic(node, "unknown-orm-pattern", f"{written}.{method}(): a model instance whose model is not "
+                        "known here", severity="info")
+        return _NO_VALUE
 
     def resolve_global(self, dotted: str) -> Val:
         qualname = self.ctx.index.resolve(self.module.name, dotted)

@@ -51,6 +51,7 @@ class Context:
     auth_user: str = "User"
     diagnostics: list[dict] = field(default_factory=list)
     entity_by_param_name: dict = field(default_factory=dict)
+    _mixins: dict[str, bool] = field(default_factory=dict)
     _parsed: dict[str, "ParsedModule | None"] = field(default_factory=dict)
 
     def parse_definition(self, info: ModuleInfo, qualname: str, first_line: int, end_line: int):
@@ -92,6 +93,13 @@ class Context:
         if parsed is None or not isinstance(parsed.node, cst.FunctionDef):
             return None
         return parsed, parsed.node
+
+    def is_model_mixin(self, qualname: str) -> bool:
+        """A class that concrete models inherit from without being a model itself."""
+        if qualname not in self._mixins:
+            self._mixins[qualname] = any(
+                qualname in {c.qualname for c in self.index.mro(e.qualname)[1:]} for e in self.entities.values())
+        return self._mixins[qualname]
 
     def entity_for_class(self, qualname: str) -> Entity | None:
         return self.entity_by_qualname.get(qualname)

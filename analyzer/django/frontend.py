@@ -112,7 +112,25 @@ def _param_names(entities, auth_user: str) -> dict:
         names.setdefault(snake, []).append(entity)
         if entity.name == auth_user:
             names.setdefault("user", []).append(entity)
-    return {name: found[0] for name, found in names.items() if len({e.name for e in found}) == 1}
+    # A name that is the tail of exactly one model's name (`mail` -> QueuedMail) counts too,
+    # unless it already names a model of its own.
+    for entity in entities:
+        parts = re.sub(r"(?<!^)(?=[A-Z])", "_", entity.name.split(".")[-1]).lower().split("_")
+        for cut in range(1, len(parts)):
+            names.setdefault("_".join(parts[cut:]) + "#tail", []).append(entity)
+    out = {name: found[0] for name, found in names.items() if len({e.name for e in found}) == 1 and "#" not in name}
+    for key, found in names.items():
+        name = key[:-5] if key.endswith("#tail") else None
+        if name and name not in names and name not in _NOT_MODEL_NAMES and len({e.name for e in found}) == 1:
+            out[name] = found[0]
+    return out
+
+
+# Parameter names that are almost never a model instance, whatever the models are called
+# (`request` is not a ReturnRequest).
+_NOT_MODEL_NAMES = {"request", "response", "data", "context", "form", "serializer", "payload", "params", "query",
+                    "value", "item", "result", "message", "config", "settings", "status", "type", "kind", "name",
+                    "key", "token", "code", "state", "info", "file", "path", "url", "task", "job"}
 
 
 def _reverse_accessors(entities) -> dict[str, dict[str, tuple]]:
