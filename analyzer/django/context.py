@@ -1,7 +1,7 @@
 """Per-scan shared knowledge for the deep pass: parsed modules, entities, signals, wrappers.
 
 libcst parses a module only when the deep pass first needs it (a transaction is in it, or a
-transaction calls into it), and only once; positions come from libcst's PositionProvider.
+transaction calls into it), and only once; line numbers come from positions.py.
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .index import FunctionInfo, ModuleInfo, RepoIndex
 from .models import Entity
+from .positions import line_numbers
 
 
 @dataclass
@@ -22,21 +22,20 @@ class ParsedModule:
     Parsing only the definitions a transaction needs (not their whole modules) is what keeps
     the deep pass fast: libcst is about 20x slower than tree-sitter, and most of a module is
     code no transaction reaches. An indented definition (a method) is parsed inside a dummy
-    `class _:` header so its indentation stays as written; `offset` maps lines back.
+    `class _:` header so its indentation stays as written; line numbers (positions.py) are
+    those of the module.
     """
 
     info: ModuleInfo
     node: cst.FunctionDef | cst.ClassDef
-    positions: dict
-    offset: int
+    starts: dict
+    ends: dict
 
     def line(self, node: cst.CSTNode) -> int:
-        pos = self.positions.get(node)
-        return pos.start.line + self.offset if pos else 0
+        return self.starts.get(node, 0)
 
     def end_line(self, node: cst.CSTNode) -> int:
-        pos = self.positions.get(node)
-        return pos.end.line + self.offset if pos else 0
+        return self.ends.get(node, 0)
 
 
 @dataclass
@@ -64,14 +63,14 @@ class Context:
         offset = first_line - 1 - (1 if indented else 0)
         parsed = None
         try:
-            wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
-            positions = wrapper.resolve(PositionProvider)
-            body = wrapper.module.body
+            module = cst.parse_module(text)
+            body = module.body
             if indented and body and isinstance(body[0], cst.ClassDef):
                 body = body[0].body.body
             node = next((n for n in body if isinstance(n, (cst.FunctionDef, cst.ClassDef))), None)
             if node is not None:
-                parsed = ParsedModule(info, node, dict(positions), offset)
+                starts, ends = line_numbers(module, first_line=offset + 1)
+                parsed = ParsedModule(info, node, starts, ends)
         except cst.ParserSyntaxError as exc:
             self.diagnostics.append({
                 "ir": 1, "type": "diagnostic", "file": info.rel, "line": exc.raw_line + offset, "code": "parse-error",
