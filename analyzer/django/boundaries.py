@@ -288,6 +288,18 @@ def atomic_requests_settings(index: RepoIndex) -> tuple[list[str], list[tuple[st
 
 
 VIEW_BASE_HINTS = ("View", "ViewSet", "APIView", "Mixin")
+# Methods the request handler calls first (one request, one transaction).
+REQUEST_HANDLERS = ("get", "post", "put", "patch", "delete", "create", "update", "destroy", "partial_update",
+                    "list", "retrieve")
+# Hooks the framework's own handler calls; a view that defines the handler itself reaches the
+# hook through it (walked from there), so the hook is a transaction of its own only otherwise.
+HOOK_HANDLERS = {"form_valid": ("post", "put"), "perform_create": ("create", "post"),
+                 "perform_update": ("update", "partial_update", "put", "patch"),
+                 "perform_destroy": ("destroy", "delete")}
+
+
+def _entry_hook(name: str, cls) -> bool:
+    return name in HOOK_HANDLERS and not any(h in cls.methods for h in HOOK_HANDLERS[name])
 
 
 def is_view_module(rel: str) -> bool:
@@ -309,9 +321,7 @@ def view_functions(ctx: Context, module: str) -> list[Boundary]:
             continue
         cls = ctx.index.cls(owner)
         if cls is not None:
-            if fn.name not in ("get", "post", "put", "patch", "delete", "create", "update", "destroy",
-                               "partial_update", "list", "retrieve", "perform_create", "perform_update",
-                               "perform_destroy", "form_valid"):
+            if fn.name not in REQUEST_HANDLERS and not _entry_hook(fn.name, cls):
                 continue
             if not any(hint in base for base in cls.bases for hint in VIEW_BASE_HINTS):
                 continue

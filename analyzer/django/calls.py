@@ -16,6 +16,11 @@ from .walk_helpers import _is_queryset_class, _term, _text
 _NO_VALUE = Val("plain", frozenset())
 
 
+# The hook a framework handler calls on the view (super().post() -> self.form_valid(form)).
+FRAMEWORK_HOOKS = {"post": "form_valid", "put": "form_valid", "create": "perform_create",
+                   "update": "perform_update", "partial_update": "perform_update", "destroy": "perform_destroy"}
+
+
 class CallsMixin:
     """Mixed into Walker (walker.py); uses its emit_* methods, env and context."""
 
@@ -109,11 +114,13 @@ class CallsMixin:
             return plain({("expression", f"F({name})")}, f'F("{name}")')
         if ref in ("django.db.models.Q", "django.db.models.query_utils.Q"):
             return self.q_object(positional, keywords, dynamic)
-        if ref in orm.GET_MODEL:
+        if ref in orm.GET_MODEL or (ref.rsplit(".", 1)[-1] == "get_model" and positional
+                                    and all(v.kind == "plain" and v.text[:1] in "'\"" for v in positional)):
+            # Django's apps.get_model, and the same helper in app frameworks (oscar.core.loading).
             names = [v.text.strip("'\"") for v in positional if v.text]
-            name = names[-1].split(".")[-1] if names else ""
-            if name in self.ctx.entities:
-                return Val("model", frozenset({("constant", name)}), entity=name)
+            entity = self.ctx.entity_named(names[-1].split(".")[-1]) if names else None
+            if entity is not None:
+                return Val("model", frozenset({("constant", entity.name)}), entity=entity.name)
             self.diagnostic(node, "unknown-orm-pattern", f"model looked up by a name that is not known: {names}",
                             severity="info")
             return plain(UNKNOWN)
@@ -264,6 +271,11 @@ class CallsMixin:
             for base in self.ctx.index.mro(self.cls)[1:]:
                 if method in base.methods:
                     return self.call_function(node, base.methods[method], positional, keywords, this)
+            hook = FRAMEWORK_HOOKS.get(method)
+            own = self.ctx.index.find_method(self.cls, hook) if hook else None
+            if own is not None and own.qualname not in self.stack:
+                # Django's FormView.post / DRF's create call the view's own hook.
+                return self.call_function(node, own, [], [], this)
         if this is not None and this.kind == "qs":
             return self.queryset_method(node, this.qs, method, evaluated=(positional, keywords))
         if this is not None and this.kind == "self" and method in orm.INSTANCE and self.cls \

@@ -51,6 +51,7 @@ class Context:
     diagnostics: list[dict] = field(default_factory=list)
     entity_by_param_name: dict = field(default_factory=dict)
     _mixins: dict[str, bool] = field(default_factory=dict)
+    _lower: dict[str, Entity] = field(default_factory=dict)
     _parsed: dict[str, "ParsedModule | None"] = field(default_factory=dict)
 
     def parse_definition(self, info: ModuleInfo, qualname: str, first_line: int, end_line: int):
@@ -99,6 +100,15 @@ class Context:
             self._mixins[qualname] = any(
                 qualname in {c.qualname for c in self.index.mro(e.qualname)[1:]} for e in self.entities.values())
         return self._mixins[qualname]
+
+    def entity_named(self, name: str) -> Entity | None:
+        """An entity by class name as apps.get_model takes it: case-insensitive ("product")."""
+        if name in self.entities:
+            return self.entities[name]
+        if not self._lower:
+            for entity in self.entities.values():
+                self._lower.setdefault(entity.name.lower(), entity)
+        return self._lower.get(name.lower())
 
     def entity_for_class(self, qualname: str) -> Entity | None:
         return self.entity_by_qualname.get(qualname)

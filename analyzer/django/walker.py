@@ -13,6 +13,7 @@ followed (bounded depth, cycle safe) with the call chain recorded in `via`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import libcst as cst
@@ -31,6 +32,10 @@ from .values import (
 
 HTTP_METHODS = ("get", "post", "put", "patch", "delete", "head", "options")
 _NO_VALUE = Val("plain", frozenset())
+
+
+_GET_MODEL = re.compile(r"""^[\w.]*get_model\(\s*['"](\w+)['"]\s*,\s*['"](\w+)['"]\s*\)$""", re.I)
+_GET_MODEL_DOTTED = re.compile(r"""^[\w.]*get_model\(\s*['"]\w+\.(\w+)['"]\s*\)$""")
 
 
 class StopWalk(Exception):
@@ -510,6 +515,9 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
             attrs = base.attr_map()
             if attr in attrs:
                 return attrs[attr]
+            declared = self.class_attribute(base.ref, attr) if base.ref else None
+            if declared is not None:
+                return declared
             if kind == "self":
                 return plain({("input", f"self.{attr}")}, f"self.{attr}")
             return plain(value_sources(base))
@@ -531,6 +539,22 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
                     renamed.add((source_kind, name))
             return plain(renamed, _text(node))
         return plain(value_sources(base))
+
+    def class_attribute(self, class_qualname: str, attr: str) -> Val | None:
+        """A class-level `model = Order` / `product_model = get_model("catalogue", "Product")`."""
+        for info in self.ctx.index.mro(class_qualname):
+            text = info.assigns.get(attr)
+            if text is None:
+                continue
+            text = text.strip()
+            if text.replace(".", "").replace("_", "").isalnum():
+                value = self.ctx.index.resolve(info.module, text)
+                entity = self.ctx.entity_for_class(value)
+                return Val("model", entity=entity.name) if entity else None
+            match = _GET_MODEL.match(text) or _GET_MODEL_DOTTED.match(text)
+            entity = self.ctx.entity_named(match.groups()[-1]) if match else None
+            return Val("model", entity=entity.name) if entity else None
+        return None
 
     # ------------------------------------------------------------------ interprocedural
     def call_function(self, node, fn: FunctionInfo, positional: list[Val], keywords, self_val: Val | None,
