@@ -110,3 +110,20 @@ def test_deeply_nested_expression_does_not_crash(tmp_path):
 def test_empty_folder(tmp_path):
     result = scan(tmp_path, Config(), "django")
     assert result.analyses["pk"]["transactions"] == []
+
+
+def test_call_explosion_is_bounded(tmp_path, monkeypatch):
+    """Every helper calls the next level's helpers several times: the walk must stop, not hang."""
+    from analyzer.django import walker
+
+    monkeypatch.setattr(walker, "CALL_BUDGET", 200)
+    levels = []
+    for level in range(6):
+        callee = f"h{level + 1}" if level < 5 else None
+        body = "\n".join(f"    {callee}(x)" for _ in range(5)) if callee else "    Account.objects.filter(pk=x).update(balance=0)"
+        levels.append(f"def h{level}(x):\n{body}\n")
+    service = GOOD_SERVICE + "\n\n" + "\n\n".join(levels) + "\n\n@transaction.atomic\ndef explode(x):\n    h0(x)\n"
+    result = scan(make_app(tmp_path, {"services.py": service}), Config(depth=8))
+    by_function = {t["function"]: t for t in result.analyses["pk"]["transactions"]}
+    assert "app.services.explode" in by_function
+    assert any("calls followed" in d["message"] for d in result.analyses["pk"]["diagnostics"])

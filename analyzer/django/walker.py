@@ -42,11 +42,17 @@ class StopWalk(Exception):
     """Raised when the pre-walk reaches the transaction's boundary."""
 
 
+# Calls followed per transaction before giving up: helpers are inlined at every call (no
+# summaries), so a densely connected code base could otherwise take exponential time.
+CALL_BUDGET = 3000
+
+
 class Recorder:
     """State shared by all walkers of one transaction: step ids and diagnostics."""
 
     def __init__(self) -> None:
         self.counter = 0
+        self.calls = 0
         self.diagnostics: list[dict] = []
         self.fk_cache: dict[tuple, Val] = {}
 
@@ -565,6 +571,12 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
         if self.depth >= self.ctx.max_depth:
             self.diagnostic(node, "depth-limit", f"call to {fn.qualname} not followed: depth {self.ctx.max_depth} reached",
                             severity="info")
+            return plain(union(positional))
+        self.rec.calls += 1
+        if self.rec.calls > CALL_BUDGET:
+            if self.rec.calls == CALL_BUDGET + 1:
+                self.diagnostic(node, "depth-limit", f"{CALL_BUDGET} calls followed in this transaction; "
+                                "later calls are not followed", severity="warning")
             return plain(union(positional))
         found = self.ctx.def_node(fn)
         if found is None:
