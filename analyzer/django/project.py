@@ -1,0 +1,98 @@
+"""Project-wide facts the walk needs: the user model, signal receivers, reverse accessors,
+and which parameter names stand for which model."""
+
+from __future__ import annotations
+
+import re
+
+from . import orm_catalog as orm
+from .index import RepoIndex
+from .models import Entity
+
+
+def django_user(name: str) -> Entity:
+    """django.contrib.auth's User, when the application relates to it without defining its own."""
+    return Entity(name=name, qualname="django.contrib.auth.models.User", table="auth_user",
+                  file="<django.contrib.auth>", line=0, pk=["id"], unique=[["username"]],
+                  fields=["email", "first_name", "id", "is_active", "is_staff", "last_name", "password", "username"],
+                  relations=[], abstract=False, managers=["objects"])
+
+
+def auth_user(index: RepoIndex) -> str:
+    for info in index.modules.values():
+        value = info.assigns.get("AUTH_USER_MODEL")
+        if value:
+            return value.strip("'\"").split(".")[-1]
+    return "User"
+
+
+def signals(index: RepoIndex) -> dict[tuple[str, str], list[str]]:
+    receivers: dict[tuple[str, str], list[str]] = {}
+
+    def add(signal: str, sender: str, fn: str, module: str) -> None:
+        event = orm.SIGNALS.get(index.resolve(module, signal))
+        if event is None:
+            return
+        entity = index.resolve(module, sender).split(".")[-1]
+        receivers.setdefault((event, entity), []).append(fn)
+
+    for fn in index.functions.values():
+        for decorator in fn.decorators:
+            if not decorator.startswith(("receiver(", "dispatch.receiver(")) and "receiver(" not in decorator:
+                continue
+            match = re.match(r"[\w.]*receiver\(\s*(\[[^\]]*\]|[\w.]+)\s*,?(.*)\)$", decorator, re.S)
+            if not match:
+                continue
+            signals = re.findall(r"[\w.]+", match.group(1))
+            sender = re.search(r"sender\s*=\s*([\w.]+)", match.group(2))
+            for signal in signals:
+                if sender:
+                    add(signal, sender.group(1), fn.qualname, fn.module)
+    for info in index.modules.values():
+        if ".connect(" not in info.source.text:
+            continue
+        for signal, fn, sender in re.findall(r"([\w.]+)\.connect\(\s*([\w.]+)\s*,\s*sender\s*=\s*([\w.]+)",
+                                             info.source.text):
+            add(signal, sender, index.resolve(info.name, fn), info.name)
+    return {key: sorted(set(value)) for key, value in receivers.items()}
+
+
+def param_names(entities, auth_user: str) -> dict:
+    """`order_line` -> OrderLine: parameter names that name exactly one model."""
+    names: dict[str, list] = {}
+    for entity in entities:
+        snake = re.sub(r"(?<!^)(?=[A-Z])", "_", entity.name.split(".")[-1]).lower()
+        names.setdefault(snake, []).append(entity)
+        if entity.name == auth_user:
+            names.setdefault("user", []).append(entity)
+    # A name that is the tail of exactly one model's name (`mail` -> QueuedMail) counts too,
+    # unless it already names a model of its own.
+    for entity in entities:
+        parts = re.sub(r"(?<!^)(?=[A-Z])", "_", entity.name.split(".")[-1]).lower().split("_")
+        for cut in range(1, len(parts)):
+            names.setdefault("_".join(parts[cut:]) + "#tail", []).append(entity)
+    out = {name: found[0] for name, found in names.items() if len({e.name for e in found}) == 1 and "#" not in name}
+    for key, found in names.items():
+        name = key[:-5] if key.endswith("#tail") else None
+        if name and name not in names and name not in _NOT_MODEL_NAMES and len({e.name for e in found}) == 1:
+            out[name] = found[0]
+    return out
+
+
+# Parameter names that are almost never a model instance, whatever the models are called
+# (`request` is not a ReturnRequest).
+_NOT_MODEL_NAMES = {"request", "response", "data", "context", "form", "serializer", "payload", "params", "query",
+                    "value", "item", "result", "message", "config", "settings", "status", "type", "kind", "name",
+                    "key", "token", "code", "state", "info", "file", "path", "url", "task", "job"}
+
+
+def reverse_accessors(entities) -> dict[str, dict[str, tuple]]:
+    reverse: dict[str, dict[str, tuple]] = {}
+    for entity in entities:
+        for relation in entity.relations:
+            target, name = relation["target"], relation["reverse"]
+            if not target or not name:
+                continue
+            through = f"{entity.name}.{relation['attribute']}" if relation["kind"] == "m2m" else None
+            reverse.setdefault(target, {})[name] = (entity.name, relation["attribute"], relation["kind"], through)
+    return reverse
