@@ -4,14 +4,19 @@
 // startTransaction() .. commitTransaction(), legacy @Transaction() with @TransactionManager()
 // / @TransactionRepository(), typeorm-transactional's @Transactional() and runInTransaction(),
 // and the application's own wrappers around any of these (`runInTransaction(fn)` helpers),
-// which are reported at each call site with `wrapper` set.
+// which are reported at each call site with `wrapper` set. Request-context transactions
+// (an app decorator whose interceptor starts the transaction) are recognised by
+// request-context.ts and walked here as the decorated method.
 import * as ts from "typescript";
 import { Boundary } from "./ir";
 import { enclosingFunction, endLineOf, lineOf, OriginResolver, qualifiedName, stripParens } from "./names";
 import { packageOfFile } from "./stubs";
 import { typeormExportName } from "./entities";
+import { ISOLATION_PARAMETER } from "./catalog/request-context";
+import { RequestContextIndex } from "./request-context";
 
-export type WalkMode = "callback" | "runner" | "decorator" | "cls";
+/** context: a request-context decorator; only context-bound repositories are the transaction's */
+export type WalkMode = "callback" | "runner" | "decorator" | "cls" | "context";
 
 export interface BoundarySite {
   boundary: Boundary;
@@ -111,9 +116,13 @@ export class BoundaryFinder {
   /** boundaries whose extent cannot be followed statically (reported as dynamic-boundary) */
   readonly dynamic: { node: ts.Node; message: string }[] = [];
 
+  /** request-context decorators and the transactional connection's repository accessors */
+  readonly contexts: RequestContextIndex;
+
   private origins: OriginResolver;
   constructor(private checker: ts.TypeChecker, private rootDir: string) {
     this.origins = new OriginResolver(checker);
+    this.contexts = new RequestContextIndex(checker, (c) => this.isTransactionCall(c) || this.isRunnerMethod(c, "startTransaction"));
   }
 
   /** Is `.transaction` on this call TypeORM's (by type; by shape when the type is unknown)? */
@@ -157,6 +166,10 @@ export class BoundaryFinder {
     // Pass 2: call sites of wrappers.
     if (this.wrappers.size || this.runnerFactories.size) for (const sf of files) this.visitWrapperCalls(sf);
     this.dropNested();
+    // a start inside a transaction decorator's interceptor is reported at each decorated method
+    const kept = this.dynamic.filter((d) => !this.contexts.starts.has(d.node));
+    this.dynamic.length = 0;
+    this.dynamic.push(...kept);
   }
 
   private visit(node: ts.Node): void {
@@ -338,7 +351,27 @@ export class BoundaryFinder {
         });
         return;
       }
+      const impl = this.contexts.transactionDecorator(d);
+      if (impl) {
+        this.sites.push({
+          boundary: "transaction-decorator", mode: "context", anchor: d, line: lineOf(d), endLine: endLineOf(m), fn: m, bind: [],
+          options: this.decoratorOptions(impl, args), wrapper: qualifiedName(this.rootDir, impl),
+        });
+        return;
+      }
     }
+  }
+
+  /** Arguments of an app decorator as written, named by its parameters (isolation levels as
+   *  `isolation`): `@Transaction('manual')` -> {transactionMode: "manual"}. */
+  private decoratorOptions(impl: ts.FunctionLikeDeclaration, args: ts.NodeArray<ts.Expression>): Record<string, string> {
+    const out: Record<string, string> = {};
+    args.forEach((a, i) => {
+      const p = impl.parameters[i];
+      if (!p || !ts.isIdentifier(p.name) || p.dotDotDotToken) return;
+      out[ISOLATION_PARAMETER.test(p.name.text) ? "isolation" : p.name.text] = optionText(a);
+    });
+    return out;
   }
 
   private returnsRunner(fn: ts.FunctionLikeDeclaration, runnerText: string): boolean {

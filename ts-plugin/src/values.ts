@@ -87,6 +87,8 @@ export interface Value {
   /** a string that could be read statically */
   text?: string;
   isThis?: boolean;
+  /** an entity class used as a value (a target handed to a helper): its entity name */
+  entityClass?: string;
   /** the function's resolve callback inside `new Promise((resolve) => ...)` */
   promiseResolve?: boolean;
 }

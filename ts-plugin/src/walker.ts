@@ -12,6 +12,7 @@ import { HandleTypes } from "./handles";
 import { DiagnosticRecord, Predicate, Source, StatementStep, Step, TransactionRecord } from "./ir";
 import { lineOf, OriginResolver, qualifiedName, stripParens } from "./names";
 import { FIND_OPERATOR_NAMES, pkEquals } from "./predicates";
+import { RepositoryAccessor } from "./request-context";
 import { relPath } from "./program";
 import { Frame } from "./frame";
 import { newQb, qbCall } from "./querybuilders";
@@ -681,7 +682,11 @@ export class TransactionWalk {
     if (!decl) v = this.typeHandleValue(at, frame) ?? UNKNOWN;
     else if (decl.getSourceFile().isDeclarationFile) v = this.typeHandleValue(at, frame) ?? constant(); // Math, JSON, process
     else if (ts.isFunctionDeclaration(decl) || ts.isMethodDeclaration(decl)) v = { sources: [{ kind: "constant" }], closure: { fn: decl, frame: undefined } };
-    else if (ts.isClassDeclaration(decl) || ts.isEnumDeclaration(decl) || ts.isEnumMember(decl)) v = constant();
+    else if (ts.isClassDeclaration(decl) || ts.isEnumDeclaration(decl) || ts.isEnumMember(decl)) {
+      // an entity class passed on as a value (`getEntityOrThrow(ctx, Order, id)`) keeps its name
+      const info = ts.isClassDeclaration(decl) ? this.env.entities.bySymbol(target) : undefined;
+      v = info ? { ...constant(), entityClass: info.record.name } : constant();
+    }
     else if (ts.isParameter(decl) || ts.isBindingElement(decl)) {
       v = this.typeHandleValue(at, frame) ?? this.inputValue(target.name, at);
     } else if (ts.isVariableDeclaration(decl)) {
@@ -906,6 +911,11 @@ export class TransactionWalk {
   private methodCall(call: ts.CallExpression, recv: Value, name: string, frame: Frame): Value | undefined {
     // query builders
     if (recv.qb) return qbCall(this, call, recv, name, frame);
+    // the app's transactional connection: `connection.getRepository(ctx, Entity)`
+    if (!recv.handle) {
+      const acc = this.env.boundaries.contexts.repositoryAccessor(call, this.env.handles);
+      if (acc) return this.contextRepository(call, acc, frame);
+    }
     const h = recv.handle;
     if (h) {
       const r = this.handleCall(call, recv, h, name, frame);
@@ -958,6 +968,20 @@ export class TransactionWalk {
       }
     }
     return undefined;
+  }
+
+  /** A repository from the app's transactional connection. Under a request-context decorator
+   *  it is the transaction's when a context is passed (`ctx` carries the transaction's runner);
+   *  without one (`getRepository(Entity)`) it reads through the plain connection. */
+  private contextRepository(call: ts.CallExpression, acc: RepositoryAccessor, frame: Frame): Value {
+    const vals = this.evalArgs(call, frame);
+    const ctxArg = acc.ctx >= 0 ? call.arguments[acc.ctx] : undefined;
+    const ctx = ctxArg ? stripParens(ctxArg) : undefined;
+    const bound = !!ctx && ctx.kind !== ts.SyntaxKind.NullKeyword && !(ts.isIdentifier(ctx) && ctx.text === "undefined");
+    const target = call.arguments[acc.target];
+    const entity = (target ? this.entityOfTarget(target)?.record.name : undefined) ?? vals[acc.target]?.entityClass ?? null;
+    const tx = (this.mode === "context" && bound) || this.mode === "cls";
+    return { sources: [{ kind: "unknown" }], handle: { kind: "repo", entity, tx, text: call.getText() } };
   }
 
   private isArrayLike(call: ts.CallExpression): boolean {

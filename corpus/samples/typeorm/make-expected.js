@@ -51,6 +51,9 @@ const PS = "src/payments/payments.service.ts";
 const RS = "src/reports/reports.service.ts";
 const PR = "src/catalog/product.repository.ts";
 const AU = "src/audit/audit.service.ts";
+const CC = "src/cart/cart.controller.ts";
+const CA = "src/cart/cart.service.ts";
+const TC = "src/common/transactional-connection.ts";
 
 const NEST_SHOP = {
   transactions: [
@@ -211,6 +214,24 @@ const NEST_SHOP = {
     { file: RS, fn: "async stockValuation(", at: ".transaction(", function: "src.reports.reports.service.ReportsService.stockValuation",
       boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "none",
       statements: [[RS, "async stockValuation(", "em.find(Product)", "Product", "read", "full-scan"]] },
+    { file: CC, fn: "async addLine(", at: "@Transaction(", up: true, function: "src.cart.cart.controller.CartController.addLine",
+      boundary: "transaction-decorator", interactivity: "interactive-nonstrict", reasons: ["read-modify-write"], rw: "full",
+      statements: [
+        [CA, "async addLine(", "getRepository(ctx, Order).findOneByOrFail(", "Order", "read", "key"],
+        [CA, "async addLine(", "getRepository(ctx, Product).findOneByOrFail(", "Product", "read", "key"],
+        [CA, "async addLine(", "lines.insert(", "OrderLine", "insert", "insert"],
+        [CA, "async addLine(", "getRepository(ctx, Order).update(", "Order", "write", "key"],
+      ],
+      note: "request-context transaction: the app's @Transaction() applies TransactionInterceptor, which starts it; " +
+        "the service reaches it through getRepository(ctx, Entity); line values and the new total come from the reads" },
+    { file: CC, fn: "async checkout(", at: "@Transaction(", up: true, function: "src.cart.cart.controller.CartController.checkout",
+      boundary: "transaction-decorator", interactivity: "interactive-nonstrict", reasons: ["read-modify-write"], rw: "full",
+      statements: [
+        [TC, "async getEntityOrThrow<", "findOneBy(", "Order", "read", "key"],
+        [CA, "async checkout(", ".save(order)", "Order", "write", "key"],
+      ],
+      note: "the order is loaded by the connection's helper with the entity passed as a value; " +
+        "getRepository(Order) without a context runs outside the transaction (escaped-manager)" },
     { file: RS, fn: "async openOrderCount(", at: ".transaction(", function: "src.reports.reports.service.ReportsService.openOrderCount",
       boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "none",
       statements: [[RS, "async openOrderCount(", "this.findBy(", "Order", "read", "cda-mismatch"]] },
@@ -232,6 +253,7 @@ const NEST_SHOP = {
     [OS, "escaped-manager"],
     [AU, "escaped-manager"],
     [OS, "missing-await"],
+    [CA, "escaped-manager"],
   ],
 };
 

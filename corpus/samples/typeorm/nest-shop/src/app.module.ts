@@ -14,6 +14,10 @@ import { CustomersService } from "./customers/customers.service";
 import { CouponsService } from "./coupons/coupons.service";
 import { PaymentsService } from "./payments/payments.service";
 import { ReportsService } from "./reports/reports.service";
+import { CartController } from "./cart/cart.controller";
+import { CartService } from "./cart/cart.service";
+import { TransactionalConnection } from "./common/transactional-connection";
+import { TransactionInterceptor } from "./common/transaction.interceptor";
 
 const entities = [Customer, Product, Category, Order, OrderLine, Coupon, Payment, AuditLogSchema];
 
@@ -22,6 +26,10 @@ const entities = [Customer, Product, Category, Order, OrderLine, Coupon, Payment
     TypeOrmModule.forRoot({ type: "postgres", url: process.env.DATABASE_URL, entities }),
     TypeOrmModule.forFeature(entities),
   ],
-  providers: [OrdersService, CatalogService, CustomersService, CouponsService, PaymentsService, ReportsService],
+  controllers: [CartController],
+  providers: [
+    OrdersService, CatalogService, CustomersService, CouponsService, PaymentsService, ReportsService,
+    CartService, TransactionalConnection, TransactionInterceptor,
+  ],
 })
 export class AppModule {}
