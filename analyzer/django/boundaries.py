@@ -58,7 +58,7 @@ def find_wrappers(index: RepoIndex) -> dict[str, str]:
     return wrappers
 
 
-def _uses_atomic(index: RepoIndex, fn: FunctionInfo, names: set[str], own_only: bool) -> bool:
+def _uses_atomic(index: RepoIndex, fn: FunctionInfo, names: set[str]) -> bool:
     targets = {index.resolve(fn.module, c.split("(")[0]) for c in fn.calls}
     targets |= {index.resolve(fn.module, d.split("(")[0]) for d in fn.decorators}
     return bool(targets & names)
@@ -69,14 +69,14 @@ def _wrapper_kind(index: RepoIndex, fn: FunctionInfo, names: set[str]) -> str | 
     if decorators & names:
         return None  # an atomic function, not a wrapper
     calls = {index.resolve(fn.module, c.split("(")[0]) for c in fn.calls}
-    if not calls & names and not any(_uses_atomic(index, index.functions[q], names, True)
+    if not calls & names and not any(_uses_atomic(index, index.functions[q], names)
                                      for q in _all_nested(index, fn) if q in index.functions):
         return None  # nothing in it enters a transaction: the cheap, common exit
     text = "\n".join(index.modules[fn.module].source.text.splitlines()[fn.def_line - 1: fn.end_line])
     if decorators & orm.CONTEXTMANAGER and calls & names:
         return "context"
     nested = [index.functions[q] for q in _all_nested(index, fn) if q in index.functions]
-    nested_enters = any(_uses_atomic(index, n, names, True) for n in nested)
+    nested_enters = any(_uses_atomic(index, n, names) for n in nested)
     if nested and nested_enters and any(re.search(rf"\breturn\s+{re.escape(n.name)}\b", text) for n in nested):
         return "decorator"
     for name in names:

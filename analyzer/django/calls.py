@@ -30,12 +30,9 @@ class CallsMixin:
         for arg in call.args:
             value = self.eval(arg.value)
             if arg.star == "**":
-                dynamic = True
-                if value.kind == "plain" and value.items:
-                    pass
+                dynamic = True  # filter(**kwargs): the lookups are built at run time
                 continue
             if arg.star == "*":
-                dynamic = dynamic or False
                 positional.append(value)
                 continue
             if arg.keyword is not None:

@@ -41,7 +41,7 @@ def _diag(rel: str, line: int, code: str, message: str, severity: str = "error")
             "message": message}
 
 
-def _source_roots(root: Path, rels: list[str]) -> list[str]:
+def _source_roots(rels: list[str]) -> list[str]:
     roots = set()
     for rel in rels:
         parts = rel.split("/")
@@ -88,7 +88,7 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
         elif info.has_error:
             diagnostics.append(_diag(source.rel, _first_error_line(index, source.text), "parse-error",
                                      "syntax error (not Python 3 syntax?); definitions before the error are still used"))
-    index.add_source_root_aliases(_source_roots(root, [f["path"] for f in files]))
+    index.add_source_root_aliases(_source_roots([f["path"] for f in files]))
 
     auth_user = project.auth_user(index)
     entities = ModelExtractor(index, auth_user).extract()

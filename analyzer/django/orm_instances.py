@@ -157,7 +157,7 @@ class InstancesMixin:
             return _NO_VALUE
         if action == "delete":
             # A delete stores nothing: it depends on a read only through its key (the predicate).
-            self.fire_signals(node, "delete", inst, pre=True)
+            self.fire_signals(node, "delete", inst)
             self.emit_statement(node, entity, "delete", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
                                 **site)
             return _NO_VALUE
@@ -167,7 +167,7 @@ class InstancesMixin:
             self.env[name] = replace(inst, origin=sid, assigned=())
         return _NO_VALUE
 
-    def fire_signals(self, node, event: str, inst: Val, pre: bool = False) -> None:
+    def fire_signals(self, node, event: str, inst: Val) -> None:
         for receiver in self.ctx.signals.get((event, inst.entity or ""), []):
             fn = self.ctx.index.function(receiver)
             if fn is None:

@@ -185,9 +185,7 @@ class QuerySetsMixin:
         return Val("qs", qs=replace(qs, chain=chain))
 
     def queryset_evaluating(self, node, qs: QuerySet, method: str, positional, keywords, dynamic) -> Val:
-        kind, shape = orm.EVALUATING[method]
-        if method in ("get", "in_bulk", "contains") or (method in ("update_or_create", "get_or_create")):
-            pass
+        _kind, shape = orm.EVALUATING[method]
         if method == "get":
             qs = self.apply_filter(qs, positional, keywords, dynamic, negate=False)
             return self.evaluate_qs(qs, node, "get", one=True)

@@ -583,7 +583,7 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
             self.emit_unresolved(node, fn.qualname, "definition could not be parsed")
             return plain(union(positional))
         parsed, definition = found
-        env = bind_parameters(self, definition, fn, positional, keywords, self_val)
+        env = bind_parameters(definition, fn, positional, keywords, self_val)
         env["__qualname__"] = Val("ref", ref=fn.qualname)
         cls = fn.cls
         if self_val is not None and self_val.kind == "instance" and self_val.entity:
@@ -611,7 +611,7 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
         return merged
 
 
-def bind_parameters(walker: Walker, definition: cst.FunctionDef, fn: FunctionInfo, positional: list[Val],
+def bind_parameters(definition: cst.FunctionDef, fn: FunctionInfo, positional: list[Val],
                     keywords, self_val: Val | None) -> dict[str, Val]:
     params = definition.params
     ordered = list(params.posonly_params) + list(params.params)

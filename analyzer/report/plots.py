@@ -95,7 +95,7 @@ def rewrites(breakdown: dict, out: Path, mode: str) -> str:
     fig, ax = plt.subplots(figsize=(6.5, 2.6))
     ax.barh(labels, totals, color="#dddddd", label="transactions")
     ax.barh(labels, converted, color=COLORS["one-shot"], label="one-shot after the suggested rewrite")
-    for y, (total, done) in enumerate(zip(totals, converted)):
+    for y, (total, done) in enumerate(zip(totals, converted, strict=True)):
         ax.text(total, y, f" {done}/{total}", va="center", fontsize=8)
     ax.set_xlabel("transactions")
     ax.set_xlim(0, max(totals + [1]) * 1.25)

@@ -105,8 +105,8 @@ def merge(target: sqlite3.Connection, source_path: Path) -> list[str]:
     source = connect(source_path)
     names = [r[0] for r in source.execute("SELECT name FROM apps ORDER BY name")]
     for name in names:
-        app = dict(zip([d[0] for d in source.execute("SELECT * FROM apps LIMIT 0").description],
-                       source.execute("SELECT * FROM apps WHERE name = ?", (name,)).fetchone()))
+        cursor = source.execute("SELECT * FROM apps WHERE name = ?", (name,))
+        app = dict(zip([d[0] for d in cursor.description], cursor.fetchone(), strict=True))
         old_id = app.pop("id")
         with target:
             target.execute("DELETE FROM apps WHERE name = ?", (name,))
@@ -115,9 +115,10 @@ def merge(target: sqlite3.Connection, source_path: Path) -> list[str]:
                                     list(app.values())).lastrowid
             for table in ("files", "ir", "entities", "diagnostics", "timings"):
                 _copy_rows(source, target, table, "app_id", old_id, new_id)
-            for row in source.execute("SELECT * FROM transactions WHERE app_id = ? ORDER BY id", (old_id,)).fetchall():
-                columns = [d[0] for d in source.execute("SELECT * FROM transactions LIMIT 0").description]
-                values = dict(zip(columns, row))
+            cursor = source.execute("SELECT * FROM transactions WHERE app_id = ? ORDER BY id", (old_id,))
+            columns = [d[0] for d in cursor.description]
+            for row in cursor.fetchall():
+                values = dict(zip(columns, row, strict=True))
                 old_tid = values.pop("id")
                 values["app_id"] = new_id
                 new_tid = target.execute(
@@ -132,6 +133,6 @@ def merge(target: sqlite3.Connection, source_path: Path) -> list[str]:
 def _copy_rows(source, target, table: str, key: str, old: int, new: int) -> None:
     cursor = source.execute(f"SELECT * FROM {table} WHERE {key} = ? ORDER BY rowid", (old,))
     columns = [d[0] for d in cursor.description]
-    rows = [[new if c == key else v for c, v in zip(columns, row)] for row in cursor.fetchall()]
+    rows = [[new if c == key else v for c, v in zip(columns, row, strict=True)] for row in cursor.fetchall()]
     if rows:
         target.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", rows)
