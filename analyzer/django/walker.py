@@ -25,6 +25,8 @@ from .index import FunctionInfo
 from .calls import CallsMixin
 from .orm_instances import InstancesMixin
 from .orm_querysets import QuerySetsMixin
+from .folding import UNKNOWN as UNDECIDED
+from .folding import fold
 from .walk_helpers import _exits, _merge, _statements, _text
 from .values import (
     UNKNOWN, QuerySet, Val, constant, ir_sources, plain, step_ids, union, value_sources,
@@ -83,6 +85,8 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
         self.yield_hook = None
         self.last_self: Val | None = None
         self.pending_guard: frozenset | None = None
+        self.returned = False
+        self.loop_depth = 0
 
     # ------------------------------------------------------------------ emitting steps
     def _line(self, node: cst.CSTNode) -> int:
@@ -140,6 +144,8 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
         after it runs: the rest of the block becomes a branch on the guard's sources.
         """
         for index, statement in enumerate(statements):
+            if self.returned:
+                return  # a folded branch left the function: nothing after it runs
             self.walk_statement(statement)
             guard, self.pending_guard = self.pending_guard, None
             if guard:
@@ -189,6 +195,18 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
         pass
 
     def _s_If(self, node: cst.If) -> None:
+        # Not inside loops: the walk sees one iteration, later ones may see other values.
+        decided = fold(node.test, self.env) if not self.loop_depth else UNDECIDED
+        if decided is not UNDECIDED:
+            # The condition is literal at this call site: only the arm it takes runs.
+            taken = node.body if decided else (node.orelse.body if isinstance(node.orelse, cst.Else) else None)
+            if isinstance(node.orelse, cst.If) and not decided:
+                self._s_If(node.orelse)
+            elif taken is not None:
+                self.walk_statements(_statements(taken))
+                if _exits(taken):
+                    self.returned = True
+            return
         test = self.eval_bool(node.test)
         before = dict(self.env)
         arms = [self.walk_block(node.body)]
@@ -229,7 +247,11 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
             iterable = self.cache_rows(node.iter, self.evaluate_qs(iterable.qs, node.iter, "iterate"))
         self.bind_loop_target(node.target, iterable)
         before = dict(self.env)
-        body = self.walk_block(node.body)
+        self.loop_depth += 1
+        try:
+            body = self.walk_block(node.body)
+        finally:
+            self.loop_depth -= 1
         self.env = _merge(before, self.env)
         self._structure(node, "loop", value_sources(iterable), body=body)
         if node.orelse is not None:
@@ -248,7 +270,11 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
     def _s_While(self, node: cst.While) -> None:
         test = self.eval_bool(node.test)
         before = dict(self.env)
-        body = self.walk_block(node.body)
+        self.loop_depth += 1
+        try:
+            body = self.walk_block(node.body)
+        finally:
+            self.loop_depth -= 1
         self.env = _merge(before, self.env)
         self._structure(node, "loop", value_sources(test), body=body)
 
@@ -594,6 +620,7 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
         callee.out = self.out
         callee.call_site = call_site
         callee.yield_hook = yield_hook
+        callee.loop_depth = self.loop_depth  # arguments may differ between iterations
         callee.walk_statements(_statements(definition.body))
         self.out = callee.out  # a yield hook may have swapped the list while walking
         self.last_self = callee.env.get("self")
@@ -629,13 +656,23 @@ def bind_parameters(definition: cst.FunctionDef, fn: FunctionInfo, positional: l
         elif name in given:
             env[name] = given.pop(name)
         else:
-            env[name] = constant(f"default:{name}")
+            env[name] = _default(param, name)
     if params.star_arg is not None and isinstance(params.star_arg, cst.Param):
         env[params.star_arg.name.value] = Val("plain", union(args[len(ordered):]), items=tuple(args[len(ordered):]))
     for param in params.kwonly_params:
-        env[param.name.value] = given.pop(param.name.value, constant(f"default:{param.name.value}"))
+        env[param.name.value] = given.pop(param.name.value, _default(param, param.name.value))
     if params.star_kwarg is not None:
         env[params.star_kwarg.name.value] = plain(union(given.values()) or {("constant", "kwargs")})
     return env
 
 
+
+
+def _default(param: cst.Param, name: str) -> Val:
+    """A parameter the call does not pass: its default, kept as a literal when it is one."""
+    default = param.default
+    if isinstance(default, (cst.Integer, cst.Float, cst.SimpleString)):
+        return constant(default.value)
+    if isinstance(default, cst.Name) and default.value in ("None", "True", "False"):
+        return constant(default.value)
+    return constant(f"default:{name}")
