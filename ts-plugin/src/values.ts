@@ -91,6 +91,13 @@ export interface Value {
   entityClass?: string;
   /** the function's resolve callback inside `new Promise((resolve) => ...)` */
   promiseResolve?: boolean;
+  /** a primitive known at this point of the walk (literals, literal arguments and defaults of
+   *  the call being inlined, members absent from an exact object literal): branch conditions
+   *  over such values are folded */
+  lit?: { v: string | number | boolean | null | undefined };
+  /** an object literal whose members are all known (`{}` default of an options parameter):
+   *  a member it does not have is `undefined` */
+  exact?: boolean;
 }
 
 export const UNKNOWN: Value = { sources: [{ kind: "unknown" }] };
@@ -99,6 +106,36 @@ export const CONSTANT: Value = { sources: [{ kind: "constant" }] };
 export function constant(text?: string): Value {
   return text === undefined ? { sources: [{ kind: "constant" }] } : { sources: [{ kind: "constant" }], text };
 }
+/** A constant whose value is known (see `Value.lit`). */
+export function known(v: string | number | boolean | null | undefined, text?: string): Value {
+  const out = constant(text);
+  out.lit = { v };
+  return out;
+}
+
+/** Whether a value is known truthy/falsy (undefined when not known). */
+export function truthOf(v: Value): boolean | undefined {
+  if (v.lit) return !!v.lit.v;
+  if (v.exact || v.closure) return true;
+  return undefined;
+}
+
+/** Whether a value is known nullish (undefined when not known). */
+export function nullishOf(v: Value): boolean | undefined {
+  if (v.lit) return v.lit.v === null || v.lit.v === undefined;
+  if (v.exact || v.closure) return false;
+  return undefined;
+}
+
+/** The value without its known constant (for values that may differ at run time). */
+export function unfolded(v: Value): Value {
+  if (!v.lit && !v.exact) return v;
+  const out = { ...v };
+  delete out.lit;
+  delete out.exact;
+  return out;
+}
+
 export function input(name: string): Value {
   return { sources: [{ kind: "input", name }] };
 }

@@ -17,7 +17,7 @@ import { relPath } from "./program";
 import { Frame } from "./frame";
 import { newQb, qbCall } from "./querybuilders";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
-import { allSources, constant, Handle, input, normSources, stepIds, union, UNKNOWN, Value } from "./values";
+import { allSources, constant, Handle, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
 export interface WalkEnv {
   checker: ts.TypeChecker;
@@ -163,6 +163,12 @@ export class TransactionWalk {
         // Guard clause: the rest of the block runs only when the condition is false, so it is
         // the else arm of this branch.
         const cond = this.evalExpr(s.expression, frame);
+        const taken = truthOf(cond);
+        if (taken === false) continue; // folded: the guard does not fire here
+        if (taken === true) {
+          if (this.walkStatement(s.thenStatement, frame)) return true;
+          continue;
+        }
         const before = new Map(frame.env);
         const thenArm: Step[] = [];
         const rec = this.saveRecording();
@@ -240,6 +246,12 @@ export class TransactionWalk {
     if (ts.isBreakStatement(s) || ts.isContinueStatement(s)) return true;
     if (ts.isIfStatement(s)) {
       const cond = this.evalExpr(s.expression, frame);
+      const taken = truthOf(cond);
+      if (taken !== undefined) {
+        // folded at this call site: only the taken arm runs, no branch
+        if (taken) return this.walkStatement(s.thenStatement, frame);
+        return s.elseStatement ? this.walkStatement(s.elseStatement, frame) : false;
+      }
       const before = new Map(frame.env);
       const thenArm: Step[] = [];
       let thenExits = false;
@@ -394,14 +406,15 @@ export class TransactionWalk {
           continue;
         }
         let sub = key ? this.member(v, key, undefined) : { sources: v.sources };
-        if (el.initializer && sub.sources.every((x) => x.kind === "unknown")) sub = union(sub, this.evalExpr(el.initializer, frame));
+        if (el.initializer && sub.lit && sub.lit.v === undefined) sub = this.evalExpr(el.initializer, frame);
+        else if (el.initializer && sub.sources.every((x) => x.kind === "unknown")) sub = union(sub, this.evalExpr(el.initializer, frame));
         this.bindName(el.name, sub, frame);
       }
       return;
     }
     name.elements.forEach((el, i) => {
       if (ts.isOmittedExpression(el)) return;
-      const sub = el.dotDotDotToken ? { sources: v.sources, elems: v.elems } : v.items?.[i] ?? elementOf(v);
+      const sub = el.dotDotDotToken ? { sources: v.sources, elems: v.elems } : unfolded(v.items?.[i] ?? elementOf(v));
       this.bindName(el.name, sub, frame);
     });
   }
@@ -420,7 +433,7 @@ export class TransactionWalk {
   private outsideValue(v: Value, name: string): Value {
     if (v.handle || v.qb || v.closure) return v;
     const allConst = v.sources.every((s) => s.kind === "constant");
-    const out: Value = { ...v, sources: allConst ? v.sources : [{ kind: "input", name }] };
+    const out: Value = allConst ? { ...v } : unfolded({ ...v, sources: [{ kind: "input", name }] });
     if (v.obj) out.obj = { ...v.obj, origin: "input", step: undefined, name };
     return out;
   }
@@ -470,15 +483,15 @@ export class TransactionWalk {
         return this.evalExpr((e as ts.AwaitExpression).expression, frame);
       case ts.SyntaxKind.StringLiteral:
       case ts.SyntaxKind.NoSubstitutionTemplateLiteral:
-        return constant((e as ts.StringLiteral).text);
+        return known((e as ts.StringLiteral).text, (e as ts.StringLiteral).text);
       case ts.SyntaxKind.NumericLiteral:
-        return constant((e as ts.NumericLiteral).text);
+        return known(Number((e as ts.NumericLiteral).text), (e as ts.NumericLiteral).text);
       case ts.SyntaxKind.TrueKeyword:
-        return constant("true");
+        return known(true, "true");
       case ts.SyntaxKind.FalseKeyword:
-        return constant("false");
+        return known(false, "false");
       case ts.SyntaxKind.NullKeyword:
-        return constant("null");
+        return known(null, "null");
       case ts.SyntaxKind.RegularExpressionLiteral:
       case ts.SyntaxKind.BigIntLiteral:
         return constant();
@@ -502,7 +515,7 @@ export class TransactionWalk {
         const base = this.evalExpr(ea.expression, frame);
         const idx = this.evalExpr(ea.argumentExpression, frame);
         const key = literalKey(ea.argumentExpression);
-        if (key !== undefined && base.items && /^\d+$/.test(key)) return base.items[Number(key)] ?? elementOf(base);
+        if (key !== undefined && base.items && /^\d+$/.test(key)) return unfolded(base.items[Number(key)] ?? elementOf(base)); // items may be reassigned
         if (key !== undefined && (base.props || base.obj)) return this.member(base, key, ea);
         if (base.items || base.elems || base.obj?.many) return elementOf(base);
         return { sources: normSources([...base.sources, ...idx.sources]) };
@@ -541,6 +554,8 @@ export class TransactionWalk {
       case ts.SyntaxKind.ConditionalExpression: {
         const c = e as ts.ConditionalExpression;
         const cond = this.evalExpr(c.condition, frame);
+        const taken = truthOf(cond);
+        if (taken !== undefined) return this.evalExpr(taken ? c.whenTrue : c.whenFalse, frame); // folded: one arm runs
         const a: Step[] = [];
         const b: Step[] = [];
         let va: Value = UNKNOWN;
@@ -556,6 +571,11 @@ export class TransactionWalk {
         const u = e as ts.PrefixUnaryExpression;
         const v = this.evalExpr(u.operand, frame);
         if (u.operator === ts.SyntaxKind.PlusPlusToken || u.operator === ts.SyntaxKind.MinusMinusToken) this.assignTo(u.operand, { sources: v.sources }, frame);
+        if (e.kind === ts.SyntaxKind.PrefixUnaryExpression) {
+          const t = truthOf(v);
+          if (u.operator === ts.SyntaxKind.ExclamationToken && t !== undefined) return { sources: v.sources, lit: { v: !t } };
+          if (u.operator === ts.SyntaxKind.MinusToken && typeof v.lit?.v === "number") return { sources: v.sources, lit: { v: -v.lit.v } };
+        }
         return { sources: v.sources };
       }
       case ts.SyntaxKind.TypeOfExpression:
@@ -570,7 +590,7 @@ export class TransactionWalk {
         return union(constant(), ...parts);
       }
       case ts.SyntaxKind.UndefinedKeyword:
-        return constant("undefined");
+        return known(undefined, "undefined");
       case ts.SyntaxKind.ClassExpression:
         return UNKNOWN;
       default:
@@ -581,6 +601,7 @@ export class TransactionWalk {
   private evalObject(o: ts.ObjectLiteralExpression, frame: Frame): Value {
     const props = new Map<string, Value>();
     let opaque = false;
+    let inexact = false;
     for (const p of o.properties) {
       if (ts.isPropertyAssignment(p)) {
         const key = propertyNameText(p.name);
@@ -597,6 +618,7 @@ export class TransactionWalk {
         if (v.props) {
           for (const [k, pv] of v.props) props.set(k, pv);
           opaque ||= !!v.opaque;
+          inexact ||= !v.exact;
         } else if (v.obj) {
           for (const [k, pv] of v.obj.fields) props.set(k, pv);
           opaque = true;
@@ -604,10 +626,13 @@ export class TransactionWalk {
       } else if (ts.isMethodDeclaration(p) || ts.isGetAccessor(p) || ts.isSetAccessor(p)) {
         const key = propertyNameText(p.name);
         if (key) props.set(key, { sources: [{ kind: "constant" }], closure: { fn: p, frame } });
+        if (!ts.isMethodDeclaration(p)) opaque = true; // accessors compute their members
       }
     }
     const sources = normSources([...[...props.values()].flatMap((v) => v.sources), { kind: "constant" }]);
-    return { sources, props, opaque };
+    const out: Value = { sources, props, opaque };
+    if (!opaque && !inexact) out.exact = true;
+    return out;
   }
 
   private evalBinary(b: ts.BinaryExpression, frame: Frame): Value {
@@ -629,15 +654,22 @@ export class TransactionWalk {
     }
     if (op === ts.SyntaxKind.QuestionQuestionToken || op === ts.SyntaxKind.BarBarToken || op === ts.SyntaxKind.AmpersandAmpersandToken) {
       const l = this.evalExpr(b.left, frame);
+      // folded: the left operand decides whether the right one runs
+      const lt = op === ts.SyntaxKind.QuestionQuestionToken ? nullishOf(l) : truthOf(l);
+      if (lt !== undefined) {
+        const rightRuns = op === ts.SyntaxKind.AmpersandAmpersandToken ? lt : op === ts.SyntaxKind.BarBarToken ? !lt : lt;
+        return rightRuns ? this.evalExpr(b.right, frame) : l;
+      }
       const arm: Step[] = [];
       let r: Value = UNKNOWN;
       this.withSink(frame, arm, () => (r = this.evalExpr(b.right, frame)));
       this.pushBranch(frame, b, l, [arm]);
       // `manager ?? this.repo.manager`: the left value wins when it is a handle
-      if (op === ts.SyntaxKind.AmpersandAmpersandToken) return { ...r, sources: normSources([...l.sources, ...r.sources]) };
+      // the left operand is not known here: neither is the result
+      if (op === ts.SyntaxKind.AmpersandAmpersandToken) return unfolded({ ...r, sources: normSources([...l.sources, ...r.sources]) });
       const out = union(l, r);
-      if (l.text === "undefined" || l.text === "null") return r;
-      return out;
+      if (l.text === "undefined" || l.text === "null") return unfolded(r);
+      return unfolded(out);
     }
     if (op === ts.SyntaxKind.CommaToken) {
       this.evalExpr(b.left, frame);
@@ -647,16 +679,57 @@ export class TransactionWalk {
     const r = this.evalExpr(b.right, frame);
     const v: Value = { sources: normSources([...l.sources, ...r.sources]) };
     if (op === ts.SyntaxKind.PlusToken && l.text !== undefined && r.text !== undefined) v.text = l.text + r.text;
+    const folded = foldBinary(op, l, r);
+    if (folded) v.lit = folded;
     return v;
   }
 
   private evalIdentifier(id: ts.Identifier, frame: Frame): Value {
-    if (id.text === "undefined") return constant("undefined");
+    if (id.text === "undefined") return known(undefined, "undefined");
     const sym = this.checker.getSymbolAtLocation(id);
     if (!sym) return UNKNOWN;
-    const v = frame.lookup(sym);
-    if (v) return this.withRunner(id, sym, v);
-    return this.withRunner(id, sym, this.outerValue(sym, id, frame));
+    const v = frame.lookup(sym) ?? this.outerValue(sym, id, frame);
+    return this.withRunner(id, sym, (v.lit || v.exact) && !this.isStable(sym) ? unfolded(v) : v);
+  }
+
+  private writtenNames = new Map<ts.Node, Set<string>>();
+
+  /** A binding whose value cannot change after it is bound: a `const`, or a parameter / `let`
+   *  / `var` never written in its function (names compared by text: over-approximates). The
+   *  walk visits loop bodies once, so the known value of a variable written later (a loop
+   *  counter, a flag set in a callback) must not be folded. */
+  private isStable(sym: ts.Symbol): boolean {
+    const decl = sym.valueDeclaration;
+    if (!decl) return true;
+    let n: ts.Node = decl;
+    while (ts.isBindingElement(n) || ts.isObjectBindingPattern(n) || ts.isArrayBindingPattern(n)) n = n.parent;
+    if (ts.isVariableDeclaration(n)) {
+      const list = n.parent;
+      if (!ts.isVariableDeclarationList(list)) return false;
+      if (list.flags & ts.NodeFlags.Const) return true;
+    } else if (!ts.isParameter(n)) {
+      return !ts.isCatchClause(n.parent);
+    }
+    let container: ts.Node = ts.isParameter(n) ? n.parent : n;
+    while (!ts.isFunctionLike(container) && !ts.isSourceFile(container) && container.parent) container = container.parent;
+    let written = this.writtenNames.get(container);
+    if (!written) {
+      const out = new Set<string>();
+      const names = (t: ts.Node) => {
+        if (ts.isIdentifier(t)) out.add(t.text);
+        else ts.forEachChild(t, names);
+      };
+      const visit = (x: ts.Node) => {
+        if (ts.isBinaryExpression(x) && x.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && x.operatorToken.kind <= ts.SyntaxKind.LastAssignment) names(stripParens(x.left));
+        else if ((ts.isPrefixUnaryExpression(x) || ts.isPostfixUnaryExpression(x)) && (x.operator === ts.SyntaxKind.PlusPlusToken || x.operator === ts.SyntaxKind.MinusMinusToken)) names(x.operand);
+        else if ((ts.isForOfStatement(x) || ts.isForInStatement(x)) && !ts.isVariableDeclarationList(x.initializer)) names(x.initializer);
+        ts.forEachChild(x, visit);
+      };
+      visit(container);
+      written = out;
+      this.writtenNames.set(container, written);
+    }
+    return !written.has(sym.name);
   }
 
   private withRunner(id: ts.Node, sym: ts.Symbol, v: Value): Value {
@@ -770,6 +843,14 @@ export class TransactionWalk {
 
   /** Member `key` of a value (object field, entity attribute, generated key, input path). */
   private member(base: Value, key: string, at: ts.Node | undefined): Value {
+    // Members are assigned in place, whatever branch the assignment is on: a member's known
+    // value is not kept (only the absence of a member from an exact object literal is).
+    if (base.exact && !base.opaque && !base.props?.has(key) && !(key in Object.prototype)) return known(undefined, "undefined"); // absent from an exact literal
+    const v = this.memberValue(base, key, at);
+    return v.lit || v.exact ? unfolded(v) : v;
+  }
+
+  private memberValue(base: Value, key: string, at: ts.Node | undefined): Value {
     if (base.props?.has(key)) return base.props.get(key)!;
     if (base.insertResult && (key === "identifiers" || key === "generatedMaps" || key === "raw")) {
       return { sources: [{ kind: "generated", step: base.insertResult }] };
@@ -872,7 +953,7 @@ export class TransactionWalk {
       const bound = sym ? frame.lookup(sym) : undefined;
       if (bound?.closure) {
         const args = this.evalArgs(call, frame);
-        return this.invoke(bound.closure.fn, args, undefined, call, frame, bound.closure.frame as Frame | undefined);
+        return this.invoke(bound.closure.fn, args, undefined, call, frame, bound.closure.frame as Frame | undefined, false, false, exactCall(call));
       }
       if (bound?.promiseResolve) {
         this.evalArgs(call, frame);
@@ -1160,10 +1241,15 @@ export class TransactionWalk {
       let thisValue: Value | undefined = recv;
       if (recv?.isThis && frame.thisValue) thisValue = frame.thisValue;
       if (recv?.handle?.customClass || recv?.handle) thisValue = recv;
-      return this.invoke(target.fn, args, thisValue, call, frame, target.parent);
+      return this.invoke(target.fn, args, thisValue, call, frame, target.parent, false, false, exactCall(call));
     }
     // unknown/library call: walk function arguments in place, derive data from arguments
     const args = this.evalArgs(call, frame);
+    for (const a of args) {
+      // a library may change the members of an object it is given (Object.assign)
+      if (a.exact) delete a.exact;
+      if (a.props) for (const [k, pv] of a.props) if (pv.lit || pv.exact) a.props.set(k, unfolded(pv));
+    }
     const handleArg = args.find((a) => a.handle?.tx || a.qb?.handle.tx);
     for (const a of args) {
       if (a.closure) this.invoke(a.closure.fn, [], undefined, call, frame, a.closure.frame as Frame | undefined, true);
@@ -1261,7 +1347,7 @@ export class TransactionWalk {
   /** Walk an application function with arguments bound; returns its return value. */
   invoke(
     fn: ts.FunctionLikeDeclaration, args: Value[], thisValue: Value | undefined, call: ts.Node, frame: Frame, parent: Frame | undefined,
-    inline = false, promiseExecutor = false,
+    inline = false, promiseExecutor = false, exactArgs = false,
   ): Value {
     if (!fn.body) return UNKNOWN;
     const propagation = this.env.boundaries.transactional.get(fn);
@@ -1282,14 +1368,24 @@ export class TransactionWalk {
     const via = inline ? frame.via : [...frame.via, name];
     const f = new Frame(fn, via, depth, inline ? frame.stack : [...frame.stack, fn], inline ? frame.thisValue : thisValue, frame.sink, parent ?? (inline ? frame : undefined));
     f.inPromiseExecutor = promiseExecutor || (inline && frame.inPromiseExecutor);
+    // With `exactArgs` the arguments are those of this call site: a missing one is `undefined`
+    // and a default it gets is known (branch conditions over them fold). Otherwise (callbacks
+    // called by a library, wrappers) the values are only approximations.
     fn.parameters.forEach((p, i) => {
       let v: Value | undefined = p.dotDotDotToken ? { sources: normSources(args.slice(i).flatMap((a) => a.sources)), items: args.slice(i) } : args[i];
-      if ((!v || v.text === "undefined") && p.initializer) v = this.evalExpr(p.initializer, f);
-      this.bindName(p.name, v ?? constant("undefined"), f);
+      if ((!v || v.text === "undefined" || (v.lit && v.lit.v === undefined)) && p.initializer) {
+        v = this.evalExpr(p.initializer, f);
+        if (!exactArgs) v = unfolded(v);
+      }
+      this.bindName(p.name, v ?? (exactArgs ? known(undefined, "undefined") : constant("undefined")), f);
     });
     this.walkBody(fn, f);
     if (f.returns.length === 0) return constant("undefined");
-    return union(...f.returns);
+    const ret = union(...f.returns);
+    if (!ret.lit) return ret;
+    const out = { ...ret }; // a function may also fall off its end: its result is not folded
+    delete out.lit;
+    return out;
   }
 
   private callWrapper(call: ts.CallExpression, w: import("./boundaries").WrapperInfo, frame: Frame): Value {
@@ -1423,10 +1519,53 @@ export class TransactionWalk {
 
 
 
+/** A call whose arguments are all written out (no spread): its missing ones are `undefined`. */
+function exactCall(call: ts.CallExpression): boolean {
+  return !call.arguments.some((a) => ts.isSpreadElement(a));
+}
+
+/** Constant folding of a comparison or arithmetic over two known primitives. */
+function foldBinary(op: ts.SyntaxKind, l: Value, r: Value): Value["lit"] | undefined {
+  const K = ts.SyntaxKind;
+  // `options == null` where options is an object literal / function
+  if (!l.lit || !r.lit) {
+    const [obj, other] = l.lit ? [r, l] : [l, r];
+    if (!(obj.exact || obj.closure) || !other.lit || (other.lit.v !== null && other.lit.v !== undefined)) return undefined;
+    if (op === K.EqualsEqualsToken || op === K.EqualsEqualsEqualsToken) return { v: false };
+    if (op === K.ExclamationEqualsToken || op === K.ExclamationEqualsEqualsToken) return { v: true };
+    return undefined;
+  }
+  const a = l.lit.v;
+  const b = r.lit.v;
+  switch (op) {
+    case K.EqualsEqualsToken: return { v: a == b };
+    case K.EqualsEqualsEqualsToken: return { v: a === b };
+    case K.ExclamationEqualsToken: return { v: a != b };
+    case K.ExclamationEqualsEqualsToken: return { v: a !== b };
+  }
+  const numeric = (x: unknown) => typeof x === "number" || x === null || x === undefined;
+  if (!numeric(a) || !numeric(b)) return undefined;
+  const x = a as number;
+  const y = b as number;
+  switch (op) {
+    case K.LessThanToken: return { v: x < y };
+    case K.LessThanEqualsToken: return { v: x <= y };
+    case K.GreaterThanToken: return { v: x > y };
+    case K.GreaterThanEqualsToken: return { v: x >= y };
+  }
+  if (typeof a !== "number" || typeof b !== "number") return undefined;
+  switch (op) {
+    case K.PlusToken: return { v: a + b };
+    case K.MinusToken: return { v: a - b };
+    case K.AsteriskToken: return { v: a * b };
+  }
+  return undefined;
+}
+
 /** The value of one element of a collection value. */
 export function elementOf(v: Value): Value {
-  if (v.elems) return v.elems;
-  if (v.items && v.items.length) return union(...v.items);
+  if (v.elems) return unfolded(v.elems);
+  if (v.items && v.items.length) return unfolded(union(...v.items));
   if (v.obj) return { sources: v.sources, obj: { ...v.obj, many: false } };
   return { sources: v.sources };
 }
