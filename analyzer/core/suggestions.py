@@ -16,7 +16,7 @@ def _value_expr(sources: list[dict]) -> str:
     for source in sources:
         if source["kind"] in ("input", "constant") and source.get("name"):
             return source["name"]
-    return "value"
+    return "..."
 
 
 def _django_kwargs(statement: dict) -> str:
@@ -91,34 +91,44 @@ def one_shot(flat: list[FlatStep], reasons: list[dict], frontend: str) -> list[d
             continue
         seen.add((category, target["id"]))
         entity = target.get("entity") or "Model"
-        where = _django_kwargs(source if source and source.get("predicate") else target) or "pk=pk"
+        source_entity = (source or {}).get("entity") or "Model"
+        # The rows the rewritten statement touches are the target's own; only a dependent key is
+        # resolved through the source's predicate.
+        target_where = _django_kwargs(target) or "pk=pk"
+        source_where = _django_kwargs(source) if source and source.get("predicate") else "..."
+        values = [v for v in target.get("values", []) if v.get("attribute")]
         if frontend == "typeorm":
             code = _typeorm_one_shot(category, entity, target, source)
+        elif category in ("read-modify-write", "loop-over-results") and target["kind"] == "insert":
+            fields = ", ".join(v["attribute"] for v in values) or "..."
+            code = f"""\
+                # The inserted values ({fields}) come from a read: compute them in the database in
+                # the same statement (INSERT ... SELECT, e.g. with Subquery()/F() in a raw or
+                # stored-procedure insert), so the application does not wait for the read.
+                {entity}.objects.create(...)  # values: Subquery({source_entity}.objects.filter({source_where}).values(...))"""
         elif category in ("read-modify-write", "loop-over-results"):
             assignments = ", ".join(
-                f"{v['attribute']}={_f_expression(v.get('text', v['attribute']), v['attribute'])}"
-                for v in target.get("values", [])
-                if v.get("attribute")
+                f"{v['attribute']}={_f_expression(v.get('text') or '...', v['attribute'])}" for v in values
             ) or "field=F(\"field\") + delta"
             code = f"""\
                 # One statement, evaluated by the database: no read round trip.
-                {entity}.objects.filter({where}).update({assignments})"""
+                {entity}.objects.filter({target_where}).update({assignments})"""
         elif category == "conditional":
             code = f"""\
                 # Fold the condition into the WHERE clause and branch on the row count.
-                changed = {entity}.objects.filter({where}).update(...)
+                changed = {entity}.objects.filter({target_where}, ...).update(...)
                 if not changed:
                     ...  # the branch taken when the condition did not hold"""
         elif category == "generated-key":
             code = f"""\
                 # Generate the key in the application so later statements do not wait for it.
                 new_id = uuid.uuid4()  # with a UUID primary key, or a sequence reserved up front
-                {(source or {}).get('entity') or 'Parent'}.objects.create(pk=new_id, ...)
-                {entity}.objects.create({(source or {}).get('entity', 'parent').lower()}_id=new_id, ...)"""
+                {source_entity}.objects.create(pk=new_id, ...)
+                {entity}.objects.create({source_entity.lower()}_id=new_id, ...)"""
         else:  # dependent-key
             code = f"""\
                 # Resolve the key before the transaction (reconnaissance), then pass it in.
-                key = {(source or {}).get('entity') or 'Model'}.objects.filter({where}).values_list(...).get()
+                key = {source_entity}.objects.filter({source_where}).values_list(...).get()
                 with transaction.atomic():
                     {entity}.objects.filter(pk=key).update(...)  # re-check and retry if it moved"""
         suggestions.append({
