@@ -246,14 +246,7 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
         if iterable.kind == "qs":
             iterable = self.cache_rows(node.iter, self.evaluate_qs(iterable.qs, node.iter, "iterate"))
         self.bind_loop_target(node.target, iterable)
-        before = dict(self.env)
-        self.loop_depth += 1
-        try:
-            body = self.walk_block(node.body)
-        finally:
-            self.loop_depth -= 1
-        self.env = _merge(before, self.env)
-        self._structure(node, "loop", value_sources(iterable), body=body)
+        self._structure(node, "loop", value_sources(iterable), body=self.walk_loop_body(node.body))
         if node.orelse is not None:
             for step in self.walk_block(node.orelse.body):
                 self.out.append(step)
@@ -269,14 +262,19 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
 
     def _s_While(self, node: cst.While) -> None:
         test = self.eval_bool(node.test)
+        self._structure(node, "loop", value_sources(test), body=self.walk_loop_body(node.body))
+
+    def walk_loop_body(self, body) -> list[dict]:
+        """One walk of a loop body stands for every iteration: nothing folds inside it, and
+        names it rebinds keep both their before-loop and in-loop origins afterwards."""
         before = dict(self.env)
         self.loop_depth += 1
         try:
-            body = self.walk_block(node.body)
+            steps = self.walk_block(body)
         finally:
             self.loop_depth -= 1
         self.env = _merge(before, self.env)
-        self._structure(node, "loop", value_sources(test), body=body)
+        return steps
 
     def _s_Try(self, node) -> None:
         for step in self.walk_block(node.body):
