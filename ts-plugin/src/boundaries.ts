@@ -9,7 +9,7 @@
 // request-context.ts and walked here as the decorated method.
 import * as ts from "typescript";
 import { Boundary } from "./ir";
-import { enclosingFunction, endLineOf, lineOf, OriginResolver, qualifiedName, stripParens } from "./names";
+import { enclosingFunction, endLineOf, lineOf, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
 import { packageOfFile } from "./stubs";
 import { typeormExportName } from "./entities";
 import { ISOLATION_PARAMETER } from "./catalog/request-context";
@@ -64,21 +64,16 @@ export function transactionalExport(checker: ts.TypeChecker, expr: ts.Expression
   expr = stripParens(expr);
   const id = ts.isIdentifier(expr) ? expr : ts.isPropertyAccessExpression(expr) ? expr.name : undefined;
   if (!id) return undefined;
-  let sym = checker.getSymbolAtLocation(id);
+  const sym = checker.getSymbolAtLocation(id);
   const decl = sym?.declarations?.[0];
   if (decl && ts.isImportSpecifier(decl)) {
     const mod = (decl.parent.parent.parent as ts.ImportDeclaration).moduleSpecifier;
     if (ts.isStringLiteral(mod) && TRANSACTIONAL_MODULES.has(mod.text)) return (decl.propertyName ?? decl.name).text;
   }
-  if (sym && sym.flags & ts.SymbolFlags.Alias) {
-    try {
-      sym = checker.getAliasedSymbol(sym);
-    } catch {
-      return undefined;
-    }
-  }
-  const d = sym?.declarations?.[0];
-  if (d && TRANSACTIONAL_MODULES.has(packageOfFile(d.getSourceFile().fileName) ?? "")) return sym!.name;
+  const target = sym && unalias(checker, sym);
+  if (sym && !target) return undefined;
+  const d = target?.declarations?.[0];
+  if (d && TRANSACTIONAL_MODULES.has(packageOfFile(d.getSourceFile().fileName) ?? "")) return target!.name;
   return undefined;
 }
 
@@ -395,14 +390,9 @@ export class BoundaryFinder {
     const sig = this.checker.getResolvedSignature(call);
     const decl = sig?.declaration;
     if (decl && this.wrappers.has(decl)) return this.wrappers.get(decl);
-    let sym = this.checker.getSymbolAtLocation(stripParens(call.expression));
-    if (sym && sym.flags & ts.SymbolFlags.Alias) {
-      try {
-        sym = this.checker.getAliasedSymbol(sym);
-      } catch {
-        return undefined;
-      }
-    }
+    const found = this.checker.getSymbolAtLocation(stripParens(call.expression));
+    const sym = found && unalias(this.checker, found);
+    if (found && !sym) return undefined;
     for (const d of sym?.declarations ?? []) {
       if (this.wrappers.has(d)) return this.wrappers.get(d);
       if (ts.isVariableDeclaration(d) && d.initializer && this.wrappers.has(stripParens(d.initializer))) return this.wrappers.get(stripParens(d.initializer));

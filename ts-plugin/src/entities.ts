@@ -4,7 +4,7 @@
 // (primary key -> "pk", `userId`/`user_id` join column -> relation `user`).
 import * as ts from "typescript";
 import { EntityRecord, Relation } from "./ir";
-import { lineOf, modulePath, stripParens } from "./names";
+import { lineOf, modulePath, stripParens, unalias } from "./names";
 import { packageOfFile } from "./stubs";
 import { relPath } from "./program";
 
@@ -44,7 +44,7 @@ export function typeormExportName(checker: ts.TypeChecker, expr: ts.Expression):
   expr = stripParens(expr);
   const id = ts.isIdentifier(expr) ? expr : ts.isPropertyAccessExpression(expr) ? expr.name : undefined;
   if (!id) return undefined;
-  let sym = checker.getSymbolAtLocation(id);
+  const sym = checker.getSymbolAtLocation(id);
   if (!sym) return undefined;
   const decl = sym.declarations?.[0];
   if (decl && ts.isImportSpecifier(decl)) {
@@ -58,15 +58,10 @@ export function typeormExportName(checker: ts.TypeChecker, expr: ts.Expression):
       return expr.name.text;
     }
   }
-  if (sym.flags & ts.SymbolFlags.Alias) {
-    try {
-      sym = checker.getAliasedSymbol(sym);
-    } catch {
-      return undefined;
-    }
-  }
-  const d = sym.declarations?.[0];
-  if (d && packageOfFile(d.getSourceFile().fileName) === "typeorm") return sym.name;
+  const target = unalias(checker, sym);
+  if (!target) return undefined;
+  const d = target.declarations?.[0];
+  if (d && packageOfFile(d.getSourceFile().fileName) === "typeorm") return target.name;
   return undefined;
 }
 
@@ -84,14 +79,9 @@ export function decoratorName(checker: ts.TypeChecker, expr: ts.Expression): str
   if (direct) return direct;
   expr = stripParens(expr);
   const id = ts.isIdentifier(expr) ? expr : ts.isPropertyAccessExpression(expr) ? expr.name : undefined;
-  let sym = id ? checker.getSymbolAtLocation(id) : undefined;
-  if (sym && sym.flags & ts.SymbolFlags.Alias) {
-    try {
-      sym = checker.getAliasedSymbol(sym);
-    } catch {
-      return undefined;
-    }
-  }
+  const found0 = id ? checker.getSymbolAtLocation(id) : undefined;
+  const sym = found0 && unalias(checker, found0);
+  if (found0 && !sym) return undefined;
   const decl = sym?.declarations?.find((d) => ts.isFunctionLike(d) && (d as ts.FunctionLikeDeclaration).body) ??
     sym?.declarations?.find((d) => ts.isVariableDeclaration(d) && !!d.initializer);
   if (!decl || decl.getSourceFile().isDeclarationFile) return undefined;
@@ -282,14 +272,8 @@ export class EntityIndex {
     if (ext) {
       if (typeormExportName(this.checker, ext.expression) === "BaseEntity") f.baseIsTypeormBaseEntity = true;
       else {
-        let sym = this.checker.getSymbolAtLocation(ext.expression);
-        if (sym && sym.flags & ts.SymbolFlags.Alias) {
-          try {
-            sym = this.checker.getAliasedSymbol(sym);
-          } catch {
-            sym = undefined;
-          }
-        }
+        const found = this.checker.getSymbolAtLocation(ext.expression);
+        const sym = found && unalias(this.checker, found);
         const decl = sym?.declarations?.find((d) => ts.isClassDeclaration(d)) as ts.ClassDeclaration | undefined;
         if (decl && !decl.getSourceFile().isDeclarationFile) f.base = decl;
         else f.baseUnknown = true;
@@ -520,14 +504,8 @@ export class EntityIndex {
   }
 
   private classOf(id: ts.Expression): ts.Node | undefined {
-    let sym = this.checker.getSymbolAtLocation(id);
-    if (sym && sym.flags & ts.SymbolFlags.Alias) {
-      try {
-        sym = this.checker.getAliasedSymbol(sym);
-      } catch {
-        return undefined;
-      }
-    }
+    const found = this.checker.getSymbolAtLocation(id);
+    const sym = found && unalias(this.checker, found);
     return sym?.valueDeclaration ?? sym?.declarations?.[0];
   }
 
@@ -548,13 +526,8 @@ export class EntityIndex {
   /** The entity a symbol (class, EntitySchema variable) denotes. */
   bySymbol(sym: ts.Symbol | undefined): EntityInfo | undefined {
     if (!sym) return undefined;
-    if (sym.flags & ts.SymbolFlags.Alias) {
-      try {
-        sym = this.checker.getAliasedSymbol(sym);
-      } catch {
-        return undefined;
-      }
-    }
+    sym = unalias(this.checker, sym);
+    if (!sym) return undefined;
     for (const d of sym.declarations ?? []) {
       const info = this.byNodeMap.get(d);
       if (info && !info.record.abstract) return info;

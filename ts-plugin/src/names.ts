@@ -73,6 +73,17 @@ export function enclosingFunction(node: ts.Node): ts.FunctionLikeDeclaration | u
   return undefined;
 }
 
+/** The symbol an import alias stands for (the symbol itself when it is no alias); undefined
+ *  when the checker cannot resolve the alias (an import of a module that is not there). */
+export function unalias(checker: ts.TypeChecker, sym: ts.Symbol): ts.Symbol | undefined {
+  if (!(sym.flags & ts.SymbolFlags.Alias)) return sym;
+  try {
+    return checker.getAliasedSymbol(sym);
+  } catch {
+    return undefined;
+  }
+}
+
 export function stripParens(e: ts.Expression): ts.Expression {
   while (
     ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e) ||
@@ -202,12 +213,8 @@ export class OriginResolver {
   }
 
   private appTarget(sym: ts.Symbol): Origin | null {
-    let target: ts.Symbol;
-    try {
-      target = this.checker.getAliasedSymbol(sym);
-    } catch {
-      return null;
-    }
+    const target = unalias(this.checker, sym);
+    if (!target) return null;
     const d = target.declarations?.[0];
     if (!d || d.getSourceFile().isDeclarationFile || target === sym) return null;
     if (ts.isFunctionDeclaration(d)) return this.ofReturnType(d);

@@ -15,7 +15,7 @@ import {
   DECORATOR_COMBINATORS, HANDLER_ENHANCERS, START_SEARCH_DEPTH, TRANSACTION_CLASS_NAME, TRANSACTION_IMPORTS,
 } from "./catalog/request-context";
 import { HandleTypes } from "./handles";
-import { OriginResolver, stripParens } from "./names";
+import { OriginResolver, stripParens, unalias } from "./names";
 import { packageOfFile } from "./stubs";
 
 export interface RepositoryAccessor {
@@ -156,14 +156,8 @@ export class RequestContextIndex {
 
   private symbolDeclaration(e: ts.Expression): ts.Declaration | undefined {
     e = stripParens(e);
-    let sym = this.checker.getSymbolAtLocation(ts.isPropertyAccessExpression(e) ? e.name : e);
-    if (sym && sym.flags & ts.SymbolFlags.Alias) {
-      try {
-        sym = this.checker.getAliasedSymbol(sym);
-      } catch {
-        return undefined;
-      }
-    }
+    const found = this.checker.getSymbolAtLocation(ts.isPropertyAccessExpression(e) ? e.name : e);
+    const sym = found && unalias(this.checker, found);
     return sym?.valueDeclaration ?? sym?.declarations?.[0];
   }
 

@@ -10,7 +10,7 @@ import { matchEffect } from "./catalog/effects";
 import { EntityIndex, EntityInfo, typeormExportName } from "./entities";
 import { HandleTypes } from "./handles";
 import { DiagnosticRecord, Predicate, Source, StatementStep, Step, TransactionRecord } from "./ir";
-import { lineOf, OriginResolver, qualifiedName, stripParens } from "./names";
+import { lineOf, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
 import { FIND_OPERATOR_NAMES, pkEquals } from "./predicates";
 import { RepositoryAccessor } from "./request-context";
 import { relPath } from "./program";
@@ -742,14 +742,7 @@ export class TransactionWalk {
   private outerValue(sym: ts.Symbol, at: ts.Node, frame: Frame): Value {
     const cached = this.outerCache.get(sym);
     if (cached) return cached;
-    let target = sym;
-    if (sym.flags & ts.SymbolFlags.Alias) {
-      try {
-        target = this.checker.getAliasedSymbol(sym);
-      } catch {
-        /* keep */
-      }
-    }
+    const target = unalias(this.checker, sym) ?? sym;
     const decl = target.valueDeclaration ?? target.declarations?.[0];
     let v: Value = UNKNOWN;
     if (!decl) v = this.typeHandleValue(at, frame) ?? UNKNOWN;
@@ -1306,14 +1299,8 @@ export class TransactionWalk {
       if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) decl = sig.declaration;
     }
     if (!decl || !(decl as ts.FunctionLikeDeclaration).body) {
-      let sym = this.checker.getSymbolAtLocation(ts.isPropertyAccessExpression(e) ? e.name : e);
-      if (sym && sym.flags & ts.SymbolFlags.Alias) {
-        try {
-          sym = this.checker.getAliasedSymbol(sym);
-        } catch {
-          sym = undefined;
-        }
-      }
+      const found = this.checker.getSymbolAtLocation(ts.isPropertyAccessExpression(e) ? e.name : e);
+      const sym = found && unalias(this.checker, found);
       decl = sym?.valueDeclaration ?? sym?.declarations?.[0];
     }
     if (!decl) return undefined;
@@ -1475,14 +1462,8 @@ export class TransactionWalk {
 
   private customRepoOf(e: ts.Expression): { entity: string | null; customClass?: ts.ClassLikeDeclaration } | undefined {
     const sym = this.checker.getSymbolAtLocation(stripParens(e));
-    let target = sym;
-    if (target && target.flags & ts.SymbolFlags.Alias) {
-      try {
-        target = this.checker.getAliasedSymbol(target);
-      } catch {
-        return undefined;
-      }
-    }
+    const target = sym && unalias(this.checker, sym);
+    if (sym && !target) return undefined;
     const decl = target?.declarations?.find((d) => ts.isClassDeclaration(d)) as ts.ClassDeclaration | undefined;
     if (!decl) {
       const th = this.env.handles.of(this.checker.getTypeAtLocation(e));
