@@ -34,12 +34,12 @@ def _settings(config: Config) -> dict:
     return {"cda_entities": config.cda_entities, "exclude": config.exclude, "depth": config.depth}
 
 
-def scan_one(app: App, folder: str, config: Config) -> dict:
-    """Worker: scan one application; never raises (a failure is a result)."""
+def scan_one(app: App, folder: str, config: Config, hashes: dict[str, str]) -> dict:
+    """Worker: scan one application; never raises (a failure is a result). `hashes` are the
+    source hashes the main process computed to decide that this application needs a scan."""
     from ..scan import scan
 
     started = time.perf_counter()
-    hashes = source_hashes(Path(folder))
     try:
         result = scan(Path(folder), config, app.orm)
     except Exception as exc:  # noqa: BLE001 - a failing application is recorded and the survey goes on
@@ -103,20 +103,20 @@ def run(apps: list[App], checkouts: Path, db_path: Path, config: Config, jobs: i
     connection = store.connect(db_path)
     reporter = reporter or Reporter(len(apps))
     outcomes: list[Outcome] = []
-    pending: list[tuple[App, Path]] = []
+    pending: list[tuple[App, Path, dict[str, str]]] = []
     for app in apps:
         folder = app.folder(checkouts)
         if not folder.is_dir():
             outcome = Outcome(app.name, "missing", f"no checkout at {folder}; run: {app.clone_command(checkouts)}")
         else:
             stored = store.stored_fingerprint(connection, app.name)
-            current = fingerprint(source_hashes(folder))
-            same = (stored[0] == current and stored[1] == __version__
+            hashes = source_hashes(folder)
+            same = (stored[0] == fingerprint(hashes) and stored[1] == __version__
                     and stored[2] == json.dumps(_settings(config), sort_keys=True) and stored[3] == "ok")
             if same:
                 outcome = Outcome(app.name, "unchanged", "no source file changed since the stored scan")
             else:
-                pending.append((app, folder))
+                pending.append((app, folder, hashes))
                 continue
         outcomes.append(outcome)
         reporter.update(outcome)
@@ -142,11 +142,12 @@ def run(apps: list[App], checkouts: Path, db_path: Path, config: Config, jobs: i
 
     try:
         if jobs <= 1 or len(pending) <= 1:
-            for app, folder in pending:
-                record(app, folder, scan_one(app, str(folder), config))
+            for app, folder, hashes in pending:
+                record(app, folder, scan_one(app, str(folder), config, hashes))
         else:
             with ProcessPoolExecutor(max_workers=jobs) as pool:
-                futures = {pool.submit(scan_one, app, str(folder), config): (app, folder) for app, folder in pending}
+                futures = {pool.submit(scan_one, app, str(folder), config, hashes): (app, folder)
+                           for app, folder, hashes in pending}
                 while futures:
                     done, _ = wait(futures, return_when=FIRST_COMPLETED)
                     for future in done:
