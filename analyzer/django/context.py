@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..ir import diagnostic
 from .index import FunctionInfo, ModuleInfo, RepoIndex
 from .models import Entity
 from .positions import line_numbers
@@ -73,15 +74,11 @@ class Context:
                 starts, ends = line_numbers(module, first_line=offset + 1)
                 parsed = ParsedModule(info, node, starts, ends)
         except cst.ParserSyntaxError as exc:
-            self.diagnostics.append({
-                "ir": 1, "type": "diagnostic", "file": info.rel, "line": exc.raw_line + offset, "code": "parse-error",
-                "severity": "error", "message": f"{qualname}: syntax error: {exc.message}",
-            })
+            self.diagnostics.append(diagnostic(info.rel, exc.raw_line + offset, "parse-error",
+                                               f"{qualname}: syntax error: {exc.message}"))
         except RecursionError:
-            self.diagnostics.append({
-                "ir": 1, "type": "diagnostic", "file": info.rel, "line": first_line, "code": "parse-error",
-                "severity": "error", "message": f"{qualname}: nesting too deep to parse",
-            })
+            self.diagnostics.append(diagnostic(info.rel, first_line, "parse-error",
+                                               f"{qualname}: nesting too deep to parse"))
         self._parsed[qualname] = parsed
         return parsed
 

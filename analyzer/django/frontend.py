@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..ir import diagnostic
 from . import project
 from .boundaries import (
     Boundary, atomic_requests_settings, candidates, find_boundaries, find_wrappers, is_view_module, view_functions,
@@ -34,11 +35,6 @@ class FrontendResult:
     records: list[dict]
     files: list[dict] = field(default_factory=list)   # {"path", "lines", "sha256"...} for the store
     lines: int = 0
-
-
-def _diag(rel: str, line: int, code: str, message: str, severity: str = "error") -> dict:
-    return {"ir": 1, "type": "diagnostic", "file": rel, "line": line, "code": code, "severity": severity,
-            "message": message}
 
 
 def _source_roots(rels: list[str]) -> list[str]:
@@ -72,21 +68,21 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
     for path in iter_python_files(root, options.excludes):
         source = read_source(path, root, options.max_file_bytes)
         if isinstance(source, FileProblem):
-            diagnostics.append(_diag(source.rel, 0, source.code, source.message))
+            diagnostics.append(diagnostic(source.rel, 0, source.code, source.message))
             files.append({"path": source.rel, "lines": 0, "status": source.code})
             continue
         total_lines += source.lines
         try:
             info = index.add(source)
         except RecursionError:
-            diagnostics.append(_diag(source.rel, 0, "parse-error", "nesting too deep to parse"))
+            diagnostics.append(diagnostic(source.rel, 0, "parse-error", "nesting too deep to parse"))
             continue
         files.append({"path": source.rel, "lines": source.lines, "status": "ok"})
         if info.python2_line:
-            diagnostics.append(_diag(source.rel, info.python2_line, "parse-error",
+            diagnostics.append(diagnostic(source.rel, info.python2_line, "parse-error",
                                      "Python 2 syntax (print/exec statement); this file is not Python 3"))
         elif info.has_error:
-            diagnostics.append(_diag(source.rel, _first_error_line(index, source.text), "parse-error",
+            diagnostics.append(diagnostic(source.rel, _first_error_line(index, source.text), "parse-error",
                                      "syntax error (not Python 3 syntax?); definitions before the error are still used"))
     index.add_source_root_aliases(_source_roots([f["path"] for f in files]))
 
@@ -110,7 +106,7 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
     ctx.entity_by_param_name = project.param_names(concrete, auth_user)
     enabled, ignored = atomic_requests_settings(index)
     for rel, line in ignored:
-        diagnostics.append(_diag(rel, line, "ignored-setting", "ATOMIC_REQUESTS at the top level of settings is "
+        diagnostics.append(diagnostic(rel, line, "ignored-setting", "ATOMIC_REQUESTS at the top level of settings is "
                                  "ignored by Django; it only counts inside DATABASES[alias]", "info"))
     boundaries: list[Boundary] = []
     for qualname, module, first, last, cls in candidates(ctx):
@@ -134,9 +130,9 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
         try:
             transactions.append(build_transaction(ctx, parsed, boundary))
         except RecursionError:
-            diagnostics.append(_diag(parsed.info.rel, boundary.line, "internal-error", "recursion limit while walking"))
+            diagnostics.append(diagnostic(parsed.info.rel, boundary.line, "internal-error", "recursion limit while walking"))
         except Exception as exc:  # noqa: BLE001 - one bad transaction must not end the scan
-            diagnostics.append(_diag(parsed.info.rel, boundary.line, "internal-error",
+            diagnostics.append(diagnostic(parsed.info.rel, boundary.line, "internal-error",
                                      f"{type(exc).__name__}: {exc}"))
     diagnostics.extend(ctx.diagnostics)
     records = [{"ir": 1, "type": "meta", "frontend": "django", "root": root.name}]

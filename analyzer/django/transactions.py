@@ -11,16 +11,12 @@ import re
 
 import libcst as cst
 
+from ..ir import diagnostic
 from .boundaries import Boundary
 from .context import Context, ParsedModule
 from .syntax import code as _code
 from .values import Val, plain
 from .walker import Recorder, StopWalk, Walker
-
-
-def _diag(rel: str, line: int, code: str, message: str, severity: str = "error") -> dict:
-    return {"ir": 1, "type": "diagnostic", "file": rel, "line": line, "code": code, "severity": severity,
-            "message": message}
 
 
 def entry_env(ctx: Context, parsed: ParsedModule, node: cst.FunctionDef | None, cls: str | None,
@@ -123,7 +119,7 @@ def build_transaction(ctx: Context, parsed: ParsedModule, boundary: Boundary) ->
     }
     diagnostics = list(recorder.diagnostics)
     for step in _unresolved(steps):
-        diagnostics.append(_diag(step["file"], step["line"], "unresolved-call",
+        diagnostics.append(diagnostic(step["file"], step["line"], "unresolved-call",
                                  f"{step['callee']}: {step['reason']} (in transaction {txn['id']})", "warning"))
     return txn, diagnostics
 

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from ..ir import diagnostic
 from .context import Context, ParsedModule
 from .syntax import code as _code
 from .syntax import dotted as _dotted
@@ -123,9 +124,7 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
         self.out.append(step)
 
     def diagnostic(self, node, code: str, message: str, severity: str = "warning") -> None:
-        self.rec.diagnostics.append({"ir": 1, "type": "diagnostic", "file": self.module.rel,
-                                     "line": self._line(node), "code": code, "severity": severity,
-                                     "message": message})
+        self.rec.diagnostics.append(diagnostic(self.module.rel, self._line(node), code, message, severity))
 
     # ------------------------------------------------------------------ statements
     def walk_block(self, body) -> list[dict]:

@@ -16,6 +16,12 @@ IR_VERSION = 1
 _RECORD_ORDER = {"meta": 0, "entity": 1, "transaction": 2, "diagnostic": 3}
 
 
+def diagnostic(file: str, line: int, code: str, message: str, severity: str = "error") -> dict:
+    """A `diagnostic` record (docs/IR.md): what went wrong where, for a front end to report."""
+    return {"ir": IR_VERSION, "type": "diagnostic", "file": file, "line": line, "code": code,
+            "severity": severity, "message": message}
+
+
 def sort_key(record: dict) -> tuple:
     """Canonical order of records in an IR file (docs/IR.md)."""
     kind = record["type"]
