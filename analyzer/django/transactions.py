@@ -187,12 +187,12 @@ def _after_marker(function_node, marker) -> list:
     return found
 
 
+_COMMIT = re.compile(r"\b(commit|rollback)\(")
+
+
 def _contains_commit(statement) -> bool:
-    return bool(re.search(r"\b(commit|rollback)\(", _code(statement)))
+    return bool(_COMMIT.search(_code(statement)))
 
 
 def _is_commit(statement) -> bool:
-    if isinstance(statement, cst.SimpleStatementLine):
-        code = _code(statement)
-        return bool(re.search(r"\b(commit|rollback)\(", code))
-    return False
+    return isinstance(statement, cst.SimpleStatementLine) and _contains_commit(statement)
