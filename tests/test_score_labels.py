@@ -150,3 +150,64 @@ def test_failing_txscan_is_one_line_and_status_2(tmp_path):
     result = score(LABELS, "--checkouts", SAMPLES, "--txscan", failing)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "scan failed with status 3: boom: cannot scan" in result.stderr
+
+
+# ---------------------------------------------------------------- scripts/app_stats.py
+
+APP_STATS = ROOT / "scripts" / "app_stats.py"
+
+
+def app_stats(*args):
+    return subprocess.run([sys.executable, str(APP_STATS), *map(str, args)], capture_output=True, text=True,
+                          timeout=900, check=False)
+
+
+def test_app_stats_table_counts_what_the_scans_hold(scans):
+    folder, _ = scans
+    result = app_stats("table", folder, "--json")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert set(rows) == {"shop", "express-ledger"}
+    for name, row in rows.items():
+        scan = json.loads((folder / f"{name}.json").read_text())
+        txns = scan["transactions"]
+        assert row["transactions"] == len(txns) > 0
+        assert row["one-shot"] + row["non-strict"] + row["strict"] == len(txns)
+        assert row["strict"] == sum(t["interactivity"] == "interactive-strict" for t in txns)
+        assert row["zero-statement"] == sum(not t["statements"] for t in txns)
+        assert sum(row["diagnostics"].values()) == len(scan["diagnostics"])
+        assert row["seconds"] is None  # no benchmark file in this folder
+    markdown = app_stats("table", folder).stdout
+    assert markdown.splitlines()[0].startswith("| application | transactions | one-shot | non-strict | strict |")
+    shop_line = next(line for line in markdown.splitlines() if line.startswith("| shop |"))
+    assert shop_line.endswith("| - | - |")
+
+
+def test_app_stats_collect_scans_and_benchmarks(tmp_path):
+    out = tmp_path / "stats"
+    result = app_stats("collect", "--manifest", ROOT / "corpus" / "samples.toml", "--checkouts", SAMPLES,
+                       "--txscan", TXSCAN, "--out", out, "--apps", "ledger")
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["ledger.bench.json", "ledger.json"]
+    rows = json.loads(app_stats("table", out, "--json").stdout)
+    assert rows["ledger"]["transactions"] > 0
+    assert rows["ledger"]["seconds"] > 0 and rows["ledger"]["peak_mib"] > 0
+
+
+@pytest.mark.parametrize("make, reason", [
+    (lambda d: d / "absent", "not a folder"),
+    (lambda d: d, "no scan JSON"),
+    (lambda d: (d / "x.json").write_text("[1, 2") and d, "x.json: not JSON"),
+    (lambda d: (d / "x.json").write_text("{}") and d, "x.json: not scan JSON"),
+])
+def test_app_stats_bad_input_is_one_line_and_status_2(tmp_path, make, reason):
+    result = app_stats("table", make(tmp_path))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and reason in result.stderr
+
+
+def test_app_stats_unknown_application_is_one_line_and_status_2(tmp_path):
+    result = app_stats("collect", "--manifest", ROOT / "corpus" / "samples.toml", "--checkouts", SAMPLES,
+                       "--txscan", TXSCAN, "--out", tmp_path, "--apps", "nosuchapp")
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "no application named nosuchapp" in result.stderr
