@@ -103,6 +103,8 @@ def render_markdown(rows: dict[str, dict]) -> str:
                   *(row["diagnostics"].get(code, 0) for code in HIGHLIGHTED_CODES), row["seconds"], row["peak_mib"]]
         lines.append("| " + " | ".join(cell(v) for v in values) + " |")
     codes = sorted({code for row in rows.values() for code in row["diagnostics"]})
+    if not codes:
+        return "\n".join([*lines, "", "Diagnostics by code: none."]) + "\n"
     lines += ["", "Diagnostics by code:", "", "| application | " + " | ".join(codes) + " |",
               "|" + "---|" * (len(codes) + 1)]
     for name, row in rows.items():
