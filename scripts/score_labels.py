@@ -30,7 +30,8 @@ Matching rules (also in corpus/labels/README.md):
   site or inside the helper); a reported statement of the same file matches when its line lies
   in that span widened by --tolerance lines (default 1: an analyzer may report the `await` /
   `return (` line just before the expression, while a wider window would let one statement
-  claim its neighbour's match). Each reported statement is used once, nearest first.
+  claim its neighbour's match). Each reported statement is used once, nearest first, and at
+  equal distance one of the labelled kind first.
 Labels with `"boundary_role": "wrapper"` are not transactions of their own; they are left out
 of every metric and listed separately.
 
@@ -204,10 +205,13 @@ def match_statements(labelled: list[dict], reported: list[dict], tolerance: int)
             distances = [d for place in _places(statement)
                          if (d := _distance(place, candidate["file"], candidate["line"], tolerance)) is not None]
             if distances:
-                pairs.append((min(distances), li, ri))
+                # nearest first; at equal distance a reported statement of the labelled kind
+                # (an M2M add() is a read and an insert on one line)
+                other_kind = candidate.get("kind") != statement.get("kind")
+                pairs.append((min(distances), other_kind, li, ri))
     result: list[dict | None] = [None] * len(labelled)
     taken = set()
-    for _, li, ri in sorted(pairs):
+    for _, _, li, ri in sorted(pairs):
         if result[li] is None and ri not in taken:
             result[li] = reported[ri]
             taken.add(ri)

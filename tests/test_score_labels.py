@@ -7,6 +7,7 @@ express-ledger (TypeORM) samples by reading their code; shop-04 is deliberately 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -104,6 +105,29 @@ def test_undetected_boundary_counts_against_detection(scans, tmp_path):
     assert typeorm["detection"] == 0.5
     assert typeorm["counts"]["statements_found"] == 2 and typeorm["statement_recall"] == round(2 / 3, 3)
     assert next(t for t in result["transactions"] if t["id"] == "ledger-02")["disagreements"] == ["not detected"]
+
+
+def _score_module():
+    spec = importlib.util.spec_from_file_location("score_labels", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_statements_on_one_line_match_by_kind():
+    # an M2M add() is a through-table read and an insert written on one line
+    labelled = [{"file": "a.py", "line": 7, "kind": "read", "cda_mismatch": True},
+                {"file": "a.py", "line": 7, "kind": "insert", "cda_mismatch": False}]
+    reported = [{"file": "a.py", "line": 7, "kind": "insert"}, {"file": "a.py", "line": 9, "kind": "read"}]
+    assert _score_module().match_statements(labelled, reported, 1) == [None, reported[0]]
+
+
+def test_statement_line_tolerance_and_span():
+    labelled = [{"file": "a.py", "line": 10, "line_end": 13, "kind": "read", "cda_mismatch": False}]
+    match = _score_module().match_statements
+    for line, found in ((8, False), (9, True), (12, True), (14, True), (15, False)):
+        assert (match(labelled, [{"file": "a.py", "line": line, "kind": "read"}], 1)[0] is not None) is found
+    assert match(labelled, [{"file": "b.py", "line": 10, "kind": "read"}], 1) == [None]
 
 
 def test_missing_checkout_is_one_line_and_status_2(tmp_path):
