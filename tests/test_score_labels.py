@@ -110,6 +110,7 @@ def test_undetected_boundary_counts_against_detection(scans, tmp_path):
 def _score_module():
     spec = importlib.util.spec_from_file_location("score_labels", SCRIPT)
     module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
