@@ -28,13 +28,11 @@ import tomllib
 from collections import Counter
 from pathlib import Path
 
+from score_labels import InputError, read_json  # the sibling script: same input errors
+
 VERDICTS = ("one-shot", "interactive-nonstrict", "interactive-strict")
 HIGHLIGHTED_CODES = ("unresolved-receiver", "depth-limit")
 TIMEOUT_SECONDS = 3600
-
-
-class StatsError(Exception):
-    """A problem with the inputs: reported as one line, exit status 2."""
 
 
 # ---------------------------------------------------------------- table
@@ -57,38 +55,29 @@ def app_row(scan: dict, bench: dict | None) -> dict:
     }
 
 
-def _read_json(path: Path):
-    try:
-        return json.loads(path.read_text("utf-8"))
-    except OSError as error:
-        raise StatsError(f"{path}: cannot read ({error.strerror or error})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise StatsError(f"{path}: not JSON ({error})") from None
-
-
 def load_folder(folder: Path) -> dict[str, dict]:
     if not folder.is_dir():
-        raise StatsError(f"{folder}: not a folder")
+        raise InputError(f"{folder}: not a folder")
     rows = {}
     for path in sorted(folder.glob("*.json")):
         if path.name.endswith(".bench.json"):
             continue
-        scan = _read_json(path)
+        scan = read_json(path, "scan", "scan JSON")
         if not isinstance(scan, dict) or not isinstance(scan.get("transactions"), list):
-            raise StatsError(f"{path}: not scan JSON (no 'transactions' list)")
+            raise InputError(f"{path}: not scan JSON (no 'transactions' list)")
         name = path.name[: -len(".json")]
         bench_path = folder / f"{name}.bench.json"
         bench = None
         if bench_path.exists():
-            measured = _read_json(bench_path)
+            measured = read_json(bench_path, "benchmark", "benchmark JSON")
             bench = measured[0] if isinstance(measured, list) and measured else measured
             if not isinstance(bench, dict):
-                raise StatsError(f"{bench_path}: not benchmark JSON")
+                raise InputError(f"{bench_path}: not benchmark JSON")
             if "error" in bench:
                 bench = None
         rows[name] = app_row(scan, bench)
     if not rows:
-        raise StatsError(f"{folder}: no scan JSON (<app>.json) in it")
+        raise InputError(f"{folder}: no scan JSON (<app>.json) in it")
     return rows
 
 
@@ -118,9 +107,9 @@ def manifest_apps(manifest: Path, checkouts: Path, only: list[str] | None) -> li
     try:
         apps = tomllib.loads(manifest.read_text("utf-8")).get("app", [])
     except OSError as error:
-        raise StatsError(f"{manifest}: cannot read ({error.strerror or error})") from None
+        raise InputError(f"{manifest}: cannot read ({error.strerror or error})") from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise StatsError(f"{manifest}: not a TOML manifest ({error})") from None
+        raise InputError(f"{manifest}: not a TOML manifest ({error})") from None
     found = []
     for app in apps:
         name = app.get("name")
@@ -133,33 +122,33 @@ def manifest_apps(manifest: Path, checkouts: Path, only: list[str] | None) -> li
                 break
         else:
             if only:
-                raise StatsError(f"{checkouts / name}: checkout of {name} missing")
+                raise InputError(f"{checkouts / name}: checkout of {name} missing")
     missing = set(only or []) - {name for name, _ in found}
     if missing:
-        raise StatsError(f"{manifest}: no application named {', '.join(sorted(missing))}")
+        raise InputError(f"{manifest}: no application named {', '.join(sorted(missing))}")
     return found
 
 
 def collect(apps: list[tuple[str, Path]], txscan: Path, out: Path) -> None:
     if not txscan.exists():
-        raise StatsError(f"{txscan}: no such program")
+        raise InputError(f"{txscan}: no such program")
     python = txscan.parent / "python"
     benchmark = txscan.resolve().parents[2] / "scripts" / "benchmark.py" if len(txscan.resolve().parents) > 2 else None
     if not python.exists() or benchmark is None or not benchmark.exists():
-        raise StatsError(f"{txscan}: not the txscan of a worktree's .venv (no python or scripts/benchmark.py beside it)")
+        raise InputError(f"{txscan}: not the txscan of a worktree's .venv (no python or scripts/benchmark.py beside it)")
     out.mkdir(parents=True, exist_ok=True)
     for name, root in apps:  # one at a time: the measured wall time must not share the cores
         scan = subprocess.run([str(txscan), "scan", str(root), "--format", "json", "--no-db"], capture_output=True,
                               text=True, timeout=TIMEOUT_SECONDS, check=False)
         if scan.returncode != 0:
             last = (scan.stderr.strip().splitlines() or ["no message"])[-1]
-            raise StatsError(f"{root}: scan failed with status {scan.returncode}: {last}")
+            raise InputError(f"{root}: scan failed with status {scan.returncode}: {last}")
         (out / f"{name}.json").write_text(scan.stdout)
         bench = subprocess.run([str(python), str(benchmark), str(root), "--repeat", "1", "--json"],
                                capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False)
         if bench.returncode != 0:
             last = (bench.stderr.strip().splitlines() or ["no message"])[-1]
-            raise StatsError(f"{root}: benchmark failed with status {bench.returncode}: {last}")
+            raise InputError(f"{root}: benchmark failed with status {bench.returncode}: {last}")
         (out / f"{name}.bench.json").write_text(bench.stdout)
         if sys.stderr.isatty():
             print(f"{name}: done", file=sys.stderr, flush=True)
@@ -184,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
             collect(manifest_apps(args.manifest, args.checkouts, only), args.txscan, args.out)
             return 0
         rows = load_folder(args.folder)
-    except StatsError as error:
+    except InputError as error:
         print(f"app_stats: {error}", file=sys.stderr)
         return 2
     print(json.dumps(rows, indent=1, sort_keys=True) if args.json else render_markdown(rows), end="" if not args.json

@@ -54,22 +54,27 @@ RW_SETS = ("full", "partial", "none")
 SCAN_TIMEOUT_SECONDS = 3600
 
 
-class ScoreError(Exception):
+class InputError(Exception):
     """A problem with the inputs: reported as one line, exit status 2."""
 
 
 # ---------------------------------------------------------------- inputs
 
-def load_labels(path: Path) -> dict:
+def read_json(path: Path, what: str, kind: str):
+    """The parsed file; `what` names it for a missing file, `kind` for bad content."""
     try:
-        doc = json.loads(path.read_text("utf-8"))
+        return json.loads(path.read_text("utf-8"))
     except OSError as error:
-        raise ScoreError(f"{path}: cannot read the label file ({error.strerror or error})") from None
+        raise InputError(f"{path}: cannot read the {what} ({error.strerror or error})") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ScoreError(f"{path}: not a JSON label file ({error})") from None
+        raise InputError(f"{path}: not {kind} ({error})") from None
+
+
+def load_labels(path: Path) -> dict:
+    doc = read_json(path, "label file", "a JSON label file")
     problem = _label_problem(doc)
     if problem:
-        raise ScoreError(f"{path}: {problem}")
+        raise InputError(f"{path}: {problem}")
     return doc
 
 
@@ -107,7 +112,7 @@ def default_txscan() -> str:
         return str(beside)
     found = shutil.which("txscan")
     if not found:
-        raise ScoreError("txscan: not found beside the interpreter nor on PATH (use --txscan)")
+        raise InputError("txscan: not found beside the interpreter nor on PATH (use --txscan)")
     return found
 
 
@@ -116,27 +121,22 @@ def run_scan(txscan: str, root: Path) -> dict:
         completed = subprocess.run([txscan, "scan", str(root), "--format", "json", "--no-db"],
                                    capture_output=True, text=True, timeout=SCAN_TIMEOUT_SECONDS, check=False)
     except FileNotFoundError:
-        raise ScoreError(f"{txscan}: no such program") from None
+        raise InputError(f"{txscan}: no such program") from None
     except subprocess.TimeoutExpired:
-        raise ScoreError(f"{root}: scan did not finish in {SCAN_TIMEOUT_SECONDS} s") from None
+        raise InputError(f"{root}: scan did not finish in {SCAN_TIMEOUT_SECONDS} s") from None
     if completed.returncode != 0:
         last = (completed.stderr.strip().splitlines() or ["no message"])[-1]
-        raise ScoreError(f"{root}: scan failed with status {completed.returncode}: {last}")
+        raise InputError(f"{root}: scan failed with status {completed.returncode}: {last}")
     try:
         return json.loads(completed.stdout)
     except json.JSONDecodeError as error:
-        raise ScoreError(f"{root}: scan output is not JSON ({error})") from None
+        raise InputError(f"{root}: scan output is not JSON ({error})") from None
 
 
 def read_scan(path: Path) -> dict:
-    try:
-        doc = json.loads(path.read_text("utf-8"))
-    except OSError as error:
-        raise ScoreError(f"{path}: cannot read the scan ({error.strerror or error})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ScoreError(f"{path}: not scan JSON ({error})") from None
+    doc = read_json(path, "scan", "scan JSON")
     if not isinstance(doc, dict) or not isinstance(doc.get("transactions"), list):
-        raise ScoreError(f"{path}: not scan JSON (no 'transactions' list)")
+        raise InputError(f"{path}: not scan JSON (no 'transactions' list)")
     return doc
 
 
@@ -148,14 +148,14 @@ def collect_scans(labels: dict, checkouts: Path | None, scan_json: Path | None, 
     scans = {}
     if scan_json is None:
         if checkouts is None:
-            raise ScoreError("give --checkouts DIR (to scan) or --scan-json DIR (scans made before)")
+            raise InputError("give --checkouts DIR (to scan) or --scan-json DIR (scans made before)")
         for app in apps:  # check every checkout before spending time on scans
             root = checkouts / app.get("checkout", app["name"]) / app["subdir"]
             if not root.is_dir():
-                raise ScoreError(f"{root}: checkout of {app['name']} missing")
+                raise InputError(f"{root}: checkout of {app['name']} missing")
         program = txscan or default_txscan()
         if shutil.which(program) is None:
-            raise ScoreError(f"{program}: no such program")
+            raise InputError(f"{program}: no such program")
     for app in apps:
         if scan_json is not None:
             scans[app["name"]] = read_scan(scan_json / f"{app['name']}.json")
@@ -415,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         labels = load_labels(args.labels)
         scans = collect_scans(labels, args.checkouts, args.scan_json, args.txscan, args.save_scans)
-    except ScoreError as error:
+    except InputError as error:
         print(f"score_labels: {error}", file=sys.stderr)
         return 2
     result = score(labels, scans, args.tolerance, args.boundary_tolerance)

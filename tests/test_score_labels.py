@@ -222,7 +222,7 @@ def test_app_stats_collect_scans_and_benchmarks(tmp_path):
 @pytest.mark.parametrize("make, reason", [
     (lambda d: d / "absent", "not a folder"),
     (lambda d: d, "no scan JSON"),
-    (lambda d: (d / "x.json").write_text("[1, 2") and d, "x.json: not JSON"),
+    (lambda d: (d / "x.json").write_text("[1, 2") and d, "x.json: not scan JSON"),
     (lambda d: (d / "x.json").write_text("{}") and d, "x.json: not scan JSON"),
 ])
 def test_app_stats_bad_input_is_one_line_and_status_2(tmp_path, make, reason):
