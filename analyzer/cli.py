@@ -113,7 +113,7 @@ def survey(
     timeout: float = typer.Option(1800.0, "--timeout", min=0,
                                   help="Wall-time limit per application in seconds (0: none)."),
     memory: int = typer.Option(4096, "--memory", min=0,
-                               help="Memory (address space) limit per application in MiB (0: none)."),
+                               help="Memory limit per application process in MiB (RLIMIT_DATA; 0: none)."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler",
                                             help="Run on a Dask cluster: the scheduler's tcp://HOST:PORT."),
 ) -> None:
@@ -147,7 +147,7 @@ def survey(
     print("survey: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + f"; store {db}")
     unfinished = [o for o in outcomes if o.status in ("failed", "missing")]
     for outcome in unfinished:
-        print(f"survey: {outcome.name}: {outcome.status}: {outcome.detail}", file=sys.stderr)
+        print(f"survey: {outcome.name}: {outcome.status}: {outcome.summary}", file=sys.stderr)
     if unfinished:
         raise typer.Exit(1)
 

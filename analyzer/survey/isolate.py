@@ -36,7 +36,7 @@ DEFAULT_MEMORY_MB = 4096
 @dataclass(frozen=True)
 class Limits:
     seconds: float = DEFAULT_SECONDS   # wall time of one application; 0 = no limit
-    memory_mb: int = DEFAULT_MEMORY_MB  # address space of its processes (RLIMIT_AS); 0 = no limit
+    memory_mb: int = DEFAULT_MEMORY_MB  # data memory of each of its processes (RLIMIT_DATA); 0 = no limit
 
 
 class Children:
@@ -143,7 +143,7 @@ def _run_worker(children: Children, command: list[str], log: Path, limits: Limit
 
 
 def _out_of_memory(error: str) -> bool:
-    # node under RLIMIT_AS: "Fatal process out of memory" / "Fatal process OOM in ..."
+    # node under the limit: "JavaScript heap out of memory" / "Fatal process OOM in ..."
     lowered = error.lower()
     return "out of memory" in lowered or "process oom" in lowered or "memoryerror" in lowered
 

@@ -33,6 +33,12 @@ class Outcome:
     seconds: float = 0.0
     transactions: int = 0
 
+    @property
+    def summary(self) -> str:
+        """The detail on one line (a front end's error can span many; the store keeps all of it)."""
+        lines = self.detail.strip().splitlines() or [""]
+        return lines[0][:300] + (" [...]" if len(lines) > 1 or len(lines[0]) > 300 else "")
+
 
 class Interrupted(Exception):
     """SIGINT or SIGTERM reached the survey; every worker has been killed, the store is consistent."""
@@ -82,7 +88,7 @@ class Reporter:
         if outcome.status == "scanned":
             line += f" ({outcome.transactions} transactions, {outcome.seconds:.1f} s)"
         if outcome.detail:
-            line += f" - {outcome.detail}"
+            line += f" - {outcome.summary}"
         if self.progress is not None:
             self.progress.update(self.task, advance=1, last=f"{outcome.name}: {outcome.status}")
             if outcome.status in ("missing", "failed"):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import shutil
 import signal
 import sys
 import threading
@@ -25,23 +26,43 @@ from pathlib import Path
 
 MEMORY_EXIT = 3
 
-# Test hook, never set by txscan itself: TXSCAN_SURVEY_FAULT="APP=KIND" makes the worker of the
-# application named APP fail the way KIND says, for real, so that the tests can check how a
+# Test hook, never set by txscan itself: TXSCAN_SURVEY_FAULT="APP=KIND[,APP=KIND...]" makes the
+# worker of the application named APP fail the way KIND says, for real, so that the tests can check how a
 # survey records a crash (segfault: SIGSEGV), a scan that never ends (hang) and one that takes
 # all the memory it is allowed (allocate: MemoryError under the limit). See docs/SURVEY.md.
 FAULT_VARIABLE = "TXSCAN_SURVEY_FAULT"
 
 
-def _kill_own_group(*_args) -> None:
+_ENDING = threading.RLock()  # the signal handler (maybe twice) and the EOF thread may all get here
+
+
+def _kill_own_group(parent: int, scratch: Path, parent_gone: bool = False) -> None:
+    _ENDING.acquire()
     try:
+        if parent_gone or os.getppid() != parent or _stdin_closed(1.0):
+            # nobody is left to remove the job's scratch folder
+            shutil.rmtree(scratch, ignore_errors=True)
         os.killpg(os.getpgid(0), signal.SIGKILL)
     finally:
         os._exit(1)
 
 
-def _watch_parent(parent: int) -> None:
+def _stdin_closed(seconds: float) -> bool:
+    """EOF on stdin within `seconds`: the parent process has ended. (The parent-death signal
+    comes when the *thread* that started us ends, before the process does: getppid() can still
+    name a parent that is going away.)"""
+    import select
+
+    try:
+        readable, _, _ = select.select([0], [], [], seconds)
+        return bool(readable) and os.read(0, 1) == b""
+    except OSError:
+        return False
+
+
+def _watch_parent(parent: int, scratch: Path) -> None:
     """Die with the parent: by the kernel's parent-death signal and by EOF on stdin."""
-    signal.signal(signal.SIGTERM, _kill_own_group)
+    signal.signal(signal.SIGTERM, lambda *_args: _kill_own_group(parent, scratch))
     if sys.platform.startswith("linux"):
         import ctypes
 
@@ -51,7 +72,7 @@ def _watch_parent(parent: int) -> None:
         except (OSError, AttributeError):
             pass
     if os.getppid() != parent:  # the parent died before the signal was armed
-        _kill_own_group()
+        _kill_own_group(parent, scratch)
 
     def wait_for_eof() -> None:
         try:
@@ -59,24 +80,28 @@ def _watch_parent(parent: int) -> None:
                 pass
         except OSError:
             pass
-        _kill_own_group()
+        # EOF: the parent closed its end, which it does only after this process ended, or died
+        # (its descriptors are closed before the kernel re-parents us, so getppid() may lag).
+        _kill_own_group(parent, scratch, parent_gone=True)
 
     threading.Thread(target=wait_for_eof, daemon=True).start()
 
 
 def _limit_memory(megabytes: int) -> None:
+    """RLIMIT_DATA (heap and private writable mappings, Linux >= 4.7), inherited by node.
+
+    Not RLIMIT_AS: V8 reserves gigabytes of address space it never uses, so node fails to
+    start or to grow its heap under any address-space limit that would protect the machine."""
     if megabytes > 0:
         import resource
 
         limit = megabytes * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
 
 def _fault(app_name: str) -> None:
-    wanted = os.environ.get(FAULT_VARIABLE, "")
-    name, _, kind = wanted.partition("=")
-    if not wanted or name != app_name:
-        return
+    faults = dict(item.partition("=")[::2] for item in os.environ.get(FAULT_VARIABLE, "").split(",") if item)
+    kind = faults.get(app_name)
     if kind == "segfault":
         import ctypes
 
@@ -113,7 +138,7 @@ def scan_job(job: dict) -> dict:
 
 def main(argv: list[str]) -> int:
     job_path, result_path, parent = Path(argv[0]), Path(argv[1]), int(argv[2])
-    _watch_parent(parent)
+    _watch_parent(parent, job_path.parent)
     job = pickle.loads(job_path.read_bytes())
     _limit_memory(job["memory_mb"])
     try:
