@@ -17,9 +17,6 @@ from ..config import Config
 from .isolate import Limits, failure, run_isolated
 from .manifest import App
 
-CONNECT_SECONDS = 30
-
-
 class DaskUnavailable(Exception):
     """--scheduler was given but dask.distributed is missing or the scheduler cannot be reached."""
 
@@ -32,7 +29,9 @@ def connect(scheduler: str):
         raise DaskUnavailable("--scheduler needs dask.distributed, which is not installed; "
                               "install it with: pip install 'txscan[dask]'") from exc
     try:
-        return Client(scheduler, timeout=CONNECT_SECONDS, set_as_default=False)
+        # How long to try: Dask's own setting (distributed.comm.timeouts.connect, 30 s by default;
+        # environment: DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=10s).
+        return Client(scheduler, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise DaskUnavailable(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
 
@@ -50,7 +49,7 @@ def cluster_results(client, pending: list[tuple[App, Path, dict[str, str]]], con
             future = client.submit(run_isolated, app, str(folder), config, hashes, limits, True,
                                    key=f"txscan-{app.name}-{run}", pure=False, retries=0)
             futures[future] = job
-        for future in as_completed(futures):
+        for future in as_completed(futures, loop=client.loop):
             job = futures[future]
             try:
                 payload = future.result()
