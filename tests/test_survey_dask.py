@@ -93,7 +93,7 @@ def test_dask_survey_stores_the_same_rows_as_a_local_survey(scheduler, manifest,
     assert rows(tmp_path / "dask.db") == expected
 
 
-def test_checkout_missing_on_the_worker_is_that_applications_failure(scheduler, tmp_path):
+def test_checkout_missing_or_different_on_the_worker_is_that_applications_failure(scheduler, tmp_path):
     from analyzer.config import Config
     from analyzer.survey import distributed, manifest
     from analyzer.survey.fingerprint import source_hashes
@@ -101,7 +101,9 @@ def test_checkout_missing_on_the_worker_is_that_applications_failure(scheduler, 
 
     shop = SAMPLES / "django" / "shop"
     jobs = [(manifest.App("shop", "django"), shop, source_hashes(shop)),
-            (manifest.App("elsewhere", "django"), tmp_path / "not-on-this-worker", {"a.py": "0" * 64})]
+            (manifest.App("elsewhere", "django"), tmp_path / "not-on-this-worker", {"a.py": "0" * 64}),
+            # The survey hashed one version of the sources, the worker holds another.
+            (manifest.App("other", "django"), SAMPLES / "django" / "ledger", source_hashes(shop))]
     client = distributed.connect(scheduler)
     try:
         results = {job[0].name: payload for job, payload in
@@ -111,6 +113,7 @@ def test_checkout_missing_on_the_worker_is_that_applications_failure(scheduler, 
     assert results["shop"]["ok"] and results["shop"]["analyses"]["pk"]["transactions"]
     assert not results["elsewhere"]["ok"]
     assert results["elsewhere"]["error"].startswith(f"no checkout at {tmp_path / 'not-on-this-worker'} on ")
+    assert not results["other"]["ok"] and results["other"]["error"].endswith("differs from the one the survey hashed")
 
 
 def test_scheduler_without_dask_installed_is_a_usage_error(tmp_path):

@@ -46,7 +46,8 @@ def cluster_results(client, pending: list[tuple[App, Path, dict[str, str]]], con
     try:
         for job in pending:
             app, folder, hashes = job
-            future = client.submit(run_isolated, app, str(folder), config, hashes, limits, True,
+            # Workers run elsewhere, in another folder: they get the absolute path.
+            future = client.submit(run_isolated, app, str(Path(folder).resolve()), config, hashes, limits, True,
                                    key=f"txscan-{app.name}-{run}", pure=False, retries=0)
             futures[future] = job
         for future in as_completed(futures, loop=client.loop):
