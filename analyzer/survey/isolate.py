@@ -102,7 +102,10 @@ def run_isolated(app: App, folder: str, config, hashes: dict[str, str], limits: 
         seconds = time.perf_counter() - started
         if reason is not None:
             return failure(reason, hashes, seconds)
-        payload = pickle.loads(result.read_bytes())
+        try:
+            payload = pickle.loads(result.read_bytes())
+        except (OSError, pickle.UnpicklingError, EOFError) as exc:
+            return failure(f"the worker ended without a readable result: {exc}", hashes, seconds)
     if not payload["ok"] and limits.memory_mb and _out_of_memory(payload["error"]):
         payload["error"] = f"memory limit of {limits.memory_mb} MiB reached: {payload['error']}"
     return payload
@@ -116,10 +119,14 @@ def _run_worker(children: Children, command: list[str], log: Path, limits: Limit
         with log.open("wb") as stderr:
             process = children.start(command, stdin=watch_read, stdout=subprocess.DEVNULL, stderr=stderr,
                                      start_new_session=True, close_fds=True)
-        if process is None:
-            return "the survey was interrupted before this application started"
+        reason = "the survey was interrupted before this application started"
+    except OSError as exc:
+        process, reason = None, f"the worker could not be started: {exc}"
     finally:
         os.close(watch_read)
+    if process is None:
+        os.close(watch_write)
+        return reason
     try:
         try:
             status = process.wait(timeout=limits.seconds or None)

@@ -109,7 +109,12 @@ def local_results(pending: list[Job], config: Config, limits: Limits, jobs: int,
                    (app, folder, hashes) for app, folder, hashes in pending}
         try:
             for future in as_completed(futures):
-                yield futures[future], future.result()
+                job = futures[future]
+                try:
+                    payload = future.result()
+                except Exception as exc:  # noqa: BLE001 - run_isolated turns failures into results; this is a bug's net
+                    payload = failure(f"{type(exc).__name__}: {exc}", job[2])
+                yield job, payload
         finally:
             children.kill_all()  # interrupted: nothing may go on running once the survey stops
 
