@@ -116,7 +116,7 @@ def test_checkout_missing_or_different_on_the_worker_is_that_applications_failur
     assert not results["other"]["ok"] and results["other"]["error"].endswith("differs from the one the survey hashed")
 
 
-def test_scheduler_without_dask_installed_is_a_usage_error(tmp_path):
+def test_without_dask_installed_scheduler_is_a_usage_error_and_jobs_work(tmp_path):
     # dask made unimportable in the CLI's own process, the way it is when the extra is not installed.
     program = ("import sys; sys.modules['dask'] = sys.modules['distributed'] = None; "
                "sys.modules['dask.distributed'] = None; from analyzer.cli import main; main()")
@@ -129,6 +129,11 @@ def test_scheduler_without_dask_installed_is_a_usage_error(tmp_path):
     assert result.stderr.strip() == ("txscan: error: --scheduler needs dask.distributed, which is not installed; "
                                      "install it with: pip install 'txscan[dask]'")
     assert not (tmp_path / "s.db").exists()
+    # Without --scheduler, dask is never needed: -j N runs local workers.
+    result = subprocess.run([os.sys.executable, "-c", program, "survey", str(manifest), "--checkouts", str(SAMPLES),
+                             "--db", str(tmp_path / "s.db"), "-j", "2"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "scanned 1" in result.stdout
 
 
 def test_unreachable_scheduler_is_a_usage_error(tmp_path):
