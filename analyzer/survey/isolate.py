@@ -2,8 +2,8 @@
 
 A survey must survive any one application: a native parser that segfaults on deep nesting, a
 front end that never returns, a scan that takes all the memory. Each application therefore runs
-in a fresh process (in a session of its own, so node started by the TypeScript front end belongs
-to the same process group), and whatever ends that process is turned into that application's
+in a fresh process (leading a process group of its own, so that node, started by the TypeScript
+front end, belongs to it), and whatever ends that process is turned into that application's
 result: the scan's own result, or a failure whose reason names the signal, the time limit or the
 memory limit. The same function runs on a Dask worker (analyzer/survey/distributed.py), so a
 crash on a remote machine is one application's failure there too.

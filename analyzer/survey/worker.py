@@ -1,7 +1,7 @@
 """The process that scans one application of a survey (`python -m analyzer.survey.worker JOB RESULT PARENT`).
 
-It is started by analyzer/survey/isolate.py in a session of its own, so that the application's
-whole process tree (this process and the node front end it may start) can be killed as one.
+It is started by analyzer/survey/isolate.py leading a process group of its own (setsid), so that
+the application's whole process tree (this process and the node front end it may start) can be killed as one.
 It reads its job (pickled by the parent) from JOB, applies its memory limit to itself, scans,
 and writes the result to RESULT. Whatever happens inside the scan stays inside this process:
 an exception is written as a failed result, a MemoryError exits with MEMORY_EXIT, and a crash
