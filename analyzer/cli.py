@@ -108,11 +108,23 @@ def survey(
     manifest: Path = typer.Argument(..., help="Corpus manifest (TOML) listing the applications."),
     checkouts: Path = typer.Option(..., "--checkouts", help="Folder holding one checkout per application."),
     db: Path = typer.Option(..., "--db", help="SQLite store to fill (created if missing; re-runs resume)."),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Applications scanned at once on this machine."),
     config_file: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml with [tool.txscan]."),
+    timeout: float = typer.Option(1800.0, "--timeout", min=0,
+                                  help="Wall-time limit per application in seconds (0: none)."),
+    memory: int = typer.Option(4096, "--memory", min=0,
+                               help="Memory limit per application process in MiB (RLIMIT_DATA; 0: none)."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler",
+                                            help="Run on a Dask cluster: the scheduler's tcp://HOST:PORT."),
 ) -> None:
-    """Scan every application of a manifest into one store (incremental, resumable, parallel)."""
+    """Scan every application of a manifest into one store (isolated, incremental, resumable, parallel).
+
+    Exit status: 0 when every application is stored; 1 when any failed or has no checkout (the
+    others are stored); 2 for a usage error; 128+N when stopped by signal N (re-run to resume).
+    """
     from .survey import manifest as manifest_mod, runner
+    from .survey.distributed import DaskUnavailable
+    from .survey.isolate import Limits
 
     try:
         apps = manifest_mod.load(manifest)
@@ -122,13 +134,22 @@ def survey(
         _fail(f"{checkouts} is not a folder")
     try:
         config = config_mod.load(Path("."), config_file) if config_file else config_mod.Config()
-        outcomes = runner.run(apps, checkouts, db, config, jobs)
-    except (config_mod.ConfigError, store.StoreError) as exc:
+        outcomes = runner.run(apps, checkouts, db, config, jobs, limits=Limits(timeout, memory), scheduler=scheduler)
+    except (config_mod.ConfigError, store.StoreError, DaskUnavailable) as exc:
         _fail(str(exc))
+    except runner.Interrupted as exc:
+        print(f"survey: stopped by {exc}; the store {db} holds every application finished so far, "
+              "re-run the same command to resume", file=sys.stderr)
+        raise typer.Exit(128 + exc.signum)
     counts: dict[str, int] = {}
     for outcome in outcomes:
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
     print("survey: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + f"; store {db}")
+    unfinished = [o for o in outcomes if o.status in ("failed", "missing")]
+    for outcome in unfinished:
+        print(f"survey: {outcome.name}: {outcome.status}: {outcome.summary}", file=sys.stderr)
+    if unfinished:
+        raise typer.Exit(1)
 
 
 @app.command()
