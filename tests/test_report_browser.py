@@ -10,16 +10,17 @@ markup (`<script>`, `<img onerror>`, quotes, `</script>`, U+2028, `|`).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from analyzer.config import Config
 from analyzer.report import plots, render
 from analyzer.survey import manifest, runner
-from conftest import ROOT
 
 ARTIFACTS = ROOT / "build" / "test-artifacts" / "report"
 SCRIPT = "<script>alert(1)</script>"
@@ -114,12 +115,28 @@ def report(tmp_path_factory):
     shutil.copytree(ROOT / "corpus" / "samples" / "django" / "ledger", base / "checkouts" / "ledger")
     apps = manifest.load(_manifest(base / "manifest.toml"))
     runner.run(apps, base / "checkouts", base / "s.db", Config(), reporter=Quiet(len(apps)))
+    _mark_incomplete(base / "s.db", "%close_quoted")
     render.write(base / "s.db", base / "out")
     return base
 
 
-@pytest.fixture(scope="module")
-def browser():
+def _mark_incomplete(path: Path, function: str) -> None:
+    """Record completeness as the store's `complete` / `incomplete` columns do (added if this schema lacks them)."""
+    db = sqlite3.connect(path)
+    present = {row[1] for row in db.execute("PRAGMA table_info(transactions)")}
+    if "complete" not in present:
+        db.execute("ALTER TABLE transactions ADD COLUMN complete INTEGER NOT NULL DEFAULT 1")
+    if "incomplete" not in present:
+        db.execute("ALTER TABLE transactions ADD COLUMN incomplete TEXT")
+    db.execute("UPDATE transactions SET complete = 0, incomplete = ? WHERE function LIKE ?",
+               ('[{"file": "shop/<b>bold</b>.py", "line": 4, "reason": "unresolved call <script>alert(7)</script>"}]',
+                function))
+    db.commit()
+    db.close()
+
+
+def chromium_session():
+    """One headless Chromium for a test module (a generator for a module-scoped fixture)."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     driver_path = shutil.which("chromedriver")
     try:
@@ -138,8 +155,15 @@ def browser():
                      "--window-size=1280,1000", "--disable-background-networking", "--no-first-run"):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    yield driver
-    driver.quit()
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    yield from chromium_session()
 
 
 def _open(driver, path: Path) -> None:
@@ -281,14 +305,14 @@ def test_filters_hide_exactly_the_rows_that_do_not_match(report, browser):
     browser.find_element(By.CSS_SELECTOR, '#filters button[data-verdict=""]').click()
 
     checks = [
-        ("f-app", HOSTILE_APP, "SELECT count(*) FROM transactions t JOIN apps a ON a.id = t.app_id"
-                               " WHERE t.cda_mode = 'pk' AND a.name = ?", "app"),
+        ("f-app", HOSTILE_APP, ("SELECT count(*) FROM transactions t JOIN apps a ON a.id = t.app_id"
+                               " WHERE t.cda_mode = 'pk' AND a.name = ?"), "app"),
         ("f-rw", "full", "SELECT count(*) FROM transactions WHERE cda_mode = 'pk' AND rw_inferable = ?", "rw"),
-        ("f-reason", "http", "SELECT count(DISTINCT t.id) FROM transactions t JOIN reasons r ON r.transaction_id = t.id"
-                             " WHERE t.cda_mode = 'pk' AND r.category = ?", None),
-        ("f-mismatch", "yes", "SELECT count(*) FROM transactions t WHERE t.cda_mode = 'pk' AND ? = 'yes' AND EXISTS"
+        ("f-reason", "http", ("SELECT count(DISTINCT t.id) FROM transactions t JOIN reasons r ON r.transaction_id = t.id"
+                             " WHERE t.cda_mode = 'pk' AND r.category = ?"), None),
+        ("f-mismatch", "yes", ("SELECT count(*) FROM transactions t WHERE t.cda_mode = 'pk' AND ? = 'yes' AND EXISTS"
                               " (SELECT 1 FROM statements s WHERE s.transaction_id = t.id"
-                              " AND s.inferability = 'cda-mismatch')", "mismatch"),
+                              " AND s.inferability = 'cda-mismatch')"), "mismatch"),
     ]
     for element_id, value, query, attribute in checks:
         _select(browser, element_id, value)
@@ -300,6 +324,29 @@ def test_filters_hide_exactly_the_rows_that_do_not_match(report, browser):
             assert all(f"|{value}|" in r["reasons"] for r in rows)
         _select(browser, element_id, "")
     assert len(_visible(browser)) == total
+
+
+def test_incomplete_transactions_are_marked_and_filterable(report, browser):
+    _open(browser, report / "out" / "transactions.html")
+    _select(browser, "f-complete", "no")
+    rows = _visible(browser)
+    assert len(rows) == 2 and {r["sortFunction"].rsplit(".", 1)[-1] for r in rows} == {"close_quoted"}
+    badges = browser.execute_script("return Array.from(document.querySelectorAll('#transactions-pk tr.txn'))"
+                                    ".filter(r => !r.hidden).map(r => r.querySelector('.badge.incomplete').textContent)")
+    assert badges == ["incomplete", "incomplete"]
+    _select(browser, "f-complete", "yes")
+    total = _sql(report, "SELECT count(*) FROM transactions WHERE cda_mode = 'pk'")[0][0]
+    assert len(_visible(browser)) == total - 2 and all(r["complete"] == "yes" for r in _visible(browser))
+
+
+def test_markdown_summary_escapes_table_breaking_characters(report):
+    lines = (report / "out" / "summary.md").read_text().splitlines()
+    table = [line for line in lines if line.startswith("| ") and "| django |" in line]
+    header = next(line for line in lines if line.startswith("| application |"))
+    cells = len(re.split(r"(?<!\\)\|", header))
+    assert len(table) == 3 and all(len(re.split(r"(?<!\\)\|", line)) == cells for line in table)
+    hostile = next(line for line in table if "alert" in line)
+    assert "<" not in hostile.replace("\\<", "") and "\u2028" not in hostile
 
 
 def test_search_and_cda_modes(report, browser):

@@ -158,7 +158,8 @@ def fully_inferable_cdf(blocks: dict[str, dict], out: Path) -> dict:
                " that a share y of the applications have at most a share x of their transactions fully"
                " inferable, so a curve further right is better. The diamond is the study's finding (90% of"
                " applications have at least 58% fully inferable, i.e. the curve should pass at or below 10% at"
-               f" 58%). N: applications with at least one transaction in each panel. {_modes_note(same, modes)}"
+               " 58%). N: " + "; ".join(f"{len(values[modes[0]][s])} applications with {PANEL_TITLES[s]}" for s in scopes)
+               + f". {_modes_note(same, modes)}"
                f"{_autocommit_note(survey)}")
     return _save(plt, fig, out, "fully_inferable_cdf", "Fully inferable read/write sets per application (CDF)",
                  caption)
@@ -310,7 +311,9 @@ def headline(blocks: dict[str, dict], out: Path) -> dict:
     caption = ("The study's five headline figures (grey diamonds) next to this survey's, one marker per denominator"
                " (circle: explicit transactions, square: autocommit statements, triangle: all together, the"
                " study's denominator) and CDA mode (filled: pk, hollow: auto). Read along a row: the further a"
-               f" marker from the diamond, the more the survey differs from the study.{_autocommit_note(survey)}")
+               " marker from the diamond, the more the survey differs from the study. N: "
+               + "; ".join(f"{survey['scopes'][s]['applications']} applications with {PANEL_TITLES[s]}" for s in scopes)
+               + f".{_autocommit_note(survey)}")
     return _save(plt, fig, out, "headline", "This survey's headline figures next to the study's", caption)
 
 
