@@ -89,7 +89,7 @@ def test_every_figure_has_a_caption_with_its_reading_n_and_the_studys_value(repo
         if name in ("headline", "interactive_share", "fully_inferable_cdf"):
             assert "no autocommit rows" in caption, name
     # Both CDA modes: the inferability CDF differs between them on the samples, so both are drawn.
-    assert "drawn apart where they differ" in {c[0]: c[2] for c in captions}["fully_inferable_cdf"]
+    assert "The CDA modes differ, so both are drawn: pk solid blue" in {c[0]: c[2] for c in captions}["fully_inferable_cdf"]
     svg = (report / "out" / "figures" / "fully_inferable_cdf.svg").read_text()
     assert "<svg" in svg and "Date" not in svg
 

@@ -52,9 +52,9 @@ def markdown(value) -> str:
 
 
 def breakable(value) -> Markup:
-    """Escaped text with line-break opportunities after `/`, `.`, `:` and `_`, so long paths wrap between
+    """Escaped text with line-break opportunities after `/`, `.` and `:`, so long paths and names wrap between
     their parts instead of inside a word."""
-    parts = re.split(r"(?<=[/.:_])", "" if value is None else str(value))
+    parts = re.split(r"(?<=[/.:])", "" if value is None else str(value))
     return Markup("<wbr>").join(escape(p) for p in parts)
 
 

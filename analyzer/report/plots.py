@@ -52,12 +52,13 @@ def _same(series: dict[str, list]) -> bool:
     return all(v == values[0] for v in values[1:])
 
 
-def _modes_note(same: bool, modes: list[str]) -> str:
+def _modes_note(same: bool, modes: list[str], apart: str) -> str:
+    """How the figure shows the CDA modes; `apart` says how they are told apart when they differ."""
     if len(modes) < 2:
         return f"CDA mode {modes[0]} only."
     if same:
-        return "Identical in both CDA modes (pk and auto), so drawn once."
-    return "CDA modes are drawn apart where they differ: pk solid or left, auto dashed or right."
+        return f"Identical in both CDA modes ({' and '.join(modes)}), so drawn once."
+    return f"The CDA modes differ, so both are drawn: {apart}."
 
 
 def measured_scopes(survey: dict) -> list[str]:
@@ -119,7 +120,8 @@ def interactive_share(blocks: dict[str, dict], out: Path) -> dict:
                " non-strictly interactive, so a bar's height is the share of the application's transactions that"
                " are interactive. The dotted line is the study's 9.6% (interactive share pooled over the"
                " applications that have any); the study found no interactive transaction in 39% of applications"
-               f" (count in the corner). N: {n}. {_modes_note(same, modes)}{_autocommit_note(survey)}")
+               f" (count in the corner). N: {n}. {_modes_note(same, modes, 'black ticks mark the auto mode')}"
+               f"{_autocommit_note(survey)}")
     return _save(plt, fig, out, "interactive_share", "Interactive transactions per application", caption)
 
 
@@ -158,8 +160,9 @@ def fully_inferable_cdf(blocks: dict[str, dict], out: Path) -> dict:
                " that a share y of the applications have at most a share x of their transactions fully"
                " inferable, so a curve further right is better. The diamond is the study's finding (90% of"
                " applications have at least 58% fully inferable, i.e. the curve should pass at or below 10% at"
-               " 58%). N: " + "; ".join(f"{len(values[modes[0]][s])} applications with {PANEL_TITLES[s]}" for s in scopes)
-               + f". {_modes_note(same, modes)}"
+               " 58%). N: "
+               + "; ".join(f"{len(values[modes[0]][s])} applications with {PANEL_TITLES[s]}" for s in scopes)
+               + f". {_modes_note(same, modes, 'pk solid blue, auto dashed orange')}"
                f"{_autocommit_note(survey)}")
     return _save(plt, fig, out, "fully_inferable_cdf", "Fully inferable read/write sets per application (CDF)",
                  caption)
@@ -209,14 +212,15 @@ def mismatches(blocks: dict[str, dict], out: Path, top: int = 15) -> dict:
     series = {m: [counts[m].get(k, 0) for k in shown] for m in (modes[:1] if same else modes)}
     fig, ax = _grouped_barh(plt, shown, series, "statements with a CDA mismatch")
     survey = blocks[modes[0]]["survey"]
-    _study_note(ax, f"transactions with a CDA mismatch: study 27%; {_ours(blocks, 'cda_mismatch_share_of_transactions')}")
+    ours = _ours(blocks, "cda_mismatch_share_of_transactions")
+    _study_note(ax, f"transactions with a CDA mismatch: study 27%; {ours}")
     n = survey["scopes"]["all"]["applications"]
     caption = (f"The {len(shown)} most frequent statement kinds and APIs with a CDA mismatch (the statement selects"
                " rows by attributes other than the entity's conflict detection attribute, so a reconnaissance"
                f" query is needed), counted over all statements of the {n} applications with transactions;"
                f" {len(labels) - len(shown)} rarer ones are left out. Bars are statements, not transactions. The"
                " note above the plot compares the share of transactions with at least one mismatch with the"
-               f" study's 27%. {_modes_note(same, modes)}")
+               f" study's 27%. {_modes_note(same, modes, 'pk blue (upper bar), auto orange (lower bar)')}")
     return _save(plt, fig, out, "cda_mismatch_by_api", "CDA mismatches by statement kind and API", caption)
 
 
@@ -228,13 +232,14 @@ def strict_reasons(blocks: dict[str, dict], out: Path) -> dict:
     same = _same(counts)
     series = {m: [counts[m].get(k, 0) for k in labels] for m in (modes[:1] if same else modes)}
     fig, ax = _grouped_barh(plt, labels, series, "external calls inside strictly interactive transactions")
-    _study_note(ax, f"strictly interactive share of all transactions: study 0.5%; {_ours(blocks, 'strict_share_of_all')}")
+    ours = _ours(blocks, "strict_share_of_all")
+    _study_note(ax, f"strictly interactive share of all transactions: study 0.5%; {ours}")
     n = blocks[modes[0]]["survey"]["scopes"]["all"]["applications"]
     caption = ("Why transactions are strictly interactive: each bar counts the calls of one category (HTTP, email,"
                " queue, cache, storage, ...) that a strictly interactive transaction makes to something outside"
                " the database; a transaction with two such calls counts twice. The note above the plot compares"
                f" the strictly interactive share of all transactions with the study's 0.5%. N = {n} applications."
-               f" {_modes_note(same, modes)}")
+               f" {_modes_note(same, modes, 'pk blue (upper bar), auto orange (lower bar)')}")
     return _save(plt, fig, out, "strict_reasons", "Strictly interactive transactions by external call", caption)
 
 
@@ -243,8 +248,9 @@ def rewrites(blocks: dict[str, dict], out: Path) -> dict:
     modes = list(blocks)
     keys = ["interactive-nonstrict", "interactive-strict"]
     labels = ["non-strictly interactive", "strictly interactive"]
-    data = {m: [(b["breakdowns"]["convertible"][k]["one_shot_after_rewrite"], b["breakdowns"]["convertible"][k]["total"])
-                for k in keys] for m, b in blocks.items()}
+    data = {m: [(b["breakdowns"]["convertible"][k]["one_shot_after_rewrite"],
+                 b["breakdowns"]["convertible"][k]["total"]) for k in keys]
+            for m, b in blocks.items()}
     same = _same(data)
     shown = modes[:1] if same else modes
     fig, ax = plt.subplots(figsize=(6.8, 1.6 + 0.7 * len(shown)))
@@ -268,7 +274,8 @@ def rewrites(blocks: dict[str, dict], out: Path) -> dict:
     caption = ("How many interactive transactions txscan's suggested rewrites make one-shot (green) out of all"
                " interactive transactions of that kind (grey): non-strictly interactive ones are convertible by"
                " construction (the study's 1shot-hard), strictly interactive ones only when the external call can"
-               f" move out (e.g. to on_commit; the study's mshot). N = {n} applications. {_modes_note(same, modes)}")
+               f" move out (e.g. to on_commit; the study's mshot). N = {n} applications."
+               f" {_modes_note(same, modes, 'one bar per mode, labelled with its mode')}")
     return _save(plt, fig, out, "rewrites", "Interactive transactions made one-shot by the suggested rewrites",
                  caption)
 
