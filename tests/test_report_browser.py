@@ -452,11 +452,17 @@ def test_no_word_is_broken_inside_a_table_cell_or_header(report, browser):
         assert overflowing == [], page.name
 
 
+def loaded_resources(driver) -> list[list]:
+    """[tag, URL, loaded] of everything the open page loads (images, scripts, styles, frames)."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('img, script[src], link[href], iframe, object, embed'))"
+        ".map(e => [e.tagName, e.src || e.href || e.data,"
+        "           e.tagName !== 'IMG' || (e.complete && e.naturalWidth > 0)])")
+
+
 def test_the_report_loads_nothing_from_the_network_and_every_figure_loads(report, browser):
     for page in _pages(report / "out"):
         _open(browser, page)
-        loaded = browser.execute_script(
-            "return Array.from(document.querySelectorAll('img, script[src], link[href], iframe, object, embed'))"
-            ".map(e => [e.tagName, e.src || e.href || e.data, e.tagName !== 'IMG' || (e.complete && e.naturalWidth > 0)])")
+        loaded = loaded_resources(browser)
         assert all(url.startswith("file:") and ok for _tag, url, ok in loaded), (page.name, loaded)
         assert len(loaded) == (len(plots.FIGURES) if page.name == "index.html" else 0)
