@@ -232,20 +232,48 @@ def test_every_page_renders_keeps_hostile_strings_as_text_and_is_screenshotted(r
     _open(browser, report / "out" / "transactions.html")
     text = browser.execute_script("return document.body.textContent")
     assert IMG_FILE in text and HOSTILE_APP in text.replace("\n", "")
-    # The hostile string literals stay literal inside the expanded details (excerpt and read set).
+    # The hostile string literals stay literal inside the expanded details (read set here; code on the app page).
     browser.execute_script("document.querySelectorAll('button.expand').forEach(b => b.click())")
     _no_alert(browser)
-    details = browser.execute_script("return Array.from(document.querySelectorAll('tr.detail')).filter(r => !r.hidden)"
-                                     ".map(r => r.textContent).join('\\n')")
+    assert 'Account[email="<script>alert(1)</script>"]' in _open_details(browser)
+    _open(browser, _hostile_page(report))
+    browser.execute_script("document.querySelectorAll('button.expand').forEach(b => b.click())")
+    _no_alert(browser)
+    details = _open_details(browser)
     assert 'requests.post("https://example.com/</script><script>alert(3)</script>")' in details
     assert 'Account[email="<script>alert(1)</script>"]' in details
     assert '\\" onmouseover=\\"alert(6)\\" \' </script>' in details
+    assert "shop/<b>bold</b>.py:4 unresolved call <script>alert(7)</script>" in details
     assert browser.execute_script(INJECTED)["onattrs"] == 0
 
 
+def _open_details(driver) -> str:
+    return driver.execute_script("return Array.from(document.querySelectorAll('tr.detail')).filter(r => !r.hidden)"
+                                 ".map(r => r.textContent).join('\\n')")
+
+
+def _hostile_page(report) -> Path:
+    return next(p for p in _pages(report / "out")[2:] if p.name not in ("ledger.html", f"{JS_APP}.html"))
+
+
+def test_a_transaction_links_to_its_code_on_the_application_page_opened_there(report, browser):
+    from selenium.webdriver.common.by import By
+
+    _open(browser, report / "out" / "transactions.html")
+    _select(browser, "f-app", "ledger")
+    row = browser.find_element(By.CSS_SELECTOR, "#transactions-pk tr.txn:not([hidden])")
+    row.find_element(By.CSS_SELECTOR, "button.expand").click()
+    detail = browser.find_element(By.ID, row.find_element(By.CSS_SELECTOR, "button.expand").get_attribute("aria-controls"))
+    detail.find_element(By.CSS_SELECTOR, "a.full").click()
+    assert browser.current_url.split("#")[0].endswith("/apps/ledger.html")
+    opened = browser.find_element(By.ID, browser.current_url.split("#")[1])
+    assert opened.find_element(By.CSS_SELECTOR, "button.expand").get_attribute("aria-expanded") == "true"
+    code = browser.find_element(By.ID, "d-" + opened.get_attribute("id")[2:]).find_element(By.TAG_NAME, "pre")
+    assert code.is_displayed() and "atomic" in code.text
+
+
 def test_diagnostics_are_listed_per_application_with_hostile_file_names_as_text(report, browser):
-    apps = [p for p in _pages(report / "out")[2:] if p.name not in ("ledger.html", f"{JS_APP}.html")]
-    _open(browser, apps[0])
+    _open(browser, _hostile_page(report))
     rows = browser.execute_script("return Array.from(document.querySelectorAll('#diagnostics-table tbody tr'))"
                                   ".map(r => Array.from(r.cells).map(c => c.textContent))")
     stored = _sql(report, "SELECT d.file, d.line, d.code FROM diagnostics d JOIN apps a ON a.id = d.app_id"

@@ -8,6 +8,7 @@ the study's denominator (TAXONOMY.md).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections import Counter
@@ -187,7 +188,7 @@ def transactions(db: sqlite3.Connection, mode: str) -> list[dict]:
         suggestions = db.execute("SELECT kind, pattern, line, explanation, code FROM suggestions"
                                  " WHERE transaction_id = ? ORDER BY rowid", (tid,)).fetchall()
         out.append({
-            "app": name, "key": key, "file": file, "line": line, "function": function, "boundary": boundary,
+            "app": name, "key": key, "uid": _uid(name, key), "file": file, "line": line, "function": function, "boundary": boundary,
             "wrapper": wrapper, "interactivity": verdict, "rw_inferable": rw, "statement_count": count,
             "read_set": json.loads(read_set), "write_set": json.loads(write_set), "excerpt": excerpt or "",
             "complete": None if complete is None else bool(complete),
@@ -200,6 +201,11 @@ def transactions(db: sqlite3.Connection, mode: str) -> list[dict]:
                             for k, p, n, x, c in suggestions],
         })
     return out
+
+
+def _uid(app: str, key: str) -> str:
+    """A stable identifier of a transaction for links between pages (the same in every CDA mode)."""
+    return hashlib.sha256(json.dumps([app, key]).encode()).hexdigest()[:12]
 
 
 def _json_list(text: str | None) -> list:
