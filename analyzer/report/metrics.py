@@ -188,8 +188,9 @@ def transactions(db: sqlite3.Connection, mode: str) -> list[dict]:
         suggestions = db.execute("SELECT kind, pattern, line, explanation, code FROM suggestions"
                                  " WHERE transaction_id = ? ORDER BY rowid", (tid,)).fetchall()
         out.append({
-            "app": name, "key": key, "uid": _uid(name, key), "file": file, "line": line, "function": function, "boundary": boundary,
-            "wrapper": wrapper, "interactivity": verdict, "rw_inferable": rw, "statement_count": count,
+            "app": name, "key": key, "uid": _uid(name, key), "file": file, "line": line, "function": function,
+            "boundary": boundary, "wrapper": wrapper, "interactivity": verdict, "rw_inferable": rw,
+            "statement_count": count,
             "read_set": json.loads(read_set), "write_set": json.loads(write_set), "excerpt": excerpt or "",
             "complete": None if complete is None else bool(complete),
             "incomplete": _json_list(incomplete),

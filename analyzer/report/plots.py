@@ -34,6 +34,10 @@ def _pyplot():
     return plt
 
 
+def _apps(n: int) -> str:
+    return f"{n} application" + ("" if n == 1 else "s")
+
+
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
@@ -112,9 +116,9 @@ def interactive_share(blocks: dict[str, dict], out: Path) -> dict:
             ax.set_xlabel("applications, sorted by interactive share")
         ax.yaxis.set_major_formatter(lambda v, _pos: f"{100 * v:.0f}%")
         ax.set_ylabel("share of the application's transactions")
-        ax.set_title(f"{PANEL_TITLES[scope]}, N = {len(rows)} applications")
+        ax.set_title(f"{PANEL_TITLES[scope]}, N = {_apps(len(rows))}")
     axes[0][0].legend(loc="upper left", bbox_to_anchor=(0.0, -0.42), ncol=2, frameon=False)
-    n = ", ".join(f"{counts[s]} applications with {PANEL_TITLES[s]}" for s in scopes)
+    n = ", ".join(f"{_apps(counts[s])} with {PANEL_TITLES[s]}" for s in scopes)
     caption = ("Interactive share per application: one bar per application with at least one transaction, sorted"
                " from most to least interactive; the red part is strictly interactive, the yellow part"
                " non-strictly interactive, so a bar's height is the share of the application's transactions that"
@@ -154,14 +158,14 @@ def fully_inferable_cdf(blocks: dict[str, dict], out: Path) -> dict:
         ax.yaxis.set_major_formatter(lambda v, _pos: f"{100 * v:.0f}%")
         ax.set_xlabel("share of an application's transactions\nwith a fully inferable read/write set")
         ax.set_ylabel("share of applications (CDF)")
-        ax.set_title(f"{PANEL_TITLES[scope]}, N = {len(values[modes[0]][scope])} applications")
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=1, frameon=False)
+        ax.set_title(f"{PANEL_TITLES[scope]}, N = {_apps(len(values[modes[0]][scope]))}")
+    axes[0][0].legend(loc="upper left", bbox_to_anchor=(0.0, -0.3), ncol=3, frameon=False)
     caption = ("Read/write set inferability per application, as a cumulative distribution: a point (x, y) means"
                " that a share y of the applications have at most a share x of their transactions fully"
                " inferable, so a curve further right is better. The diamond is the study's finding (90% of"
                " applications have at least 58% fully inferable, i.e. the curve should pass at or below 10% at"
                " 58%). N: "
-               + "; ".join(f"{len(values[modes[0]][s])} applications with {PANEL_TITLES[s]}" for s in scopes)
+               + "; ".join(f"{_apps(len(values[modes[0]][s]))} with {PANEL_TITLES[s]}" for s in scopes)
                + f". {_modes_note(same, modes, 'pk solid blue, auto dashed orange')}"
                f"{_autocommit_note(survey)}")
     return _save(plt, fig, out, "fully_inferable_cdf", "Fully inferable read/write sets per application (CDF)",
@@ -217,7 +221,7 @@ def mismatches(blocks: dict[str, dict], out: Path, top: int = 15) -> dict:
     n = survey["scopes"]["all"]["applications"]
     caption = (f"The {len(shown)} most frequent statement kinds and APIs with a CDA mismatch (the statement selects"
                " rows by attributes other than the entity's conflict detection attribute, so a reconnaissance"
-               f" query is needed), counted over all statements of the {n} applications with transactions;"
+               f" query is needed), counted over all statements of the {_apps(n)} with transactions;"
                f" {len(labels) - len(shown)} rarer ones are left out. Bars are statements, not transactions. The"
                " note above the plot compares the share of transactions with at least one mismatch with the"
                f" study's 27%. {_modes_note(same, modes, 'pk blue (upper bar), auto orange (lower bar)')}")
@@ -238,7 +242,7 @@ def strict_reasons(blocks: dict[str, dict], out: Path) -> dict:
     caption = ("Why transactions are strictly interactive: each bar counts the calls of one category (HTTP, email,"
                " queue, cache, storage, ...) that a strictly interactive transaction makes to something outside"
                " the database; a transaction with two such calls counts twice. The note above the plot compares"
-               f" the strictly interactive share of all transactions with the study's 0.5%. N = {n} applications."
+               f" the strictly interactive share of all transactions with the study's 0.5%. N = {_apps(n)}."
                f" {_modes_note(same, modes, 'pk blue (upper bar), auto orange (lower bar)')}")
     return _save(plt, fig, out, "strict_reasons", "Strictly interactive transactions by external call", caption)
 
@@ -274,7 +278,7 @@ def rewrites(blocks: dict[str, dict], out: Path) -> dict:
     caption = ("How many interactive transactions txscan's suggested rewrites make one-shot (green) out of all"
                " interactive transactions of that kind (grey): non-strictly interactive ones are convertible by"
                " construction (the study's 1shot-hard), strictly interactive ones only when the external call can"
-               f" move out (e.g. to on_commit; the study's mshot). N = {n} applications."
+               f" move out (e.g. to on_commit; the study's mshot). N = {_apps(n)}."
                f" {_modes_note(same, modes, 'one bar per mode, labelled with its mode')}")
     return _save(plt, fig, out, "rewrites", "Interactive transactions made one-shot by the suggested rewrites",
                  caption)
@@ -314,12 +318,12 @@ def headline(blocks: dict[str, dict], out: Path) -> dict:
     ax.xaxis.set_major_formatter(lambda v, _pos: f"{100 * v:.0f}%")
     ax.grid(axis="x", color="#eeeeee")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    ax.set_title(f"N = {survey['scopes']['explicit']['applications']} applications with explicit transactions")
+    ax.set_title(f"N = {_apps(survey['scopes']['explicit']['applications'])} with explicit transactions")
     caption = ("The study's five headline figures (grey diamonds) next to this survey's, one marker per denominator"
                " (circle: explicit transactions, square: autocommit statements, triangle: all together, the"
                " study's denominator) and CDA mode (filled: pk, hollow: auto). Read along a row: the further a"
                " marker from the diamond, the more the survey differs from the study. N: "
-               + "; ".join(f"{survey['scopes'][s]['applications']} applications with {PANEL_TITLES[s]}" for s in scopes)
+               + "; ".join(f"{_apps(survey['scopes'][s]['applications'])} with {PANEL_TITLES[s]}" for s in scopes)
                + f".{_autocommit_note(survey)}")
     return _save(plt, fig, out, "headline", "This survey's headline figures next to the study's", caption)
 
