@@ -26,7 +26,8 @@ ARTIFACTS = ROOT / "build" / "test-artifacts" / "report"
 SCRIPT = "<script>alert(1)</script>"
 IMG_FILE = "<img src=x onerror=alert(2)>.py"
 BAD_FILE = "\"quoted\" & 'apos' <b>bold</b>.py".replace("/", "-")
-HOSTILE_APP = f"{SCRIPT} \"co\" & 'shop' </script>\u2028|x"
+# Manifests refuse slashes in names, so the name opens a script and an HTML comment without closing them.
+HOSTILE_APP = "<script>alert(5)<!-- \"co\" & 'shop' <img src=x onerror=alert(6)>\u2028|x"
 JS_APP = "javascript-url"
 HOSTILE_URL = "https://github.com/example/hostile"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -226,8 +227,10 @@ def test_every_page_renders_keeps_hostile_strings_as_text_and_is_screenshotted(r
         assert not found["jslinks"], (page.name, found["jslinks"])
         expected_scripts = [] if page.name == "index.html" else ["application/json", "text/javascript"]
         assert found["scripts"] == expected_scripts, page.name
-        if page.name != "ledger.html":
-            assert SCRIPT in found["text"] and HOSTILE_APP.split(" ")[0] in found["text"], page.name
+        if page.name in ("index.html", "transactions.html") or page == _hostile_page(report):
+            assert HOSTILE_APP.split(" ")[0] in found["text"], page.name
+        if page.name not in ("ledger.html", "index.html"):
+            assert SCRIPT in found["text"], page.name
         _screenshot(browser, "page-" + page.stem[:40].replace("<", "").replace(">", ""))
     _open(browser, report / "out" / "transactions.html")
     text = browser.execute_script("return document.body.textContent")
