@@ -15,14 +15,16 @@ import tree_sitter as ts
 import tree_sitter_python as tsp
 
 # tree-sitter syntax-tree depth above which a file is not analysed. Real code stays far below
-# (about 60 in large Django applications); libcst crashes at about 1,500.
-MAX_TREE_DEPTH = 800
+# (at most 40 over the 6,715 files of saleor, netbox, django-oscar and paperless-ngx); libcst's
+# visitors recurse about 4 Python frames per level of this depth, so 100 keeps every walk
+# well inside Python's default recursion limit (libcst's parser itself crashes at about 1,500).
+MAX_TREE_DEPTH = 100
 
 # Thresholds of the cheap estimate; any one of them exceeded triggers the exact measurement.
-_BRACKET_PASSES = 100          # bracket nesting depth
-_INDENT_COLUMNS = 200          # leading whitespace of a line
-_LINE_CHARS = 1500             # a long line can hold a long operator chain
-_CONTINUATIONS = 200           # backslash-continued lines
+_BRACKET_PASSES = 40           # bracket nesting depth
+_INDENT_WIDTHS = 40            # distinct indentation widths (nested blocks need one each)
+_LINE_CHARS = 400              # a long line can hold a long operator chain
+_CONTINUATIONS = 100           # backslash-continued lines
 
 _NOT_BRACKETS = re.compile(r"[^()\[\]{}]+")
 _INNERMOST_PAIRS = re.compile(r"\(\)|\[\]|\{\}")
@@ -35,7 +37,7 @@ def could_be_deep(text: str) -> bool:
         return True
     if any(len(line) > _LINE_CHARS for line in text.split("\n")):
         return True
-    if max((len(m) for m in _INDENT.findall(text)), default=0) > _INDENT_COLUMNS:
+    if len(set(_INDENT.findall(text))) > _INDENT_WIDTHS:
         return True
     brackets = _NOT_BRACKETS.sub("", text)
     for _ in range(_BRACKET_PASSES):
