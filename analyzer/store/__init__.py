@@ -66,6 +66,16 @@ def _checked_version(db: sqlite3.Connection, path: Path) -> None:
         raise StoreError(f"{path} has store schema version {version}; this txscan reads version {SCHEMA_VERSION}")
 
 
+def _checked_integrity(db: sqlite3.Connection, path: Path) -> None:
+    try:
+        result = db.execute("PRAGMA quick_check").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        result = str(exc)
+    if result != "ok":
+        db.close()
+        raise StoreError(f"{path} is corrupt ({result}); left untouched")
+
+
 def _sqlite_error(path: Path, exc: sqlite3.Error) -> StoreError:
     text = str(exc)
     if "locked" in text or "busy" in text:
@@ -92,9 +102,8 @@ def connect(path: Path) -> sqlite3.Connection:
         db.execute("PRAGMA foreign_keys = ON")
         if exists:
             _checked_version(db, path)
-            if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-                db.close()
-                raise StoreError(f"{path} is corrupt (PRAGMA quick_check failed); left untouched")
+            _checked_integrity(db, path)
+            return db
         with db:
             # One transaction: a new store has its id, schema and version together or not at all.
             db.execute("BEGIN IMMEDIATE")
@@ -117,6 +126,7 @@ def open_reader(path: Path) -> sqlite3.Connection:
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=LOCK_TIMEOUT_SECONDS)
         _checked_version(db, path)
+        _checked_integrity(db, path)
     except sqlite3.Error as exc:
         raise _sqlite_error(path, exc) from exc
     return db
