@@ -10,6 +10,7 @@ import json
 import os
 import sqlite3
 import stat
+import tempfile
 from importlib import resources
 from pathlib import Path
 
@@ -86,35 +87,48 @@ def _sqlite_error(path: Path, exc: sqlite3.Error) -> StoreError:
 def connect(path: Path) -> sqlite3.Connection:
     """Open a store to write, creating it when missing; anything but a txscan store is refused."""
     path = Path(path)
-    exists = path.exists() or path.is_symlink()
-    if exists:
-        _header(path)
-    else:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"cannot create {path.parent}: {exc.strerror or exc}") from exc
+    if not (path.exists() or path.is_symlink()):
+        _create(path)
+    _header(path)
     try:
         db = sqlite3.connect(path, timeout=LOCK_TIMEOUT_SECONDS)
     except sqlite3.Error as exc:
         raise _sqlite_error(path, exc) from exc
     try:
         db.execute("PRAGMA foreign_keys = ON")
-        if exists:
-            _checked_version(db, path)
-            _checked_integrity(db, path)
-            return db
+        _checked_version(db, path)
+        _checked_integrity(db, path)
+    except sqlite3.Error as exc:
+        db.close()
+        raise _sqlite_error(path, exc) from exc
+    return db
+
+
+def _create(path: Path) -> None:
+    """A new, empty store, built under a temporary name and linked into place complete: a
+    process killed while creating it leaves no half-made file at `path`."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
+        os.close(fd)
+    except OSError as exc:
+        raise StoreError(f"cannot create {path}: {exc.strerror or exc}") from exc
+    try:
+        db = sqlite3.connect(temporary)
         with db:
-            # One transaction: a new store has its id, schema and version together or not at all.
             db.execute("BEGIN IMMEDIATE")
             for statement in _schema_statements():
                 db.execute(statement)
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    except sqlite3.Error as exc:
         db.close()
-        raise _sqlite_error(path, exc) from exc
-    return db
+        os.link(temporary, path)
+    except FileExistsError:
+        pass  # created meanwhile by another process: used as it is (and checked like any store)
+    except (OSError, sqlite3.Error) as exc:
+        raise StoreError(f"cannot create {path}: {getattr(exc, 'strerror', None) or exc}") from exc
+    finally:
+        Path(temporary).unlink(missing_ok=True)
 
 
 def open_reader(path: Path) -> sqlite3.Connection:

@@ -90,5 +90,7 @@ def _signal_name(number: int) -> str:
 
 def _last_line(stderr: bytes) -> str:
     lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    # ts-plugin's own message first; otherwise the first line that is not a stack frame.
     own = [line for line in lines if line.startswith("txscan-ts:")]
-    return (own or lines or ["no message"])[0 if own else -1][:500]
+    plain = [line for line in lines if not line.startswith("at ")]
+    return (own or plain or lines or ["no message"])[0][:500]
