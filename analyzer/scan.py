@@ -76,10 +76,10 @@ def _typescript_files(root: Path, config: Config) -> list[dict]:
     excluded = tuple(_SKIP_DIRS) + tuple(config.exclude)
 
     def skipped(name: str) -> bool:
-        return name.startswith(".") or any(fnmatch.fnmatch(name, pattern) for pattern in excluded)
+        return any(fnmatch.fnmatch(name, pattern) for pattern in excluded)
 
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not skipped(d))
+        dirnames[:] = sorted(d for d in dirnames if not skipped(d) and not d.startswith("."))
         for name in sorted(filenames):
             if name.endswith(_TS_SUFFIXES) and not name.endswith(".d.ts") and not skipped(name):
                 path = Path(dirpath) / name

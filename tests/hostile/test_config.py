@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from hostile_inputs import assert_clean, django_app, run, scan_json
 
 from analyzer.config import KEYS, Config, ConfigError, load
-from hostile_inputs import assert_clean, django_app, run, scan_json
 
 BAD = [
     ('depth = "deep"', "depth"),

@@ -8,9 +8,15 @@ import os
 import shutil
 
 import pytest
-
 from hostile_inputs import (
-    SERVICE, assert_clean, diagnostics_by_file, django_app, functions, run, run_process, scan_json, unprivileged,
+    SERVICE,
+    assert_clean,
+    diagnostics_by_file,
+    django_app,
+    functions,
+    run,
+    scan_json,
+    unprivileged,
     world_readable_tmp,
 )
 

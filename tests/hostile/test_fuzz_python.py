@@ -9,10 +9,10 @@ import textwrap
 from pathlib import Path
 
 import hypothesmith
-from hypothesis import given, settings, strategies as st
-
 from fuzz import examples, scan_twice
 from hostile_inputs import MODELS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 HEADER = "from django.db import transaction\n\nfrom .models import Account\n\n\n"
 

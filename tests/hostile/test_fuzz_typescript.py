@@ -8,10 +8,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hypothesis import given, settings, strategies as st
-
 from fuzz import examples, scan_twice
 from hostile_inputs import SAMPLES
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 LEDGER = SAMPLES / "typeorm" / "express-ledger"
 NEST = SAMPLES / "typeorm" / "nest-shop"

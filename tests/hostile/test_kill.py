@@ -10,8 +10,9 @@ import subprocess
 import sys
 import time
 
-from analyzer import store
 from hostile_inputs import ROOT, assert_clean, django_app, run
+
+from analyzer import store
 
 # A real writer process: stores application "victim" with N transactions, through write_app.
 WRITER = """

@@ -7,9 +7,9 @@ import sqlite3
 import threading
 
 import pytest
+from hostile_inputs import assert_clean, digest, django_app, run
 
 from analyzer import store
-from hostile_inputs import assert_clean, digest, django_app, run
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ import os
 import shutil
 
 import pytest
+from hostile_inputs import assert_clean, diagnostics_by_file, run, scan_json, typeorm_app
 
 from analyzer.typeorm import bridge
-from hostile_inputs import assert_clean, diagnostics_by_file, run, scan_json, typeorm_app
 
 
 @pytest.fixture(scope="module")
