@@ -217,6 +217,11 @@ def main() -> None:
     except KeyboardInterrupt:
         print("txscan: interrupted", file=sys.stderr)
         sys.exit(USAGE_ERROR)
+    except BrokenPipeError:
+        # The reader of stdout went away (`| head`): nothing more can be said there.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print("txscan: error: standard output was closed before the output was written", file=sys.stderr)
+        sys.exit(USAGE_ERROR)
     except Exception as exc:  # noqa: BLE001 - the last line of defence: errors are data, not tracebacks
         if os.environ.get(DEBUG_VARIABLE):
             traceback.print_exc()

@@ -46,3 +46,16 @@ def test_typescript_deep_nesting_is_a_diagnostic(tmp_path):
         assert found.get(f"src/{name}") == {"parse-error"}, (name, found)
     # the application's own transactions are all still there
     assert len(doc["transactions"]) == 21
+
+
+def test_nesting_measure_on_real_shapes():
+    """Ordinary code never pays for the exact measure; deep code is caught whatever its shape."""
+    from analyzer.django.nesting import MAX_TREE_DEPTH, could_be_deep, nesting_problem, tree_depth
+    from hostile_inputs import SAMPLES
+
+    for path in sorted((SAMPLES / "django").rglob("*.py")):
+        text = path.read_text("utf-8")
+        assert not could_be_deep(text), path
+        assert tree_depth(text, MAX_TREE_DEPTH) < 40
+    for name, text in python_cases().items():
+        assert (nesting_problem(text) is None) == (name == "moderate.py"), name
