@@ -19,29 +19,14 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from test_bad_input import GOOD_MODELS as MODELS  # the same small app
+from test_bad_input import GOOD_SERVICE as SERVICE
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "corpus" / "samples"
 TXSCAN = [sys.executable, "-m", "analyzer.cli"]
 TIMEOUT = 240
 
-MODELS = """\
-from django.db import models
-
-
-class Account(models.Model):
-    balance = models.IntegerField()
-"""
-SERVICE = """\
-from django.db import transaction
-
-from .models import Account
-
-
-@transaction.atomic
-def touch(account_id):
-    Account.objects.filter(pk=account_id).update(balance=0)
-"""
 
 
 def django_app(root: Path, extra: dict[str, str | bytes] | None = None) -> Path:

@@ -50,8 +50,9 @@ def test_typescript_deep_nesting_is_a_diagnostic(tmp_path):
 
 def test_nesting_measure_on_real_shapes():
     """Ordinary code never pays for the exact measure; deep code is caught whatever its shape."""
-    from analyzer.django.nesting import MAX_TREE_DEPTH, could_be_deep, nesting_problem, tree_depth
     from hostile_inputs import SAMPLES
+
+    from analyzer.django.nesting import MAX_TREE_DEPTH, could_be_deep, nesting_problem, tree_depth
 
     for path in sorted((SAMPLES / "django").rglob("*.py")):
         text = path.read_text("utf-8")
