@@ -168,6 +168,9 @@ def read_source(path: Path, root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> S
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         return FileProblem(rel, "decode-error", f"not valid {encoding} at byte {exc.start}: {exc.reason}")
+    except (UnicodeError, LookupError, ValueError, TypeError):
+        # a declared codec that is not a text encoding (`coding: rot13`, `hex`, `undefined`)
+        return FileProblem(rel, "decode-error", f"declared encoding {encoding} cannot decode this file")
     if text.startswith("\ufeff"):
         text = text[1:]
     text = normalise(text)

@@ -113,3 +113,11 @@ def test_valid_files_are_not_rejected_and_keep_their_lines(tmp_path, name, text,
     txn = next(t for t in doc["transactions"] if t["file"] == f"app/{name}")
     assert txn["line"] == line
     assert txn["statements"][0]["line"] == txn["line"] + 2 + (name == "line_sep.py")
+
+
+@pytest.mark.parametrize("codec", ["rot13", "hex", "base64", "zlib", "undefined", "utf-16", "bogus", "latin-1"])
+def test_declared_encodings_never_crash(tmp_path, codec):
+    name = "declared.py"
+    doc = scan_json(django_app(tmp_path, {name: f"# -*- coding: {codec} -*-\nx = 1\n".encode()}))
+    assert diagnostics_by_file(doc).get(f"app/{name}", {"decode-error"}) == {"decode-error"}
+    assert functions(doc) == ["app.services.touch"]

@@ -83,3 +83,14 @@ def test_plugin_cli_rejects_bad_settings_in_one_line(ledger):
         done = subprocess.run([node, str(bridge.plugin_path()), "--settings", settings, str(ledger)],
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 2 and done.stderr.startswith("txscan-ts: --settings"), done.stderr
+
+
+def test_odd_typescript_file_names_survive(tmp_path):
+    root = typeorm_app(tmp_path / "ledger")
+    services = root / "src" / "services"
+    os.rename(services / "interest.ts", services / "inter\u2028est.ts")
+    with open(os.path.join(os.fsencode(services), b"caf\xe9.ts"), "w") as handle:
+        handle.write("export const x = 1;\n")
+    doc = scan_json(root)
+    assert "src/services/inter\u2028est.ts" in {t["file"] for t in doc["transactions"]}
+    assert diagnostics_by_file(doc)["src/services/caf\\xe9.ts"] == {"unreadable"}
