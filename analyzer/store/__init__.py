@@ -36,11 +36,15 @@ def _header(path: Path) -> bytes:
     if path.is_dir():
         raise StoreError(f"{path} is a folder, not a txscan store")
     try:
-        with path.open("rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise StoreError(f"{path} is not a regular file")
-            header = handle.read(100)
-            size = os.fstat(handle.fileno()).st_size
+        # Without blocking: a FIFO given as a store must not hang txscan.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise StoreError(f"{path} is not a regular file, not a txscan store")
+            header, size = os.read(fd, 100), info.st_size
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
     if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):

@@ -58,8 +58,8 @@ def test_mutated_typescript_sources(data):
     root = Path(tempfile.mkdtemp(prefix="txscan-fuzz-ts-"))
     try:
         # The entities and the mutated file: a small program, so each node run stays short.
-        shutil.copytree(app_root / "src" / "entities", root / "src" / "entities") \
-            if (app_root / "src" / "entities").is_dir() else None
+        for entities in (app_root / "src").rglob("entities"):
+            shutil.copytree(entities, root / entities.relative_to(app_root))
         shutil.copy(app_root / "package.json", root / "package.json")
         relative = target.relative_to(app_root)
         (root / relative).parent.mkdir(parents=True, exist_ok=True)

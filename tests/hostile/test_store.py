@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import threading
@@ -116,12 +117,16 @@ def test_store_identifies_itself(good_store):
     db.close()
 
 
-@pytest.mark.parametrize("where", ["folder", "under-a-file", "missing-parent-under-file"])
+@pytest.mark.parametrize("where", ["folder", "under-a-file", "missing-parent-under-file", "fifo", "dev-zero"])
 def test_unusable_store_paths_are_one_line(tmp_path, app, where):
     blocker = tmp_path / "blocker"
     blocker.write_text("x")
-    target = {"folder": tmp_path, "under-a-file": blocker / "x.db",
-              "missing-parent-under-file": blocker / "deeper" / "x.db"}[where]
+    target = {"folder": tmp_path, "under-a-file": blocker / "x.db", "fifo": tmp_path / "fifo.db",
+              "dev-zero": tmp_path / "zero.db", "missing-parent-under-file": blocker / "deeper" / "x.db"}[where]
+    if where == "fifo":
+        os.mkfifo(target)
+    elif where == "dev-zero":
+        os.symlink("/dev/zero", target)
     assert_clean(run("scan", app, "--db", target), 2)
     assert_clean(run("report", target, "--out", tmp_path / "r"), 2)
     assert blocker.read_text() == "x"
