@@ -9,10 +9,14 @@ import textwrap
 from pathlib import Path
 
 import hypothesmith
+import pytest
 from fuzz import examples, scan_twice
 from hostile_inputs import MODELS
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+# hypothesmith compiles what it generates; `1()` and the like are valid syntax CPython warns about.
+pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")
 
 HEADER = "from django.db import transaction\n\nfrom .models import Account\n\n\n"
 
