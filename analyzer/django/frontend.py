@@ -17,7 +17,7 @@ from .boundaries import (
     Boundary, atomic_requests_settings, candidates, find_boundaries, find_wrappers, is_view_module, view_functions,
 )
 from .context import Context
-from .files import DEFAULT_EXCLUDES, DEFAULT_MAX_BYTES, FileProblem, iter_python_files, read_source
+from .files import DEFAULT_EXCLUDES, DEFAULT_MAX_BYTES, FileProblem, python_sources
 from .index import RepoIndex
 from .models import ModelExtractor
 from .transactions import build_transaction
@@ -65,8 +65,7 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
     index = RepoIndex(_package_prefix(root))
     files: list[dict] = []
     total_lines = 0
-    for path in iter_python_files(root, options.excludes):
-        source = read_source(path, root, options.max_file_bytes)
+    for source in python_sources(root, options.excludes, options.max_file_bytes):
         if isinstance(source, FileProblem):
             diagnostics.append(diagnostic(source.rel, 0, source.code, source.message))
             files.append({"path": source.rel, "lines": 0, "status": source.code})

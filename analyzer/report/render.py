@@ -60,7 +60,7 @@ def _facets(data: dict) -> dict:
 
 
 def write(db_path: Path, out: Path) -> list[Path]:
-    db = store.connect(db_path)
+    db = store.open_reader(db_path)
     data = collect(db)
     db.close()
     out.mkdir(parents=True, exist_ok=True)
