@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 
 import pytest
 from hostile_inputs import (
@@ -15,6 +16,7 @@ from hostile_inputs import (
     django_app,
     functions,
     run,
+    run_process,
     scan_json,
     unprivileged,
     world_readable_tmp,
@@ -121,3 +123,24 @@ def test_declared_encodings_never_crash(tmp_path, codec):
     doc = scan_json(django_app(tmp_path, {name: f"# -*- coding: {codec} -*-\nx = 1\n".encode()}))
     assert diagnostics_by_file(doc).get(f"app/{name}", {"decode-error"}) == {"decode-error"}
     assert functions(doc) == ["app.services.touch"]
+
+
+def test_survey_hashes_sources_the_way_a_scan_reads_them(tmp_path):
+    """The survey's re-use check hashes every source file first: a FIFO or a link to /dev/zero
+    named like a source file must not hang it or exhaust its memory, and an undecodable file
+    name must not break it. The app is still surveyed and re-used on the second run."""
+    checkouts = tmp_path / "checkouts"
+    root = django_app(checkouts / "odd")
+    os.mkfifo(root / "app" / "fifo.py")
+    os.symlink("/dev/zero", root / "app" / "zero.py")
+    (root / "app" / os.fsdecode(b"caf\xe9.py")).write_text("x = 1\n")
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_text('[[app]]\nname = "odd"\norm = "django"\n')
+    db = tmp_path / "survey.db"
+    first = run_process("survey", manifest, "--checkouts", checkouts, "--db", db, "-j", "1", timeout=120)
+    assert_clean(first, 0)
+    second = run_process("survey", manifest, "--checkouts", checkouts, "--db", db, "-j", "1", timeout=120)
+    assert_clean(second, 0)
+    assert "odd" in second.stdout + second.stderr
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        assert connection.execute("SELECT status FROM apps WHERE name = 'odd'").fetchone() == ("ok",)
