@@ -21,6 +21,16 @@ FRAMEWORK_HOOKS = {"post": "form_valid", "put": "form_valid", "create": "perform
                    "update": "perform_update", "partial_update": "perform_update", "destroy": "perform_destroy"}
 
 
+# Receivers named like these are not model instances (sessions, caches, files, dicts).
+_NOT_MODELS = ("session", "cache", "storage", "file", "path", "dict", "list", "redis", "client", "response",
+               "request", "logger", "queue", "connection", "cursor")
+
+
+def _could_be_model(written: str) -> bool:
+    tail = written.lower().rsplit(".", 1)[-1]
+    return bool(tail) and tail.isidentifier() and not any(word in tail for word in _NOT_MODELS)
+
+
 class CallsMixin:
     """Mixed into Walker (walker.py); uses its emit_* methods, env and context."""
 
@@ -70,6 +80,9 @@ class CallsMixin:
         if kind == "lambda":
             self.call_arguments(node)
             return plain(UNKNOWN)
+        if kind == "formset":
+            self.call_arguments(node)
+            return callee
         if kind == "ref":
             return self.call_external(node, ref, written)
         if kind == "taskref":
@@ -84,9 +97,9 @@ class CallsMixin:
         positional, keywords, _d, _q = self.call_arguments(node)
         name = written.split(".")[-1]
         if kind == "plain" and name and written in self.env:
-            self.emit_unresolved(node, written, "callable held in a variable")
+            self.emit_unresolved(node, written, "dynamic-dispatch", "callable held in a variable")
         elif kind == "plain" and "[" in written:
-            self.emit_unresolved(node, written, "callable looked up at run time")
+            self.emit_unresolved(node, written, "dynamic-dispatch", "callable looked up at run time")
         return plain(union(positional) | union(v for _, v in keywords) | value_sources(callee))
 
     def instantiate(self, node: cst.Call, qualname: str) -> Val:
@@ -99,6 +112,13 @@ class CallsMixin:
             return Val("qs", qs=replace(this.qs, provider_classes=providers))
         init = self.ctx.index.find_method(qualname, "__init__")
         obj = Val("obj", union(positional) | union(v for _, v in keywords), ref=qualname)
+        if self.meta_model(qualname) is not None:
+            # A ModelForm/ModelSerializer: built with an instance it updates, without one it creates.
+            updates = any(k == "instance" for k, _ in keywords) or \
+                (qualname.endswith("Serializer") and bool(positional))
+            instance = dict(keywords).get("instance")
+            obj = replace(obj, text="update" if updates else "create",
+                          attrs=(("instance", instance),) if instance is not None else ())
         if init is not None:
             self.call_function(node, init, positional, keywords, obj)
         return obj
@@ -155,6 +175,9 @@ class CallsMixin:
         category = effects.category_for(ref)
         if category is not None:
             return self.emit_effect(node, category, ref, args)
+        formset = self.formset(ref, positional)
+        if formset is not None:
+            return formset
         if ref in orm.EVALUATING_BUILTINS and positional and positional[0].kind in ("qs", "rows"):
             first = positional[0]
             if first.kind == "qs":
@@ -163,8 +186,10 @@ class CallsMixin:
             return first
         if ref == "getattr" and len(positional) >= 2:
             return Val("plain", union(positional), text="getattr")
-        if self._looks_internal(ref):
-            self.emit_unresolved(node, ref, "no definition found in the application")
+        if ref.endswith("[]") and self._looks_internal(ref):
+            self.emit_unresolved(node, ref, "dynamic-dispatch", "callable looked up at run time")
+        elif self._looks_internal(ref):
+            self.emit_unresolved(node, ref, "no-definition", "no definition found in the application")
         return plain(union(args), written)
 
     def _looks_internal(self, ref: str) -> bool:
@@ -206,8 +231,13 @@ class CallsMixin:
             positional, keywords, _d, _q = self.call_arguments(node)
             if fn is not None:
                 return self.call_function(node, fn, positional, keywords, receiver)
+            if method == "save" and kind == "obj" and self.meta_model(receiver.ref) is not None:
+                return self.form_save(node, receiver.ref, receiver, keywords)
+            if method in ("is_valid", "full_clean") and kind == "obj" and self.meta_model(receiver.ref):
+                self.validate_unique(node, self.meta_model(receiver.ref), value_sources(receiver))
+                return plain(value_sources(receiver))
             if kind == "self" and method not in ("get_context_data", "get_serializer", "get_queryset"):
-                self.emit_unresolved(node, f"self.{method}", "method not defined in the application")
+                self.emit_unresolved(node, f"self.{method}", "no-definition", "method not defined in the application")
             return plain(union(positional))
         if kind in ("func", "taskref"):
             positional, keywords, _d, _q = self.call_arguments(node)
@@ -221,6 +251,9 @@ class CallsMixin:
             return receiver
         if kind == "cursor":
             return self.cursor_method(node, method)
+        if kind == "formset":
+            self.call_arguments(node)
+            return self.formset_save(node, receiver) if method == "save" else plain({("input", "formset")})
         if kind == "extobj":
             positional, keywords, _d, _q = self.call_arguments(node)
             return self.emit_effect(node, receiver.category or "http", f"{receiver.ref}.{method}",
@@ -238,6 +271,11 @@ class CallsMixin:
         if method in effects.PATH_WRITES and "path" in written.lower():
             return self.emit_effect(node, "file", f"{written}.{method}", args)
         if method == "save" and any(word in written.lower() for word in ("form", "serializer")):
+            form_class = self.view_form_class(self.cls)
+            if form_class is not None and self.meta_model(form_class) is not None:
+                return self.form_save(node, form_class, self.form_object(form_class), keywords)
+            self.emit_unresolved(node, f"{written}.save", "unresolved-receiver",
+                                 "a form or serializer whose class is not known here")
             self.emit_statement(node, None, "write", f"{written}.save", None, dynamic=True,
                                 uses=step_ids(value_sources(receiver)))
             self.diagnostic(node, "unknown-orm-pattern", f"{written}.save(): a form or serializer writes a model "
@@ -250,6 +288,10 @@ class CallsMixin:
             # Only a model instance's save() takes update_fields: a write of a row whose model
             # this walk cannot tell (an untyped parameter, a generic helper).
             return self.unknown_model_write(node, written, method, receiver)
+        if method in orm.INSTANCE and receiver.kind == "plain" and _could_be_model(written):
+            # obj.save() / obj.delete() on a value of unknown type: statements may be missing here.
+            self.emit_unresolved(node, f"{written}.{method}", "unresolved-receiver",
+                                 "receiver of unknown type; it may be a model instance")
         if method in ("append", "add", "extend", "update", "insert", "setdefault") and isinstance(receiver_node, cst.Name):
             name = receiver_node.value
             if name in self.env:
@@ -268,11 +310,22 @@ class CallsMixin:
             for base in self.ctx.index.mro(self.cls)[1:]:
                 if method in base.methods:
                     return self.call_function(node, base.methods[method], positional, keywords, this)
+            saved = self.framework_save(node, method, this, keywords)
+            if saved is not None:
+                return saved
             hook = FRAMEWORK_HOOKS.get(method)
             own = self.ctx.index.find_method(self.cls, hook) if hook else None
             if own is not None and own.qualname not in self.stack:
-                # Django's FormView.post / DRF's create call the view's own hook.
-                return self.call_function(node, own, [], [], this)
+                # Django's FormView.post / DRF's create call the view's own hook, with the form
+                # or serializer of the view's class.
+                form_class = self.view_form_class(self.cls)
+                args = [self.form_object(form_class, {"perform_create": "create", "perform_update": "update"}
+                                         .get(hook, ""))] if form_class else []
+                return self.call_function(node, own, args, [], this)
+            if hook is not None and own is None:
+                default = self.framework_default_hook(node, hook, this)
+                if default is not None:
+                    return default
         if this is not None and this.kind == "qs":
             return self.queryset_method(node, this.qs, method, evaluated=(positional, keywords))
         if this is not None and this.kind == "self" and method in orm.INSTANCE and self.cls \

@@ -50,6 +50,8 @@ INSTANCE = {
     "refresh_from_db": "refresh",
     "arefresh_from_db": "refresh",
 }
+# Model instance methods that read other rows: uniqueness checks (one read per unique set).
+VALIDATING = {"full_clean", "validate_unique", "validate_constraints"}
 # Related-manager methods (order.lines.add(...), post.tags.remove(...)).
 RELATED_WRITE = {"add": "insert", "remove": "delete", "clear": "delete", "set": "write",
                  "aadd": "insert", "aremove": "delete", "aclear": "delete", "aset": "write"}

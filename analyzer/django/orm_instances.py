@@ -118,6 +118,10 @@ class InstancesMixin:
                 site = (self.module.rel, self._line(node), self.via, method) if method in orm.INSTANCE else None
                 return self.call_function(node, fn, positional, keywords, inst, bind_name=_dotted(receiver_node),
                                           call_site=site)
+        if method in orm.VALIDATING:
+            self.call_arguments(node)
+            self.validate_unique(node, inst.entity, value_sources(inst))
+            return _NO_VALUE
         if method in orm.INSTANCE:
             _p, keywords, _d, _q = self.call_arguments(node)
             return self.instance_statement(node, inst, _dotted(receiver_node), orm.INSTANCE[method], method, keywords)

@@ -11,7 +11,6 @@ import re
 
 import libcst as cst
 
-from ..ir import diagnostic
 from .boundaries import Boundary
 from .context import Context, ParsedModule
 from .syntax import code as _code
@@ -117,11 +116,8 @@ def build_transaction(ctx: Context, parsed: ParsedModule, boundary: Boundary) ->
         "function": boundary.function, "boundary": boundary.kind, "wrapper": boundary.wrapper,
         "options": {k: v for k, v in sorted(boundary.options.items())}, "steps": steps,
     }
-    diagnostics = list(recorder.diagnostics)
-    for step in _unresolved(steps):
-        diagnostics.append(diagnostic(step["file"], step["line"], "unresolved-call",
-                                 f"{step['callee']}: {step['reason']} (in transaction {txn['id']})", "warning"))
-    return txn, diagnostics
+    # Diagnostics of unresolved steps are added by the core, tied to the transaction.
+    return txn, list(recorder.diagnostics)
 
 
 def _walk_with(ctx: Context, walker: Walker, boundary: Boundary) -> list[dict]:
@@ -150,17 +146,6 @@ def _walk_with(ctx: Context, walker: Walker, boundary: Boundary) -> list[dict]:
     if not walked:
         steps.extend(walker.walk_block(with_node.body))
     return steps
-
-
-def _unresolved(steps: list[dict]):
-    for step in steps:
-        if step["node"] == "unresolved":
-            yield step
-        elif step["node"] == "branch":
-            for arm in step["arms"]:
-                yield from _unresolved(arm)
-        elif step["node"] == "loop":
-            yield from _unresolved(step["body"])
 
 
 def _after_marker(function_node, marker) -> list:

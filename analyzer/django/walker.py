@@ -24,6 +24,7 @@ from .syntax import code as _code
 from .syntax import dotted as _dotted
 from .index import FunctionInfo
 from .calls import CallsMixin
+from .orm_forms import FormsMixin
 from .orm_instances import InstancesMixin
 from .orm_querysets import QuerySetsMixin
 from .folding import UNKNOWN as UNDECIDED
@@ -58,13 +59,15 @@ class Recorder:
         self.calls = 0
         self.diagnostics: list[dict] = []
         self.fk_cache: dict[tuple, Val] = {}
+        # Limit sites already reported: a helper inlined at many call sites reports its cut once.
+        self.limits: set[tuple] = set()
 
     def next_id(self) -> str:
         self.counter += 1
         return f"s{self.counter}"
 
 
-class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
+class Walker(CallsMixin, FormsMixin, InstancesMixin, QuerySetsMixin):
     def __init__(self, ctx: Context, parsed: ParsedModule, recorder: Recorder, env: dict[str, Val],
                  cls: str | None = None, via: tuple[str, ...] = (), depth: int = 0,
                  stack: frozenset[str] = frozenset()) -> None:
@@ -118,9 +121,18 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
         self.out.append(step)
         return Val("plain", frozenset({("external", sid)}))
 
-    def emit_unresolved(self, node, callee: str, reason: str) -> None:
+    def emit_unresolved(self, node, callee: str, reason: str, detail: str = "") -> None:
+        """A call the walk cannot follow; `reason` is a code of docs/IR.md (`unresolved-receiver`,
+        `dynamic-dispatch`, `no-definition`, `depth-limit`, ...), `detail` says more."""
         step = self._base(node, "unresolved")
+        if reason in ("depth-limit", "budget"):
+            key = (step["file"], step["line"], callee, reason)
+            if key in self.rec.limits:
+                return
+            self.rec.limits.add(key)
         step.update(callee=callee, reason=reason)
+        if detail:
+            step["detail"] = detail
         self.out.append(step)
 
     def diagnostic(self, node, code: str, message: str, severity: str = "warning") -> None:
@@ -592,18 +604,17 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
         if fn.qualname in self.stack:
             return plain(union(positional))
         if self.depth >= self.ctx.max_depth:
-            self.diagnostic(node, "depth-limit", f"call to {fn.qualname} not followed: depth {self.ctx.max_depth} reached",
-                            severity="info")
+            self.emit_unresolved(node, fn.qualname, "depth-limit",
+                                 f"not followed: depth {self.ctx.max_depth} reached")
             return plain(union(positional))
         self.rec.calls += 1
         if self.rec.calls > CALL_BUDGET:
-            if self.rec.calls == CALL_BUDGET + 1:
-                self.diagnostic(node, "depth-limit", f"{CALL_BUDGET} calls followed in this transaction; "
-                                "later calls are not followed", severity="warning")
+            self.emit_unresolved(node, fn.qualname, "budget",
+                                 f"{CALL_BUDGET} calls followed in this transaction; later calls are not followed")
             return plain(union(positional))
         found = self.ctx.def_node(fn)
         if found is None:
-            self.emit_unresolved(node, fn.qualname, "definition could not be parsed")
+            self.emit_unresolved(node, fn.qualname, "unparsable-definition", "definition could not be parsed")
             return plain(union(positional))
         parsed, definition = found
         env = bind_parameters(definition, fn, positional, keywords, self_val)
