@@ -172,7 +172,13 @@ class CallsMixin:
         if ref in ("asgiref.sync.sync_to_async", "channels.db.database_sync_to_async",
                    "asgiref.sync.async_to_sync") and positional:
             return positional[0]
-        category = effects.category_for(ref)
+        kind = self.ctx.extra_statements.get(ref)
+        if kind is not None:
+            # [tool.txscan.statements]: a database call the catalogs do not know.
+            sid = self.emit_statement(node, None, kind, ref, None if kind == "insert" else {"bool": "and", "args": []},
+                                      dynamic=kind != "insert", uses=step_ids(union(args)))
+            return plain({("result", sid)})
+        category = effects.category_for(ref, self.ctx.extra_effects)
         if category is not None:
             return self.emit_effect(node, category, ref, args)
         formset = self.formset(ref, positional)
@@ -375,7 +381,7 @@ class CallsMixin:
         if callee.startswith("boto3.") and callee.rsplit(".", 1)[-1] in ("client", "resource"):
             service = text.split("(", 1)[1].split(",")[0].strip(" )'\"")
             return Val("extobj", ref=f"boto3.{service}", category=effects.BOTO3_SERVICES.get(service, "http"))
-        category = effects.category_for(callee)
+        category = effects.category_for(callee, self.ctx.extra_effects)
         if category is not None:
             return Val("extobj", ref=callee, category=category)
         return None

@@ -28,6 +28,8 @@ class Options:
     excludes: tuple[str, ...] = DEFAULT_EXCLUDES
     max_file_bytes: int = DEFAULT_MAX_BYTES
     max_depth: int = 6
+    extra_effects: dict = field(default_factory=dict)      # [tool.txscan.effects]
+    extra_statements: dict = field(default_factory=dict)   # [tool.txscan.statements]
 
 
 @dataclass
@@ -102,6 +104,8 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
         wrappers=find_wrappers(index),
         max_depth=options.max_depth,
         auth_user=auth_user,
+        extra_effects=dict(options.extra_effects),
+        extra_statements=dict(options.extra_statements),
     )
     ctx.entity_by_param_name = project.param_names(concrete, auth_user)
     enabled, ignored = atomic_requests_settings(index)

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from . import effects_catalog as effects
 from . import orm_catalog as orm
 from .syntax import dotted as _dotted
 from .values import UNKNOWN, QuerySet, Val, ir_sources, plain, step_ids, union, value_sources
@@ -60,6 +61,9 @@ class InstancesMixin:
             return self.related_manager(inst, other, other_attr, through=through)
         if attr in assigned:
             return plain(assigned[attr][0], assigned[attr][1])
+        if entity.field_types.get(attr, "").endswith(effects.FILE_FIELD_SUFFIXES):
+            # A FieldFile: save()/delete()/open() on it reach the storage backend.
+            return Val("extobj", self._row_sources(inst), ref=f"{inst.entity}.{attr}", category="storage")
         return plain(self._row_sources(inst), f"{inst.entity}.{attr}")
 
     @staticmethod
