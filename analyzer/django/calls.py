@@ -309,6 +309,10 @@ class CallsMixin:
     def super_call(self, node: cst.Call, method: str) -> Val:
         positional, keywords, _d, _q = self.call_arguments(node)
         this = self.env.get("self")
+        following = self.next_in_mro(this, method)
+        if following is not None and following.qualname not in self.stack:
+            # A mixin between this class and Model (or the framework base) defines it too.
+            return self.call_function(node, following, positional, keywords, this, call_site=self.call_site)
         if this is not None and this.kind == "instance" and method in orm.INSTANCE:
             return self.instance_statement(node, this, "self", orm.INSTANCE[method], method, keywords,
                                            at_call_site=True)
@@ -339,6 +343,25 @@ class CallsMixin:
             # super().save() in a mixin that models inherit: a write of whichever model uses it.
             return self.unknown_model_write(node, "self", method, this)
         return plain(union(positional))
+
+    def next_in_mro(self, this: Val | None, method: str):
+        """The method `super().method()` reaches: the next class after the current one in the MRO
+        of the object's own class (a model's, when the walk knows the instance's entity)."""
+        if not self.cls:
+            return None
+        runtime = self.cls
+        if this is not None and this.kind == "instance" and this.entity in self.ctx.entities:
+            runtime = self.ctx.entities[this.entity].qualname
+        elif this is not None and this.kind in ("self", "obj") and this.ref:
+            runtime = this.ref
+        order = self.ctx.index.linearization(runtime)
+        if self.cls not in order:
+            return None
+        for qualname in order[order.index(self.cls) + 1:]:
+            info = self.ctx.index.classes.get(qualname)
+            if info is not None and method in info.methods:
+                return info.methods[method]
+        return None
 
     def unknown_model_write(self, node, written: str, method: str, receiver: Val) -> Val:
         action = orm.INSTANCE.get(method, "save")

@@ -317,6 +317,35 @@ class RepoIndex:
             queue.extend(self.class_bases(info))
         return order
 
+    def linearization(self, qualname: str) -> list[str]:
+        """Python's method resolution order (C3) over the classes the index knows; classes outside
+        the repository end a chain. Falls back to mro()'s order when C3 has no solution."""
+        cache = self.__dict__.setdefault("_linearizations", {})
+        if qualname not in cache:
+            cache[qualname] = self._c3(qualname, frozenset()) or [c.qualname for c in self.mro(qualname)]
+        return cache[qualname]
+
+    def _c3(self, qualname: str, seen: frozenset) -> list[str] | None:
+        info = self.classes.get(qualname)
+        if info is None or qualname in seen:
+            return [qualname] if info is None else None
+        bases = self.class_bases(info)
+        sequences = [self._c3(base, seen | {qualname}) for base in bases]
+        if any(s is None for s in sequences):
+            return None
+        pending = [list(s) for s in sequences] + [list(bases)]
+        order = [qualname]
+        while any(pending):
+            for sequence in pending:
+                head = sequence[0] if sequence else None
+                if head is not None and not any(head in other[1:] for other in pending):
+                    break
+            else:
+                return None
+            order.append(head)
+            pending = [[c for c in s if c != head] for s in pending]
+        return order
+
     def find_method(self, class_qualname: str, name: str) -> FunctionInfo | None:
         for info in self.mro(class_qualname):
             if name in info.methods:
