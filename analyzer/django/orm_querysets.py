@@ -257,11 +257,28 @@ class QuerySetsMixin:
             values = [{"attribute": self.normalise(qs.entity, k)[0], "sources": ir_sources(value_sources(v))}
                       for k, v in lookups]
             values += [{"attribute": "defaults", "sources": ir_sources(value_sources(d))} for d in defaults]
-            uses = sorted(qs2.uses) + step_ids(union(defaults))
-            sid = self.emit_statement(node, qs.entity, "lock" if qs.lock else "write", method,
-                                      _predicate(qs2.predicates), dynamic=qs2.dynamic, values=values, uses=uses)
-            inst = Val("instance", frozenset({("result", sid)}), entity=qs.entity, origin=sid,
-                       key=frozenset({("result", sid)}))
+            # Django reads first (update_or_create under select_for_update), then inserts when
+            # nothing matched, or (update_or_create) writes the row it found.
+            locked = qs.lock or method == "update_or_create"
+            sid = self.emit_statement(node, qs.entity, "lock" if locked else "read", f"{method}.get",
+                                      _predicate(qs2.predicates), dynamic=qs2.dynamic, uses=sorted(qs2.uses))
+            value_uses = step_ids(union(defaults))
+            saved, self.out = self.out, []
+            try:
+                created = self.emit_statement(node, qs.entity, "insert", f"{method}.create", None,
+                                              values=values, uses=value_uses)
+                arms = [self.out]
+                if method == "update_or_create":
+                    self.out = []
+                    self.emit_statement(node, qs.entity, "write", f"{method}.update",
+                                        _term("pk", "pk", "eq", self._key_of(qs2.predicates, sid)),
+                                        values=values[len(lookups):], uses=value_uses)
+                    arms.append(self.out)
+            finally:
+                self.out = saved
+            self._structure(node, "branch", {("result", sid)}, arms=arms if len(arms) == 2 else arms + [[]])
+            inst = Val("instance", frozenset({("result", sid), ("generated", created)}), entity=qs.entity,
+                       origin=sid, key=frozenset({("result", sid)}))
             return Val("pair", inst.sources, items=(inst, plain({("result", sid)})))
         if method == "raw":
             text = _literal_string(node.args[0].value) if node.args else None
