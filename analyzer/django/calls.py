@@ -239,6 +239,8 @@ class CallsMixin:
                 return self.call_function(node, fn, positional, keywords, receiver)
             if method == "save" and kind == "obj" and self.meta_model(receiver.ref) is not None:
                 return self.form_save(node, receiver.ref, receiver, keywords)
+            if method == "collect" and kind == "obj" and orm.COLLECTOR in self.ctx.index.linearization(receiver.ref):
+                return self.collector_collect(node, positional)
             if method in ("is_valid", "full_clean") and kind == "obj" and self.meta_model(receiver.ref):
                 self.validate_unique(node, self.meta_model(receiver.ref), value_sources(receiver))
                 return plain(value_sources(receiver))
@@ -313,6 +315,8 @@ class CallsMixin:
         if following is not None and following.qualname not in self.stack:
             # A mixin between this class and Model (or the framework base) defines it too.
             return self.call_function(node, following, positional, keywords, this, call_site=self.call_site)
+        if method == "collect" and self.cls and orm.COLLECTOR in self.ctx.index.linearization(self.cls):
+            return self.collector_collect(node, positional)
         if this is not None and this.kind == "instance" and method in orm.INSTANCE:
             return self.instance_statement(node, this, "self", orm.INSTANCE[method], method, keywords,
                                            at_call_site=True)
@@ -374,7 +378,7 @@ class CallsMixin:
         return _NO_VALUE
 
     def resolve_global(self, dotted: str) -> Val:
-        qualname = self.ctx.index.resolve(self.module.name, dotted)
+        qualname = self.local_import(dotted) or self.ctx.index.resolve(self.module.name, dotted)
         entity = self.ctx.entity_for_class(qualname)
         if entity is not None:
             return Val("model", frozenset({("constant", entity.name)}), entity=entity.name, ref=qualname)
@@ -386,6 +390,18 @@ class CallsMixin:
         if client is not None:
             return client
         return Val("ref", frozenset({("constant", dotted)}), ref=qualname)
+
+    def local_import(self, dotted: str) -> str | None:
+        """`dotted` through an import inside the function being walked (or an enclosing one)."""
+        current = self.env.get("__qualname__")
+        fn = self.ctx.index.function(current.ref) if current is not None and current.ref else None
+        head, _, rest = dotted.partition(".")
+        while fn is not None:
+            target = fn.imports.get(head)
+            if target is not None and "*" not in fn.imports.get(head, ""):
+                return self.ctx.index.canonical(f"{target}.{rest}" if rest else target)
+            fn = self.ctx.index.function(fn.parent) if fn.parent else None
+        return None
 
     def module_client(self, qualname: str) -> Val | None:
         """A module-level `s3 = boto3.client("s3")` / `r = redis.Redis()`: an external client object;

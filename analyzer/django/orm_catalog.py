@@ -98,6 +98,9 @@ SIGNALS = {
 }
 RECEIVER = {"django.dispatch.receiver", "django.dispatch.dispatcher.receiver"}
 
+# Django's deletion collector, which apps subclass (collect([obj]) then delete()).
+COLLECTOR = "django.db.models.deletion.Collector"
+
 # Look-ups of a model class by name: apps.get_model("shop", "Order"), get_model("shop.Order").
 GET_MODEL = {"django.apps.apps.get_model", "django.apps.registry.apps.get_model", "django.db.models.get_model",
              "django.db.models.loading.get_model"}

@@ -166,6 +166,7 @@ class InstancesMixin:
         if action == "delete":
             # A delete stores nothing: it depends on a read only through its key (the predicate).
             self.fire_signals(node, "delete", inst)
+            self.collect_related(node, entity, inst.key or self._row_sources(inst))
             self.emit_statement(node, entity, "delete", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
                                 **site)
             return _NO_VALUE

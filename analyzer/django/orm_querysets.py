@@ -211,6 +211,20 @@ class QuerySetsMixin:
                                       dynamic=qs.dynamic or dynamic, values=values, uses=uses)
             return plain({("result", sid)}, "rowcount")
         if method == "delete":
+            if qs.entity and self._has_dependents(qs.entity):
+                # The collector reads the rows first, then what points at them, then deletes by pk.
+                rows = self.emit_statement(node, qs.entity, "read", _api(qs.chain, "delete.collect"),
+                                           _predicate(qs.predicates), dynamic=qs.dynamic, uses=sorted(qs.uses))
+                key = _pk_sources(qs.predicates) or {("result", rows)}
+                if key == {("result", rows)}:  # rows known only by the read: everything below uses it
+                    self.collect_related(node, qs.entity, key, uses=[rows])
+                    sid = self.emit_statement(node, qs.entity, "delete", _api(qs.chain, "delete"),
+                                              _term("pk", "pk__in", "in", key), uses=[rows])
+                else:  # filter(pk=...).delete(): the keys are the inputs
+                    self.collect_related(node, qs.entity, key)
+                    sid = self.emit_statement(node, qs.entity, "delete", _api(qs.chain, "delete"),
+                                              _predicate(qs.predicates), uses=sorted(qs.uses))
+                return plain({("result", sid)}, "rowcount")
             sid = self.emit_statement(node, qs.entity, "delete", _api(qs.chain, "delete"), _predicate(qs.predicates),
                                       dynamic=qs.dynamic, uses=sorted(qs.uses))
             return plain({("result", sid)}, "rowcount")
@@ -319,3 +333,14 @@ class QuerySetsMixin:
                 fn = self.ctx.index.function(receiver)
                 if fn is not None:
                     self.call_function(node, fn, [], [("instance", owner)], None)
+
+
+def _pk_sources(predicates: tuple) -> frozenset | None:
+    """The sources of a primary-key equality or in-list term the predicates are ANDed with."""
+    terms = []
+    for predicate in predicates:
+        terms.extend(predicate.get("args", []) if predicate.get("bool") == "and" else [predicate])
+    for term in terms:
+        if "bool" not in term and term["attribute"] == "pk" and term["op"] in ("eq", "in"):
+            return frozenset(_source_tuple(s) for s in term["sources"])
+    return None

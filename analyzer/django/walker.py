@@ -24,6 +24,7 @@ from .syntax import code as _code
 from .syntax import dotted as _dotted
 from .index import FunctionInfo
 from .calls import CallsMixin
+from .orm_deletion import DeletionMixin
 from .orm_forms import FormsMixin
 from .orm_instances import InstancesMixin
 from .orm_querysets import QuerySetsMixin
@@ -67,7 +68,7 @@ class Recorder:
         return f"s{self.counter}"
 
 
-class Walker(CallsMixin, FormsMixin, InstancesMixin, QuerySetsMixin):
+class Walker(CallsMixin, FormsMixin, DeletionMixin, InstancesMixin, QuerySetsMixin):
     def __init__(self, ctx: Context, parsed: ParsedModule, recorder: Recorder, env: dict[str, Val],
                  cls: str | None = None, via: tuple[str, ...] = (), depth: int = 0,
                  stack: frozenset[str] = frozenset()) -> None:
