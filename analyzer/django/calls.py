@@ -333,8 +333,7 @@ class CallsMixin:
                 # Django's FormView.post / DRF's create call the view's own hook, with the form
                 # or serializer of the view's class.
                 form_class = self.view_form_class(self.cls)
-                args = [self.form_object(form_class, {"perform_create": "create", "perform_update": "update"}
-                                         .get(hook, ""))] if form_class else []
+                args = [self.hook_argument(node, hook, form_class)] if form_class else []
                 return self.call_function(node, own, args, [], this)
             if hook is not None and own is None:
                 default = self.framework_default_hook(node, hook, this)

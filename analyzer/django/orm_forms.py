@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from dataclasses import replace
+
 from .values import UNKNOWN, Val, ir_sources, plain, step_ids, union, value_sources
 from .walk_helpers import _term
 
@@ -94,7 +96,11 @@ class FormsMixin:
         override = self.ctx.index.find_method(form_class, mode) if follow_override else None
         validated = plain(value_sources(form) | union(v for _, v in extra), "validated_data")
         if override is not None and override.qualname not in self.stack:
-            args = [validated] if mode == "create" else [plain({("input", "instance")}), validated]
+            instance = form.attr_map().get("instance")
+            if instance is None:
+                instance = (Val("instance", frozenset({("input", "instance")}), entity=entity,
+                                key=frozenset({("input", "instance.pk")})) if entity else plain({("input", "instance")}))
+            args = [validated] if mode == "create" else [instance, validated]
             return self.call_function(node, override, args, [], form)
         if entity is None:
             self.emit_unresolved(node, f"{form_class}.save", "unresolved-receiver",
@@ -117,23 +123,40 @@ class FormsMixin:
         return Val("instance", frozenset({("input", "instance")}), entity=entity,
                    key=frozenset({("input", "instance.pk")}))
 
+    def view_object(self, node, form_class: str) -> Val | None:
+        """DRF's get_object() in update/destroy: the row of the serializer's model named by the URL."""
+        entity = self.meta_model(form_class)
+        if entity is None:
+            return None
+        key = frozenset({("input", "kwargs.pk")})
+        sid = self.emit_statement(node, entity, "read", "get_object", _term("pk", "pk", "eq", key))
+        return Val("instance", frozenset({("result", sid)}), entity=entity, origin=sid, key=key)
+
+    def hook_argument(self, node, hook: str, form_class: str) -> Val:
+        """What DRF passes to perform_create/perform_update/perform_destroy (and Django's
+        FormView to form_valid): a serializer (with the object it updates) or the object itself."""
+        if hook == "perform_create":
+            return self.form_object(form_class, "create")
+        if hook in ("perform_update", "perform_destroy"):
+            instance = self.view_object(node, form_class)
+            if hook == "perform_destroy":
+                return instance or plain({("input", "instance")})
+            form = self.form_object(form_class, "update")
+            return replace(form, attrs=(("instance", instance),)) if instance is not None else form
+        return self.form_object(form_class, "")
+
     def framework_default_hook(self, node, hook: str, this: Val | None) -> Val | None:
         """DRF's own perform_create/perform_update/perform_destroy, when the view does not
         override them: save or delete through the view's serializer class."""
         form_class = self.view_form_class(self.cls)
-        if form_class is None:
+        if form_class is None or hook not in ("perform_create", "perform_update", "perform_destroy"):
             return None
-        if hook == "perform_create":
-            return self.form_save(node, form_class, self.form_object(form_class, "create"), [])
-        if hook == "perform_update":
-            return self.form_save(node, form_class, self.form_object(form_class, "update"), [])
+        argument = self.hook_argument(node, hook, form_class)
         if hook == "perform_destroy":
-            entity = self.meta_model(form_class)
-            if entity is not None:
-                self.emit_statement(node, entity, "delete", "instance.delete",
-                                    _term("pk", "pk", "eq", {("input", "instance.pk")}))
-                return _NO_VALUE
-        return None
+            if argument.kind == "instance":
+                self.instance_statement(node, argument, None, "delete", "instance.delete", [])
+            return _NO_VALUE
+        return self.form_save(node, form_class, argument, [])
 
     def formset(self, ref: str, positional: list[Val]) -> Val | None:
         """`modelformset_factory(Model, ...)`: a formset class over that model."""
