@@ -83,6 +83,11 @@ class CallsMixin:
         if kind == "formset":
             self.call_arguments(node)
             return callee
+        if kind == "dispatch":
+            positional, keywords, _dyn, _q = self.call_arguments(node)
+            functions = [self.ctx.index.function(v.ref) for v in callee.items]
+            return self.dispatch_call(node, ref, [f for f in functions if f], positional, keywords, None,
+                                      chooser=callee.sources)
         if kind == "ref":
             return self.call_external(node, ref, written)
         if kind == "taskref":
@@ -232,10 +237,18 @@ class CallsMixin:
             return self.queryset_method(node, QuerySet(receiver.entity), method)
         if kind == "instance":
             return self.instance_method(node, receiver, receiver_node, method)
+        if kind == "ref" and method == "get" and self.registry(receiver.ref) is not None:
+            positional, _k, _d, _q = self.call_arguments(node)  # HANDLERS.get(kind)
+            return replace(self.registry(receiver.ref), sources=union(positional[:1]))
         if kind in ("self", "obj") and receiver.ref:
             fn = self.ctx.index.find_method(receiver.ref, method)
             positional, keywords, _d, _q = self.call_arguments(node)
             if fn is not None:
+                candidates = self.overriding(receiver.ref, fn) if kind == "obj" or not self.via else [fn]
+                if len(candidates) > 1:
+                    # Class-hierarchy analysis: the object may be any subclass that overrides it.
+                    return self.dispatch_call(node, f"{receiver.ref}.{method}", candidates, positional, keywords,
+                                              receiver)
                 return self.call_function(node, fn, positional, keywords, receiver)
             if method == "save" and kind == "obj" and self.meta_model(receiver.ref) is not None:
                 return self.form_save(node, receiver.ref, receiver, keywords)

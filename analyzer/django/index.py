@@ -346,6 +346,23 @@ class RepoIndex:
             queue.extend(self.class_bases(info))
         return order
 
+    def subclasses(self, qualname: str) -> list[str]:
+        """Every class of the repository that derives from `qualname`, nearest first, sorted."""
+        children = self.__dict__.get("_children")
+        if children is None:
+            children = {}
+            for info in sorted(self.classes.values(), key=lambda c: c.qualname):
+                for base in self.class_bases(info):
+                    children.setdefault(base, []).append(info.qualname)
+            self.__dict__["_children"] = children
+        out, queue = [], list(children.get(qualname, []))
+        while queue:
+            current = queue.pop(0)
+            if current not in out and current != qualname:
+                out.append(current)
+                queue.extend(children.get(current, []))
+        return out
+
     def linearization(self, qualname: str) -> list[str]:
         """Python's method resolution order (C3) over the classes the index knows; classes outside
         the repository end a chain. Falls back to mro()'s order when C3 has no solution."""

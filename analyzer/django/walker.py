@@ -24,6 +24,7 @@ from .syntax import code as _code
 from .syntax import dotted as _dotted
 from .index import FunctionInfo
 from .calls import CallsMixin
+from .dispatch import DispatchMixin
 from .orm_deletion import DeletionMixin
 from .orm_forms import FormsMixin
 from .orm_instances import InstancesMixin
@@ -68,7 +69,7 @@ class Recorder:
         return f"s{self.counter}"
 
 
-class Walker(CallsMixin, FormsMixin, DeletionMixin, InstancesMixin, QuerySetsMixin):
+class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixin, QuerySetsMixin):
     def __init__(self, ctx: Context, parsed: ParsedModule, recorder: Recorder, env: dict[str, Val],
                  cls: str | None = None, via: tuple[str, ...] = (), depth: int = 0,
                  stack: frozenset[str] = frozenset()) -> None:
@@ -502,6 +503,10 @@ class Walker(CallsMixin, FormsMixin, DeletionMixin, InstancesMixin, QuerySetsMix
         index_sources = frozenset()
         if isinstance(index_node, cst.Index):
             index_sources = value_sources(self.eval(index_node.value))
+        if base.kind == "ref" and not is_slice:
+            registry = self.registry(base.ref)
+            if registry is not None:  # HANDLERS[kind]: one of the functions the dict holds
+                return replace(registry, sources=index_sources)
         if base.kind == "qs":
             if is_slice:
                 return replace(base, qs=replace(base.qs, chain=base.qs.chain + ("slice",)))
@@ -599,6 +604,25 @@ class Walker(CallsMixin, FormsMixin, DeletionMixin, InstancesMixin, QuerySetsMix
         return None
 
     # ------------------------------------------------------------------ interprocedural
+    def type_parameters(self, definition: cst.FunctionDef, parsed: ParsedModule, env: dict[str, Val]) -> None:
+        """A parameter the caller passed as a plain value is a model instance when its annotation
+        names a model, or, without one, when its name is the one model's (`invoice` -> Invoice)."""
+        params = list(definition.params.posonly_params) + list(definition.params.params) + \
+            list(definition.params.kwonly_params)
+        for param in params:
+            name = param.name.value
+            value = env.get(name)
+            if value is None or value.kind != "plain" or name in ("self", "cls") or \
+                    all(kind == "constant" for kind, _ in value.sources):
+                continue
+            entity = _annotation_entity(self.ctx, parsed, param) or (
+                self.ctx.entity_by_param_name.get(name) if param.annotation is None else None)
+            if entity is not None:
+                sources = value_sources(value)
+                env[name] = Val("instance", sources, entity=entity.name,
+                                key=frozenset(renamed_key(sources, name)))
+
+
     def call_function(self, node, fn: FunctionInfo, positional: list[Val], keywords, self_val: Val | None,
                       bind_name: str | None = None, call_site=None, yield_hook=None) -> Val:
         self.last_self = None
@@ -619,6 +643,7 @@ class Walker(CallsMixin, FormsMixin, DeletionMixin, InstancesMixin, QuerySetsMix
             return plain(union(positional))
         parsed, definition = found
         env = bind_parameters(definition, fn, positional, keywords, self_val)
+        self.type_parameters(definition, parsed, env)
         env["__qualname__"] = Val("ref", ref=fn.qualname)
         cls = fn.cls
         if self_val is not None and self_val.kind == "instance" and self_val.entity:
@@ -645,6 +670,14 @@ class Walker(CallsMixin, FormsMixin, DeletionMixin, InstancesMixin, QuerySetsMix
             if other.kind != merged.kind:
                 return plain(union(callee.returns))
         return merged
+
+
+def _annotation_entity(ctx: Context, parsed: ParsedModule, param: cst.Param):
+    if param.annotation is None:
+        return None
+    text = _code(param.annotation.annotation).strip("'\"")
+    text = text.split("|")[0].strip().removeprefix("Optional[").rstrip("]")
+    return ctx.entity_for_class(ctx.index.resolve(parsed.info.name, text))
 
 
 def bind_parameters(definition: cst.FunctionDef, fn: FunctionInfo, positional: list[Val],
@@ -685,3 +718,12 @@ def _default(param: cst.Param, name: str) -> Val:
     if isinstance(default, cst.Name) and default.value in ("None", "True", "False"):
         return constant(default.value)
     return constant(f"default:{name}")
+
+
+def renamed_key(sources, name: str) -> set:
+    """The key of an instance passed as a plain value: `<input>.pk` for inputs, the value's own
+    sources otherwise (a read's result stays dependent)."""
+    out = set()
+    for kind, what in sources:
+        out.add(("input", f"{what}.pk") if kind == "input" else (kind, what))
+    return out or {("input", "pk")}
