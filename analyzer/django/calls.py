@@ -257,6 +257,10 @@ class CallsMixin:
             if method in ("is_valid", "full_clean") and kind == "obj" and self.meta_model(receiver.ref):
                 self.validate_unique(node, self.meta_model(receiver.ref), value_sources(receiver))
                 return plain(value_sources(receiver))
+            if kind == "self" and method == "get_object":
+                found = self.view_model_object(node, receiver.ref)
+                if found is not None:
+                    return found
             if kind == "self" and method not in ("get_context_data", "get_serializer", "get_queryset"):
                 self.emit_unresolved(node, f"self.{method}", "no-definition", "method not defined in the application")
             return plain(union(positional))

@@ -132,6 +132,27 @@ class FormsMixin:
         sid = self.emit_statement(node, entity, "read", "get_object", _term("pk", "pk", "eq", key))
         return Val("instance", frozenset({("result", sid)}), entity=entity, origin=sid, key=key)
 
+    def view_model_object(self, node, view_qualname: str) -> Val | None:
+        """Django's SingleObjectMixin.get_object() / DRF's GenericAPIView.get_object() when the
+        view does not define it: the row of its `model`, `queryset` or serializer's model by the URL."""
+        declared = self.class_attribute(view_qualname, "model")
+        entity = declared.entity if declared is not None else None
+        if entity is None:
+            for info in self.ctx.index.mro(view_qualname):
+                text = info.assigns.get("queryset", "")
+                head = text.split(".objects", 1)[0].strip() if ".objects" in text else ""
+                found = self.ctx.entity_for_class(self.ctx.index.resolve(info.module, head)) if head else None
+                if found is not None:
+                    entity = found.name
+                    break
+        if entity is None:
+            entity = self.meta_model(self.view_form_class(view_qualname))
+        if entity is None:
+            return None
+        key = frozenset({("input", "kwargs.pk")})
+        sid = self.emit_statement(node, entity, "read", "get_object", _term("pk", "pk", "eq", key))
+        return Val("instance", frozenset({("result", sid)}), entity=entity, origin=sid, key=key)
+
     def hook_argument(self, node, hook: str, form_class: str) -> Val:
         """What DRF passes to perform_create/perform_update/perform_destroy (and Django's
         FormView to form_valid): a serializer (with the object it updates) or the object itself."""

@@ -577,6 +577,12 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
             # The authenticated user: a row whose key is an input of the request.
             return Val("instance", frozenset({("input", "request.user")}), entity=self.ctx.auth_user,
                        key=frozenset({("input", "request.user.pk")}))
+        if kind == "plain" and base.sources & {("input", "request"), ("input", "self.request")} \
+                and attr in self.ctx.entity_by_param_name:
+            # request.basket set by the app's middleware: the one model with that name.
+            entity = self.ctx.entity_by_param_name[attr]
+            return Val("instance", frozenset({("input", f"request.{attr}")}), entity=entity.name,
+                       key=frozenset({("input", f"request.{attr}.pk")}))
         if kind == "plain":
             renamed = set()
             for source_kind, name in base.sources:
