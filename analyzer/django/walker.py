@@ -31,7 +31,7 @@ from .orm_instances import InstancesMixin
 from .orm_querysets import QuerySetsMixin
 from .folding import UNKNOWN as UNDECIDED
 from .folding import fold
-from .walk_helpers import _exits, _merge, _statements, _text
+from .walk_helpers import _exits, _merge, _raises, _statements, _text
 from .values import (
     UNKNOWN, QuerySet, Val, constant, ir_sources, plain, step_ids, union, value_sources,
 )
@@ -91,6 +91,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         self.yield_hook = None
         self.last_self: Val | None = None
         self.pending_guard: frozenset | None = None
+        # Sources of conditions on which this function (or a helper it called) raises: the
+        # caller's later statements run only when they did not hold.
+        self.raise_guards: frozenset = frozenset()
         self.returned = False
         self.loop_depth = 0
 
@@ -240,6 +243,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         if (_exits(node.body) or (isinstance(orelse, cst.Else) and _exits(orelse.body))) and \
                 any(kind in ("result", "generated", "external") for kind, _ in value_sources(test)):
             self.pending_guard = value_sources(test)
+            if _raises(node.body) or (isinstance(orelse, cst.Else) and _raises(orelse.body)):
+                self.raise_guards |= frozenset(s for s in value_sources(test)
+                                               if s[0] in ("result", "generated", "external"))
 
     def _structure(self, node, kind: str, sources, arms=None, body=None) -> None:
         if arms is not None and not any(arms):
@@ -664,6 +670,10 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         callee.walk_statements(_statements(definition.body))
         self.out = callee.out  # a yield hook may have swapped the list while walking
         self.last_self = callee.env.get("self")
+        if callee.raise_guards:
+            # The helper aborts the transaction on a read's result: what follows depends on it.
+            self.raise_guards |= callee.raise_guards
+            self.pending_guard = (self.pending_guard or frozenset()) | callee.raise_guards
         # A model method that saved/changed `self` changes the caller's instance too.
         if bind_name and bind_name in self.env and "self" in callee.env and callee.env["self"].kind == "instance":
             self.env[bind_name] = callee.env["self"]
