@@ -157,8 +157,22 @@ class QuerySetsMixin:
                 target = (qs.entity or "").lower()
                 predicate = {"bool": "and", "args": [predicate, _term(target, target, "in", union(positional))]}
             uses = step_ids(union(positional)) + sorted(qs.uses)
-            self.emit_statement(node, qs.through, kind, f"{qs.through.split('.')[-1]}.{method}", predicate,
-                                values=values, uses=uses)
+            api = f"{qs.through.split('.')[-1]}.{method}"
+            if method in ("add", "aadd", "set", "aset"):
+                # Django reads the pairs already in the through table, then inserts the missing
+                # ones (set: and deletes the ones no longer wanted).
+                owner = qs.predicates[0] if qs.predicates else None
+                existing = self.emit_statement(node, qs.through, "read", f"{api}.existing", owner, uses=uses)
+                saved, self.out = self.out, []
+                try:
+                    if method in ("set", "aset"):
+                        self.emit_statement(node, qs.through, "delete", api, owner, uses=[existing])
+                    self.emit_statement(node, qs.through, "insert", api, None, values=values, uses=uses)
+                finally:
+                    arm, self.out = self.out, saved
+                self._structure(node, "branch", {("result", existing)}, arms=[arm, []])
+            else:
+                self.emit_statement(node, qs.through, kind, api, predicate, values=values, uses=uses)
             self.fire_m2m(node, qs)
             return _NO_VALUE
         if method in orm.LAZY:
