@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .values import Val, plain, union, value_sources
+from .values import Val, plain, union
 
 # Beyond this many candidates the call is reported unresolved (dynamic-dispatch) instead.
 MAX_CANDIDATES = 8

@@ -33,7 +33,6 @@ EXACT = {
     "sqlite3.connect": "database", "pymongo.MongoClient": "database", "sqlalchemy.create_engine": "database",
     "sqlalchemy.engine.create_engine": "database", "cx_Oracle.connect": "database", "oracledb.connect": "database",
     "socket.gethostbyaddr": "http", "socket.socket": "http",
-    "django.core.mail.EmailMultiAlternatives.send": "email",
 }
 # Qualified-name prefixes (a call to anything under them).
 PREFIXES = [
