@@ -14,7 +14,7 @@ import libcst as cst
 from .boundaries import Boundary
 from .context import Context, ParsedModule
 from .syntax import code as _code
-from .values import Val, plain
+from .values import QuerySet, Val, plain
 from .walker import Recorder, StopWalk, Walker
 
 
@@ -32,10 +32,14 @@ def entry_env(ctx: Context, parsed: ParsedModule, node: cst.FunctionDef | None, 
     for position, param in enumerate(ordered + list(params.kwonly_params)):
         name = param.name.value
         if position == 0 and cls and not is_static:
+            managed = _managed_entity(ctx, cls) if entity is None else None
             if entity is not None:
                 env[name] = (Val("model", entity=entity.name) if is_classmethod else
                              Val("instance", frozenset({("input", "self")}), entity=entity.name,
                                  key=frozenset({("input", "self.pk")})))
+            elif managed is not None:
+                # A transaction in a custom Manager/QuerySet method: `self` is that model's rows.
+                env[name] = Val("qs", qs=QuerySet(managed.name, provider_classes=tuple(managed.queryset_classes)))
             else:
                 env[name] = Val("self", ref=cls)
             continue
@@ -44,6 +48,12 @@ def entry_env(ctx: Context, parsed: ParsedModule, node: cst.FunctionDef | None, 
         if isinstance(star, cst.Param):
             env[star.name.value] = plain({("input", star.name.value)})
     return env
+
+
+def _managed_entity(ctx: Context, cls: str):
+    """The one model whose manager or queryset class `cls` is."""
+    owners = [e for e in ctx.entities.values() if cls in e.queryset_classes]
+    return owners[0] if len(owners) == 1 else None
 
 
 def _typed_input(ctx: Context, parsed: ParsedModule, name: str, annotation) -> Val:
