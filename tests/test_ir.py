@@ -102,9 +102,10 @@ def test_incomplete_transactions_are_stored_with_their_sites_and_diagnostics(tmp
     rows = dict(connection.execute(
         "SELECT txn_key, complete FROM transactions WHERE cda_mode = 'pk'").fetchall())
     assert rows == {"billing/services.py:9": 1, "billing/services.py:14": 0, "billing/services.py:20": 0,
-                    "billing/services.py:25": 0, "billing/services.py:58": 0}
+                    "billing/services.py:25": 0, "billing/services.py:58": 0,
+                    "billing/services.py:67": 0}
     sites = connection.execute("SELECT incomplete FROM transactions WHERE txn_key = 'billing/services.py:58'"
                                " AND cda_mode = 'pk'").fetchone()[0]
     assert '"reason": "depth-limit"' in sites
     keys = {r[0] for r in connection.execute("SELECT txn_key FROM diagnostics WHERE code = 'no-statement-found'")}
-    assert keys == {"billing/services.py:20", "billing/services.py:25"}
+    assert keys == {"billing/services.py:20", "billing/services.py:25", "billing/services.py:67"}

@@ -26,6 +26,13 @@ _NOT_MODELS = ("session", "cache", "storage", "file", "path", "dict", "list", "r
                "request", "logger", "queue", "connection", "cursor")
 
 
+def _names_rows(written: str) -> bool:
+    """`x.objects`, `self.queryset`, `self.model.objects`, `qs`: written like a queryset."""
+    tail = written.rsplit(".", 1)[-1].lower()
+    return tail in ("objects", "queryset", "qs", "_default_manager", "_base_manager") or \
+        written.lower().endswith(("_set", "_qs", "_queryset"))
+
+
 def _could_be_model(written: str) -> bool:
     tail = written.lower().rsplit(".", 1)[-1]
     return bool(tail) and tail.isidentifier() and not any(word in tail for word in _NOT_MODELS)
@@ -313,6 +320,12 @@ class CallsMixin:
             # Only a model instance's save() takes update_fields: a write of a row whose model
             # this walk cannot tell (an untyped parameter, a generic helper).
             return self.unknown_model_write(node, written, method, receiver)
+        if (method in orm.EVALUATING or method in orm.LAZY) and receiver.kind == "plain" and \
+                _names_rows(written) and not self.via_has_unresolved(node):
+            # self.queryset.model.objects.filter(...), self.model.objects.get(...): a queryset of a
+            # model chosen by a subclass or at run time.
+            self.emit_unresolved(node, f"{written}.{method}", "unresolved-receiver",
+                                 "queryset of a model the walk cannot name")
         if method in orm.INSTANCE and receiver.kind == "plain" and _could_be_model(written):
             # obj.save() / obj.delete() on a value of unknown type: statements may be missing here.
             self.emit_unresolved(node, f"{written}.{method}", "unresolved-receiver",
@@ -382,6 +395,12 @@ class CallsMixin:
             if info is not None and method in info.methods:
                 return info.methods[method]
         return None
+
+    def via_has_unresolved(self, node) -> bool:
+        """A chained call on the same line already reported this receiver (`qs.filter().first()`)."""
+        line = self._line(node)
+        return any(s.get("node") == "unresolved" and s["line"] == line and s["file"] == self.module.rel
+                   and s.get("reason") == "unresolved-receiver" for s in self.out[-3:])
 
     def unknown_model_write(self, node, written: str, method: str, receiver: Val) -> Val:
         action = orm.INSTANCE.get(method, "save")
