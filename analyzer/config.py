@@ -10,7 +10,7 @@
     [tool.txscan.effects]
     "acme.notify" = "email"          # extra external-effect callees: callee -> category
     [tool.txscan.statements]
-    "acme.db.bulk_sync" = "update"   # extra database-statement callees: callee -> kind
+    "acme.db.bulk_sync" = "write"    # extra database-statement callees: callee -> read/write/insert/delete/lock/raw
     [tool.txscan.lint]               # read by the lint command, which validates its content
 
 Every key is checked here, once, for type and value: a wrong one is a `ConfigError` naming
@@ -66,10 +66,18 @@ def _positive_int(path: Path, key: str, value: object) -> int:
     return value
 
 
-def _string_table(path: Path, key: str, value: object, meaning: str) -> dict[str, str]:
+STATEMENT_KINDS = ("read", "write", "insert", "delete", "lock", "raw")
+
+
+def _string_table(path: Path, key: str, value: object, meaning: str,
+                  allowed: tuple[str, ...] | None = None) -> dict[str, str]:
     if not isinstance(value, dict) or not all(isinstance(v, str) and v for v in value.values()):
         raise ConfigError(path, key, f"must be a table of {meaning}", value)
-    return dict(value)
+    if allowed is not None:
+        for callee, kind in sorted(value.items()):
+            if kind not in allowed:
+                raise ConfigError(path, f"{key}.{callee}", "must be one of " + ", ".join(allowed), kind)
+    return {str(k): v for k, v in sorted(value.items())}
 
 
 def _cda(path: Path, key: str, value: object) -> str:
@@ -98,7 +106,8 @@ KEYS = {
     "max-file-bytes": ("max_file_bytes", _positive_int),
     "cda-entities": ("cda_entities", _cda_entities),
     "effects": ("extra_effects", lambda p, k, v: _string_table(p, k, v, "callee -> effect category strings")),
-    "statements": ("extra_statements", lambda p, k, v: _string_table(p, k, v, "callee -> statement kind strings")),
+    "statements": ("extra_statements",
+                   lambda p, k, v: _string_table(p, k, v, "callee -> statement kind strings", STATEMENT_KINDS)),
     "lint": ("lint", _lint),
 }
 
@@ -137,3 +146,4 @@ def from_table(section: dict, path: Path) -> Config:
         name, validate = KEYS[key]
         setattr(config, name, validate(path, key, section[key]))
     return config
+

@@ -104,7 +104,8 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None) -> 
     else:
         options = django_frontend.Options(
             excludes=django_frontend.DEFAULT_EXCLUDES + tuple(config.exclude),
-            max_file_bytes=config.max_file_bytes, max_depth=config.depth)
+            max_file_bytes=config.max_file_bytes, max_depth=config.depth,
+            extra_effects=config.extra_effects, extra_statements=config.extra_statements)
         result = django_frontend.scan(root, options)
         records, files, lines = result.records, result.files, result.lines
     # The same input gives the same IR wherever it is checked out: the root is named, not located.

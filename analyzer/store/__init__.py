@@ -206,17 +206,19 @@ def _write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: st
                   _j(auto[e["name"]]["attributes"]) if e["name"] in auto else None)
                  for e in first["entities"]])
             db.executemany(
-                "INSERT INTO diagnostics (app_id, file, line, code, severity, message) VALUES (?,?,?,?,?,?)",
-                [(app_id, d["file"], d["line"], d["code"], d["severity"], d["message"]) for d in first["diagnostics"]])
+                "INSERT INTO diagnostics (app_id, file, line, code, severity, message, txn_key) VALUES (?,?,?,?,?,?,?)",
+                [(app_id, d["file"], d["line"], d["code"], d["severity"], d["message"], d.get("transaction"))
+                 for d in first["diagnostics"]])
         for mode in sorted(analyses):
             for t in analyses[mode]["transactions"]:
                 tid = db.execute(
                     "INSERT INTO transactions (app_id, cda_mode, txn_key, file, line, end_line, function, boundary,"
-                    " wrapper, interactivity, rw_inferable, statements, read_set, write_set, excerpt)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " wrapper, interactivity, rw_inferable, statements, read_set, write_set, excerpt, complete,"
+                    " incomplete) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (app_id, mode, t["id"], t["file"], t["line"], t["end_line"], t["function"], t["boundary"],
                      t.get("wrapper"), t["interactivity"], t["rw_inferable"], len(t["statements"]),
-                     _j(t["read_set"]), _j(t["write_set"]), t.get("excerpt"))).lastrowid
+                     _j(t["read_set"]), _j(t["write_set"]), t.get("excerpt"), int(t.get("complete", True)),
+                     _j(t.get("incomplete", [])))).lastrowid
                 db.executemany("INSERT INTO reasons (transaction_id, category, callee, file, line) VALUES (?,?,?,?,?)",
                                [(tid, r["category"], r.get("callee"), r["file"], r["line"]) for r in t["reasons"]])
                 db.executemany(

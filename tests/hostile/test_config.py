@@ -68,10 +68,10 @@ def test_every_documented_key_accepted(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
         '[tool.txscan]\ncda = "auto"\nexclude = ["legacy"]\ndepth = 3\nmax-file-bytes = 100000\n'
         '[tool.txscan.cda-entities]\nAccount = ["balance"]\n[tool.txscan.effects]\n"acme.notify" = "email"\n'
-        '[tool.txscan.statements]\n"acme.sync" = "update"\n[tool.txscan.lint]\nselect = ["TX1"]\n')
+        '[tool.txscan.statements]\n"acme.sync" = "write"\n[tool.txscan.lint]\nselect = ["TX1"]\n')
     config = load(tmp_path)
     assert (config.cda, config.exclude, config.depth, config.max_file_bytes) == ("auto", ["legacy"], 3, 100000)
-    assert config.extra_effects == {"acme.notify": "email"} and config.extra_statements == {"acme.sync": "update"}
+    assert config.extra_effects == {"acme.notify": "email"} and config.extra_statements == {"acme.sync": "write"}
     assert config.lint == {"select": ["TX1"]}
     assert set(KEYS) == {"cda", "exclude", "depth", "max-file-bytes", "cda-entities", "effects", "statements", "lint"}
     assert scan_json(tmp_path)["transactions"]
