@@ -1,0 +1,33 @@
+"""Checks of rewritten source before it is shown as code: it parses, and it names only
+attributes the entity has."""
+
+from __future__ import annotations
+
+import warnings
+
+import libcst as cst
+
+
+def python_parses(path: str, text: str) -> str | None:
+    """None when `text` is valid Python; otherwise why not. libcst accepts some code the
+    compiler rejects (a repeated keyword argument), so both parse it; nothing is executed."""
+    try:
+        cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        return f"{path}:{exc.raw_line}: {exc.message}"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return f"{path}:{exc.lineno}: {exc.msg}"
+    return None
+
+
+def unknown_attributes(entity: dict | None, attributes) -> list[str]:
+    """The attributes (Django lookups allowed: `stock__gte`) the entity does not have."""
+    if entity is None:
+        return sorted(set(attributes))
+    known = set(entity.get("fields", [])) | set(entity.get("pk", [])) | {"pk"}
+    known |= {f"{r['attribute']}_id" for r in entity.get("relations", [])}
+    return sorted({a for a in attributes if a.split("__", 1)[0] not in known})
