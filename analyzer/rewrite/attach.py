@@ -14,7 +14,8 @@ def attach(result, config) -> None:
     for analysis in result.analyses.values():
         for txn in analysis["transactions"]:
             for suggestion in txn["suggestions"]:
-                candidate = found.get((txn["id"], suggestion["kind"], suggestion.get("statement")))
+                candidate = found.get((txn["id"], suggestion["kind"], suggestion.get("pattern"),
+                                       suggestion.get("statement")))
                 if candidate is None:
                     continue
                 rewrite = candidate.rewrite

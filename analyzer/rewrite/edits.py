@@ -74,3 +74,12 @@ def edits_by_path(edits) -> dict[str, list[Edit]]:
     for edit in edits:
         grouped.setdefault(edit.path, []).append(edit)
     return grouped
+
+
+def new_line_ranges(text: str, edits) -> list[tuple[int, int]]:
+    """The (first, last) lines each edit's text occupies in the edited file (line-aligned edits)."""
+    ranges = []
+    for edit in sorted(edits, key=lambda e: e.start):
+        first = map_line(text, edits, text[:edit.start].count("\n") + 1)
+        ranges.append((first, first + max(edit.text.count("\n") - 1, 0)))
+    return ranges

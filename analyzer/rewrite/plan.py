@@ -6,14 +6,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import python_on_commit
+from . import python_f_expression, python_on_commit
 from .edits import Rewrite
+
+
+@dataclass(frozen=True)
+class Project:
+    """What builders may consult besides the file they edit."""
+    root: Path
+    entities: dict  # name -> IR entity record
 
 
 @dataclass
 class Candidate:
     transaction: str  # transaction id
-    suggestion: tuple[str, str | None]  # (kind, statement id) of the core's suggestion
+    suggestion: tuple[str, str | None, str | None]  # (kind, pattern, statement id) of the core's suggestion
     rewrite: Rewrite | None = None
     refused: str = ""  # why there is no rewrite, or why it did not verify
     makes_one_shot: bool = False  # the re-analysed transaction is one-shot
@@ -39,14 +46,16 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
         for verdict in analysis["transactions"]:
             if verdict["id"] in transactions:
                 for suggestion in verdict["suggestions"]:
-                    wanted.setdefault((verdict["id"], suggestion["kind"], suggestion.get("statement")), suggestion)
+                    key = (verdict["id"], suggestion["kind"], suggestion.get("pattern"), suggestion.get("statement"))
+                    wanted.setdefault(key, suggestion)
+    project = Project(root, {r["name"]: r for r in records if r["type"] == "entity"})
     texts: dict[str, str | None] = {}
     out = []
-    for (txn_id, kind, step_id), suggestion in sorted(wanted.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or "")):
+    for (txn_id, kind, pattern, step_id) in sorted(wanted, key=lambda k: tuple(x or "" for x in k)):
         txn = transactions[txn_id]
         step = step_index(txn).get(step_id)
-        candidate = Candidate(txn_id, (kind, step_id), facts={"step": step})
-        builder = _BUILDERS.get((frontend, kind))
+        candidate = Candidate(txn_id, (kind, pattern, step_id), facts={"step": step, "before": txn})
+        builder = _BUILDERS.get((frontend, kind, pattern))
         if builder is None or step is None:
             candidate.refused = "no rewrite of this kind is verified for this front end"
         else:
@@ -60,7 +69,7 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
                 candidate.refused = f"{path} cannot be read"
             else:
                 try:
-                    candidate.rewrite = builder(path, texts[path], txn, step)
+                    candidate.rewrite = builder(path, texts[path], txn, step, project)
                 except python_on_commit.Refused as exc:
                     candidate.refused = str(exc)
         out.append(candidate)
@@ -68,5 +77,6 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
 
 
 _BUILDERS = {
-    ("django", "on-commit"): python_on_commit.rewrite,
+    ("django", "on-commit", None): python_on_commit.rewrite,
+    ("django", "one-shot", "read-modify-write"): python_f_expression.rewrite,
 }

@@ -21,7 +21,7 @@ class Refused(Exception):
     """The rewrite would not be safe or cannot be located; the message says why."""
 
 
-def rewrite(path: str, text: str, txn: dict, effect: dict) -> Rewrite:
+def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewrite:
     short = effect["callee"].rsplit(".", 2)
     name = ".".join(short[-2:]) if short[-1] in ("delay", "apply_async", "send") else short[-1]
     if effect["category"] in NOT_MOVABLE:
@@ -54,7 +54,7 @@ def rewrite(path: str, text: str, txn: dict, effect: dict) -> Rewrite:
         args=[cst.Arg(cst.Lambda(params=cst.Parameters(), body=located.call))])
     new_module = module.deep_replace(statement.body[0], statement.body[0].with_changes(value=deferred))
     if local is None:
-        new_module = _add_import(new_module)
+        new_module = syntax.add_import(new_module, "from django.db import transaction\n")
     return Rewrite(
         kind="on-commit",
         title=f"Run {name} after commit: {local or 'transaction'}.on_commit(lambda: ...)",
@@ -78,17 +78,3 @@ def _check_surroundings(located: syntax.Located, txn: dict, name: str) -> None:
             raise Refused(f"{name} runs in a nested atomic block (a savepoint): if it rolls back, "
                               "the on_commit callback is dropped")
 
-
-def _add_import(module: cst.Module) -> cst.Module:
-    """`from django.db import transaction` after the module's leading imports."""
-    body = list(module.body)
-    index = 0
-    for position, statement in enumerate(body):
-        if isinstance(statement, cst.SimpleStatementLine) and all(
-                isinstance(s, cst.Import | cst.ImportFrom) or (position == 0 and isinstance(s, cst.Expr))
-                for s in statement.body):
-            index = position + 1
-        else:
-            break
-    body.insert(index, cst.parse_statement("from django.db import transaction\n"))
-    return module.with_changes(body=body)

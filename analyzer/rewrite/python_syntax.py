@@ -133,3 +133,18 @@ def transaction_import(module: cst.Module) -> str | None:
                     if alias.name.value == "transaction":
                         return alias.asname.name.value if alias.asname else "transaction"
     return None
+
+
+def add_import(module: cst.Module, line: str) -> cst.Module:
+    """`module` with the import statement `line` after its leading imports (and docstring)."""
+    body = list(module.body)
+    index = 0
+    for position, statement in enumerate(body):
+        if isinstance(statement, cst.SimpleStatementLine) and all(
+                isinstance(s, cst.Import | cst.ImportFrom) or (position == 0 and isinstance(s, cst.Expr))
+                for s in statement.body):
+            index = position + 1
+        else:
+            break
+    body.insert(index, cst.parse_statement(line))
+    return module.with_changes(body=body)

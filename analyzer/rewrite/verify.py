@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from ..core import graph as graph_mod
+from ..core.flatten import flatten
 from . import checks
-from .edits import EditConflict, apply, edits_by_path, map_line
+from .edits import EditConflict, apply, edits_by_path, map_line, new_line_ranges
 from .plan import Candidate, step_index
 from .project_copy import edited_copy
 
@@ -71,7 +73,8 @@ def _check_round(root: Path, frontend: str, config, batch: list[Candidate]) -> N
             candidate.refused = "re-analysis of the rewritten code no longer finds the transaction"
             candidate.rewrite = None
             continue
-        problem = _CLAIMS[candidate.rewrite.kind](candidate, after, originals, by_path)
+        problem = _statements_kept(candidate, after) or \
+            _CLAIMS[candidate.rewrite.kind](candidate, after, originals, by_path)
         if problem:
             candidate.refused = f"re-analysis of the rewritten code does not confirm it: {problem}"
             candidate.rewrite = None
@@ -91,6 +94,42 @@ def _effect_left(candidate: Candidate, after: dict, originals: dict, by_path: di
     return None
 
 
+def _statements(txn: dict) -> list[dict]:
+    return [s for s in step_index(txn).values() if s["node"] == "statement"]
+
+
+def _statements_kept(candidate: Candidate, after: dict) -> str | None:
+    """The rewrite may change the statements of the entity it is about, never any other (a lost
+    signal receiver or overridden save() would show up here)."""
+    entity = (candidate.facts["step"] or {}).get("entity") if candidate.rewrite.kind != "on-commit" else None
+
+    def others(txn: dict) -> list[tuple[str, str]]:
+        return sorted((s.get("entity") or "", s["kind"]) for s in _statements(txn)
+                      if entity is None or s.get("entity") != entity)
+
+    if others(candidate.facts["before"]) != others(after):
+        return "the transaction's other statements changed"
+    return None
+
+
+def _computed_by_database(candidate: Candidate, after: dict, originals: dict, by_path: dict) -> str | None:
+    step = candidate.facts["step"]
+    file = step["file"]
+    regions = new_line_ranges(originals[file], by_path[file])
+    flat = flatten(after["steps"])
+    graph = graph_mod.build(flat)
+    targets = [s for s in _statements(after) if s["file"] == file and s.get("entity") == step.get("entity")
+               and s["kind"] == "write" and any(a <= s["line"] <= b for a, b in regions)]
+    if not targets:
+        return f"no {step.get('entity')} write is found where the rewrite put it"
+    for target in targets:
+        for source in graph.predecessors(target["id"]):
+            if graph.nodes[source]["node"] == "statement":
+                return f"the {step.get('entity')} write still depends on {source}"
+    return None
+
+
 _CLAIMS = {
     "on-commit": _effect_left,
+    "f-expression": _computed_by_database,
 }
