@@ -24,7 +24,8 @@ def verified_candidates(root: Path, result, config=None, ids=None) -> list[Candi
     if config is None:
         config = _config(root)
     found = candidates(root, result.frontend, result.records, result.analyses, ids)
-    verify(root, result.frontend, config, found)
+    entities = {r["name"]: r for r in result.records if r["type"] == "entity"}
+    verify(root, result.frontend, config, found, entities)
     return found
 
 

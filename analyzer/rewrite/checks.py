@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 
 def python_parses(path: str, text: str) -> str | None:
@@ -31,3 +32,16 @@ def unknown_attributes(entity: dict | None, attributes) -> list[str]:
     known = set(entity.get("fields", [])) | set(entity.get("pk", [])) | {"pk"}
     known |= {f"{r['attribute']}_id" for r in entity.get("relations", [])}
     return sorted({a for a in attributes if a.split("__", 1)[0] not in known})
+
+
+def queryset_keywords(text: str, lines: list[tuple[int, int]]) -> set[str]:
+    """Keyword names passed to filter()/exclude()/get()/update() on the given lines of `text`."""
+    wrapper = MetadataWrapper(cst.parse_module(text))
+    positions = wrapper.resolve(PositionProvider)
+    names = set()
+    for node, position in positions.items():
+        if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value in ("filter", "exclude", "get", "update")
+                and any(a <= position.start.line <= b for a, b in lines)):
+            names.update(arg.keyword.value for arg in node.args if arg.keyword is not None)
+    return names

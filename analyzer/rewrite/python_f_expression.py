@@ -68,8 +68,8 @@ def rewrite(path: str, text: str, txn: dict, step: dict, project=None) -> Rewrit
             continue
         elif i not in assign_at:
             new_body.append(statement)
-    module = located.wrapper.module.deep_replace(suite, suite.with_changes(body=new_body))
-    module = _import_f(module)
+    original = located.wrapper.module
+    module = _import_f(original, original.deep_replace(suite, suite.with_changes(body=new_body)))
     entity_name = step.get("entity") or "the row"
     return Rewrite(
         kind="f-expression",
@@ -191,8 +191,9 @@ def _check_model(root: Path, entities: dict, name: str | None) -> None:
                 raise Refused(f"{entity['name']} overrides save() or has auto_now fields, which update() skips")
 
 
-def _import_f(module: cst.Module) -> cst.Module:
-    for statement in module.body:
+def _import_f(original: cst.Module, module: cst.Module) -> cst.Module:
+    """`module` importing F from django.db.models, unless `original` already did."""
+    for statement in original.body:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar) and any(
@@ -201,6 +202,6 @@ def _import_f(module: cst.Module) -> cst.Module:
                                                                                     "django.db.models.expressions"):
                         return module
                     raise Refused("the name F means something else in this module")
-    if "F" in syntax.names_in(module):
+    if "F" in syntax.names_in(original):
         raise Refused("the name F means something else in this module")
     return syntax.add_import(module, "from django.db.models import F\n")

@@ -14,9 +14,9 @@ from .plan import Candidate, step_index
 from .project_copy import edited_copy
 
 
-def verify(root: Path, frontend: str, config, candidates: list[Candidate]) -> None:
+def verify(root: Path, frontend: str, config, candidates: list[Candidate], entities: dict) -> None:
     """Marks each candidate's rewrite verified (or says in `refused` why not), in place."""
-    pending = [c for c in candidates if c.rewrite is not None and _parses(root, c)]
+    pending = [c for c in candidates if c.rewrite is not None and _parses(root, c) and _names_known(root, c, entities)]
     while pending:
         batch, pending = _round(root, pending)
         _check_round(root, frontend, config, batch)
@@ -32,6 +32,25 @@ def _parses(root: Path, candidate: Candidate) -> bool:
             problem = checks.python_parses(path, text) if path.endswith(".py") else None
         if problem:
             candidate.refused = f"the rewritten code does not parse ({problem})"
+            candidate.rewrite = None
+            return False
+    return True
+
+
+def _names_known(root: Path, candidate: Candidate, entities: dict) -> bool:
+    """The rewritten query names only attributes (and lookups on them) its entity has."""
+    if candidate.rewrite.kind == "on-commit":
+        return True
+    entity_name = (candidate.facts["step"] or {}).get("entity")
+    for path, edits in edits_by_path(candidate.rewrite.edits).items():
+        if not path.endswith(".py"):
+            continue
+        original = (root / path).read_text("utf-8")
+        text = apply(original, edits)
+        unknown = checks.unknown_attributes(entities.get(entity_name or ""),
+                                            checks.queryset_keywords(text, new_line_ranges(original, edits)))
+        if unknown:
+            candidate.refused = f"the rewritten query names {', '.join(unknown)}, which {entity_name} does not have"
             candidate.rewrite = None
             return False
     return True
