@@ -3,6 +3,7 @@ attributes the entity has."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import libcst as cst
@@ -45,3 +46,18 @@ def queryset_keywords(text: str, lines: list[tuple[int, int]]) -> set[str]:
                 and any(a <= position.start.line <= b for a, b in lines)):
             names.update(arg.keyword.value for arg in node.args if arg.keyword is not None)
     return names
+
+
+_INCREMENT = re.compile(r"\.(?:increment|decrement)\(\s*(\w+)\s*,\s*\{([^{}]*)\}\s*,\s*\"(\w+)\"")
+_KEY = re.compile(r"(?:^|,)\s*(\w+)\s*(?::|,|$)")
+
+
+def typeorm_increments(text: str, lines: list[tuple[int, int]]) -> list[tuple[str, list[str]]]:
+    """(entity, attributes named) of each `increment(Entity, { key: ... }, "column", n)` on the lines."""
+    out = []
+    all_lines = text.splitlines()
+    for first, last in lines:
+        for match in _INCREMENT.finditer("\n".join(all_lines[first - 1:last])):
+            keys = _KEY.findall(match.group(2))
+            out.append((match.group(1), [*keys, match.group(3)]))
+    return out

@@ -25,6 +25,10 @@ class Rewrite:
     step_line: int  # line of the statement or effect the rewrite is about (in the original file)
 
 
+class Refused(Exception):
+    """A rewrite would not be safe or cannot be located; the message says why (shown as prose)."""
+
+
 class EditConflict(ValueError):
     pass
 

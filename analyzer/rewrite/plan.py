@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import python_f_expression, python_on_commit
-from .edits import Rewrite
+from . import python_f_expression, python_on_commit, typescript_increment, typescript_manager
+from .edits import Refused, Rewrite
 
 
 @dataclass(frozen=True)
@@ -59,24 +59,45 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
         if builder is None or step is None:
             candidate.refused = "no rewrite of this kind is verified for this front end"
         else:
-            path = step["file"]
-            if path not in texts:
-                try:
-                    texts[path] = (root / path).read_text("utf-8")
-                except (OSError, UnicodeDecodeError):
-                    texts[path] = None
-            if texts[path] is None:
-                candidate.refused = f"{path} cannot be read"
-            else:
-                try:
-                    candidate.rewrite = builder(path, texts[path], txn, step, project)
-                except python_on_commit.Refused as exc:
-                    candidate.refused = str(exc)
+            try:
+                candidate.rewrite = builder(step["file"], _text(root, step["file"], texts), txn, step, project)
+            except Refused as exc:
+                candidate.refused = str(exc)
         out.append(candidate)
+    out.extend(_escaped_statements(root, records, transactions, project, texts))
     return out
+
+
+def _escaped_statements(root: Path, records: list[dict], transactions: dict, project: Project, texts: dict):
+    """A ts-manager candidate per `escaped-manager` diagnostic inside a transaction's callback."""
+    out = []
+    for diagnostic in records:
+        if diagnostic["type"] != "diagnostic" or diagnostic["code"] != "escaped-manager":
+            continue
+        for txn in transactions.values():
+            if txn["file"] == diagnostic["file"] and txn["line"] <= diagnostic["line"] <= txn.get("end_line", 0):
+                candidate = Candidate(txn["id"], ("ts-manager", None, f"{diagnostic['file']}:{diagnostic['line']}"),
+                                      facts={"step": diagnostic, "before": txn})
+                try:
+                    text = _text(root, diagnostic["file"], texts)
+                    candidate.rewrite = typescript_manager.rewrite(diagnostic["file"], text, txn, diagnostic, project)
+                except Refused as exc:
+                    candidate.refused = str(exc)
+                out.append(candidate)
+    return out
+
+
+def _text(root: Path, path: str, texts: dict) -> str:
+    if path not in texts:
+        try:
+            texts[path] = (root / path).read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise Refused(f"{path} cannot be read") from exc
+    return texts[path]
 
 
 _BUILDERS = {
     ("django", "on-commit", None): python_on_commit.rewrite,
     ("django", "one-shot", "read-modify-write"): python_f_expression.rewrite,
+    ("typeorm", "one-shot", "read-modify-write"): typescript_increment.rewrite,
 }

@@ -23,8 +23,7 @@ from pathlib import Path
 import libcst as cst
 
 from . import python_syntax as syntax
-from .edits import Rewrite, diff_edits
-from .python_on_commit import Refused
+from .edits import Refused, Rewrite, diff_edits
 
 
 def rewrite(path: str, text: str, txn: dict, step: dict, project=None) -> Rewrite:

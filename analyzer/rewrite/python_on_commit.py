@@ -12,13 +12,9 @@ from __future__ import annotations
 import libcst as cst
 
 from . import python_syntax as syntax
-from .edits import Rewrite, diff_edits
+from .edits import Refused, Rewrite, diff_edits
 
 NOT_MOVABLE = {"sleep", "input"}  # waiting or asking: nothing to defer
-
-
-class Refused(Exception):
-    """The rewrite would not be safe or cannot be located; the message says why."""
 
 
 def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewrite:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..core import graph as graph_mod
 from ..core.flatten import flatten
-from . import checks
+from . import checks, typescript_syntax
 from .edits import EditConflict, apply, edits_by_path, map_line, new_line_ranges
 from .plan import Candidate, step_index
 from .project_copy import edited_copy
@@ -29,7 +29,7 @@ def _parses(root: Path, candidate: Candidate) -> bool:
         except EditConflict as exc:
             problem = str(exc)
         else:
-            problem = checks.python_parses(path, text) if path.endswith(".py") else None
+            problem = checks.python_parses(path, text) if path.endswith(".py") else _typescript_parses(path, text)
         if problem:
             candidate.refused = f"the rewritten code does not parse ({problem})"
             candidate.rewrite = None
@@ -37,18 +37,31 @@ def _parses(root: Path, candidate: Candidate) -> bool:
     return True
 
 
+def _typescript_parses(path: str, text: str) -> str | None:
+    try:
+        errors = typescript_syntax.parse_errors(path, text)
+    except typescript_syntax.Unavailable as exc:
+        return str(exc)
+    return "; ".join(errors[:3]) or None
+
+
 def _names_known(root: Path, candidate: Candidate, entities: dict) -> bool:
     """The rewritten query names only attributes (and lookups on them) its entity has."""
-    if candidate.rewrite.kind == "on-commit":
+    if candidate.rewrite.kind in ("on-commit", "ts-manager"):
         return True
     entity_name = (candidate.facts["step"] or {}).get("entity")
     for path, edits in edits_by_path(candidate.rewrite.edits).items():
-        if not path.endswith(".py"):
-            continue
         original = (root / path).read_text("utf-8")
         text = apply(original, edits)
-        unknown = checks.unknown_attributes(entities.get(entity_name or ""),
-                                            checks.queryset_keywords(text, new_line_ranges(original, edits)))
+        regions = new_line_ranges(original, edits)
+        if path.endswith(".py"):
+            unknown = checks.unknown_attributes(entities.get(entity_name or ""), checks.queryset_keywords(text, regions))
+        else:
+            unknown = []
+            for named, attributes in checks.typeorm_increments(text, regions):
+                if named != entity_name:
+                    unknown.append(f"the entity {named}")
+                unknown += checks.unknown_attributes(entities.get(named), attributes)
         if unknown:
             candidate.refused = f"the rewritten query names {', '.join(unknown)}, which {entity_name} does not have"
             candidate.rewrite = None
@@ -92,8 +105,8 @@ def _check_round(root: Path, frontend: str, config, batch: list[Candidate]) -> N
             candidate.refused = "re-analysis of the rewritten code no longer finds the transaction"
             candidate.rewrite = None
             continue
-        problem = _statements_kept(candidate, after) or \
-            _CLAIMS[candidate.rewrite.kind](candidate, after, originals, by_path)
+        context = {"originals": originals, "by_path": by_path, "records": result.records}
+        problem = _statements_kept(candidate, after) or _CLAIMS[candidate.rewrite.kind](candidate, after, context)
         if problem:
             candidate.refused = f"re-analysis of the rewritten code does not confirm it: {problem}"
             candidate.rewrite = None
@@ -102,7 +115,8 @@ def _check_round(root: Path, frontend: str, config, batch: list[Candidate]) -> N
         candidate.makes_one_shot = verdicts[new_id]["interactivity"] == "one-shot"
 
 
-def _effect_left(candidate: Candidate, after: dict, originals: dict, by_path: dict) -> str | None:
+def _effect_left(candidate: Candidate, after: dict, context: dict) -> str | None:
+    originals, by_path = context["originals"], context["by_path"]
     effect = candidate.facts["step"]
     file = effect["file"]
     line = map_line(originals[file], by_path[file], effect["line"]) if file in originals else effect["line"]
@@ -120,6 +134,8 @@ def _statements(txn: dict) -> list[dict]:
 def _statements_kept(candidate: Candidate, after: dict) -> str | None:
     """The rewrite may change the statements of the entity it is about, never any other (a lost
     signal receiver or overridden save() would show up here)."""
+    if candidate.rewrite.kind == "ts-manager":  # it adds the statement; _on_manager checks the rest
+        return None
     entity = (candidate.facts["step"] or {}).get("entity") if candidate.rewrite.kind != "on-commit" else None
 
     def others(txn: dict) -> list[tuple[str, str]]:
@@ -131,10 +147,10 @@ def _statements_kept(candidate: Candidate, after: dict) -> str | None:
     return None
 
 
-def _computed_by_database(candidate: Candidate, after: dict, originals: dict, by_path: dict) -> str | None:
+def _computed_by_database(candidate: Candidate, after: dict, context: dict) -> str | None:
     step = candidate.facts["step"]
     file = step["file"]
-    regions = new_line_ranges(originals[file], by_path[file])
+    regions = new_line_ranges(context["originals"][file], context["by_path"][file])
     flat = flatten(after["steps"])
     graph = graph_mod.build(flat)
     targets = [s for s in _statements(after) if s["file"] == file and s.get("entity") == step.get("entity")
@@ -148,7 +164,28 @@ def _computed_by_database(candidate: Candidate, after: dict, originals: dict, by
     return None
 
 
+def _on_manager(candidate: Candidate, after: dict, context: dict) -> str | None:
+    """The statement no longer escapes: no escaped-manager diagnostic at its line, and the
+    transaction now has a statement there besides every statement it had."""
+    diagnostic = candidate.facts["step"]
+    at = (diagnostic["file"], diagnostic["line"])
+    if any(r["type"] == "diagnostic" and r["code"] == "escaped-manager" and (r["file"], r["line"]) == at
+           for r in context["records"]):
+        return "the statement still runs outside the transaction"
+    statements = _statements(after)
+    if not any((s["file"], s["line"]) == at for s in statements):
+        return "the transaction has no statement where the rewrite put it"
+
+    def kinds(txn: dict) -> list[tuple[str, str]]:
+        return sorted((s.get("entity") or "", s["kind"]) for s in _statements(txn) if (s["file"], s["line"]) != at)
+    if kinds(candidate.facts["before"]) != kinds(after):
+        return "the transaction's other statements changed"
+    return None
+
+
 _CLAIMS = {
     "on-commit": _effect_left,
     "f-expression": _computed_by_database,
+    "ts-increment": _computed_by_database,
+    "ts-manager": _on_manager,
 }

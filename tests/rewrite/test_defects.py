@@ -5,6 +5,8 @@ from analyzer.config import Config
 from analyzer.rewrite import checks
 from analyzer.scan import scan
 
+from django_projects import write
+
 
 def test_a_repeated_keyword_argument_never_passes_the_parse_check():
     # libcst alone accepts it; the compiler check rejects it (it was a SyntaxError in a suggestion).
@@ -12,9 +14,9 @@ def test_a_repeated_keyword_argument_never_passes_the_parse_check():
     assert checks.python_parses("x.py", "Account.objects.filter(number=a).update(balance=1)\n") is None
 
 
-def test_an_or_predicate_is_kept_as_written_never_turned_into_an_and(project):
+def test_an_or_predicate_is_kept_as_written_never_turned_into_an_and(tmp_path):
     # The old generator flattened Q(a) | Q(b) into filter(a=..., b=...): an AND (or a repeated keyword).
-    app = project("""\
+    app = write(tmp_path, """\
         from django.db import transaction
         from django.db.models import Q
 
@@ -32,9 +34,9 @@ def test_an_or_predicate_is_kept_as_written_never_turned_into_an_and(project):
     assert checks.python_parses("bank/services.py", after) is None
 
 
-def test_the_row_is_selected_by_its_key_never_by_the_amount(project):
+def test_the_row_is_selected_by_its_key_never_by_the_amount(tmp_path):
     # The old generator printed filter(pk=amount): the value of the wrong source.
-    app = project("""\
+    app = write(tmp_path, """\
         from django.db import transaction
 
         from bank.models import Account
@@ -62,8 +64,8 @@ def test_attributes_of_another_entity_are_rejected():
     assert checks.unknown_attributes(None, ["pk"]) == ["pk"]
 
 
-def test_a_dependent_key_across_entities_is_prose_not_code(project):
-    app = project("""\
+def test_a_dependent_key_across_entities_is_prose_not_code(tmp_path):
+    app = write(tmp_path, """\
         from django.db import transaction
 
         from bank.models import Account, Customer
@@ -80,9 +82,9 @@ def test_a_dependent_key_across_entities_is_prose_not_code(project):
     assert all(c.rewrite is None for c in found if c.suggestion[1] == "dependent-key")
 
 
-def test_an_insert_computed_from_a_read_gets_prose_never_an_increment(project):
+def test_an_insert_computed_from_a_read_gets_prose_never_an_increment(tmp_path):
     # The old generator printed increment(Transfer, ...) for an insert.
-    app = project("""\
+    app = write(tmp_path, """\
         from django.db import transaction
 
         from bank.models import Account
@@ -98,9 +100,9 @@ def test_an_insert_computed_from_a_read_gets_prose_never_an_increment(project):
     assert rmw and all(c.rewrite is None and "create()" in c.refused for c in rmw)
 
 
-def test_no_placeholders_and_no_unverified_code_in_a_scan(project):
+def test_no_placeholders_and_no_unverified_code_in_a_scan(tmp_path):
     # `update(balance=...)`, `create(...)`: placeholders were printed as code.
-    app = project("""\
+    app = write(tmp_path, """\
         from django.core.mail import send_mail
         from django.db import transaction
 

@@ -2,9 +2,11 @@
 
 from textwrap import dedent
 
+from django_projects import write
 
-def test_save_of_an_incremented_field_becomes_update_with_f(project):
-    app = project("""\
+
+def test_save_of_an_incremented_field_becomes_update_with_f(tmp_path):
+    app = write(tmp_path, """\
         from django.db import transaction
 
         from bank.models import Account
@@ -36,8 +38,8 @@ def test_save_of_an_incremented_field_becomes_update_with_f(project):
     assert candidate.makes_one_shot is True
 
 
-def test_the_read_goes_when_nothing_else_uses_the_object(project):
-    app = project("""\
+def test_the_read_goes_when_nothing_else_uses_the_object(tmp_path):
+    app = write(tmp_path, """\
         from django.db import transaction
         from django.db.models import F
 
@@ -59,14 +61,14 @@ def test_the_read_goes_when_nothing_else_uses_the_object(project):
     assert candidate.makes_one_shot is True
 
 
-def _refused(project, services: str) -> str:
-    candidate = project(services).only("f-expression")
+def _refused(tmp_path, services: str) -> str:
+    candidate = write(tmp_path, services).only("f-expression")
     assert candidate.rewrite is None
     return candidate.refused
 
 
-def test_save_of_a_model_with_auto_now_fields_stays_prose(project):
-    refused = _refused(project, """\
+def test_save_of_a_model_with_auto_now_fields_stays_prose(tmp_path):
+    refused = _refused(tmp_path, """\
         from django.db import transaction
 
         from bank.models import Stamped
@@ -81,8 +83,8 @@ def test_save_of_a_model_with_auto_now_fields_stays_prose(project):
     assert "auto_now" in refused
 
 
-def test_save_writing_more_columns_than_assigned_stays_prose(project):
-    refused = _refused(project, """\
+def test_save_writing_more_columns_than_assigned_stays_prose(tmp_path):
+    refused = _refused(tmp_path, """\
         from django.db import transaction
 
         from bank.models import Account
@@ -97,8 +99,8 @@ def test_save_writing_more_columns_than_assigned_stays_prose(project):
     assert "also writes number" in refused
 
 
-def test_a_value_read_from_another_column_stays_prose(project):
-    refused = _refused(project, """\
+def test_a_value_read_from_another_column_stays_prose(tmp_path):
+    refused = _refused(tmp_path, """\
         from django.db import transaction
 
         from bank.models import Account

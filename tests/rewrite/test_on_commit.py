@@ -4,9 +4,11 @@ from textwrap import dedent
 
 from analyzer.rewrite import checks
 
+from django_projects import write
 
-def test_send_mail_moves_into_on_commit_keeping_comments(project):
-    app = project("""\
+
+def test_send_mail_moves_into_on_commit_keeping_comments(tmp_path):
+    app = write(tmp_path, """\
         from django.core.mail import send_mail
         from django.db import transaction
 
@@ -37,8 +39,8 @@ def test_send_mail_moves_into_on_commit_keeping_comments(project):
     assert checks.python_parses("bank/services.py", after) is None
 
 
-def test_delay_moves_and_re_analysis_finds_the_transaction_one_shot(project):
-    app = project("""\
+def test_delay_moves_and_re_analysis_finds_the_transaction_one_shot(tmp_path):
+    app = write(tmp_path, """\
         from django.db import transaction
 
         from bank.models import Account
@@ -55,9 +57,9 @@ def test_delay_moves_and_re_analysis_finds_the_transaction_one_shot(project):
     assert candidate.makes_one_shot is True
 
 
-def test_makes_one_shot_is_computed_not_assumed(project):
+def test_makes_one_shot_is_computed_not_assumed(tmp_path):
     # The read-modify-write stays after the effect moves: re-analysis says non-strict, not one-shot.
-    app = project("""\
+    app = write(tmp_path, """\
         from django.db import transaction
 
         from bank.models import Account
@@ -74,8 +76,8 @@ def test_makes_one_shot_is_computed_not_assumed(project):
     assert candidate.makes_one_shot is False
 
 
-def test_the_transaction_import_is_added_when_only_atomic_is_imported(project):
-    app = project("""\
+def test_the_transaction_import_is_added_when_only_atomic_is_imported(tmp_path):
+    app = write(tmp_path, """\
         \"\"\"Account services.\"\"\"
         from django.db.transaction import atomic
 
@@ -105,8 +107,8 @@ def test_the_transaction_import_is_added_when_only_atomic_is_imported(project):
     """)
 
 
-def _refusal(project, body: str) -> str:
-    app = project(dedent("""\
+def _refusal(tmp_path, body: str) -> str:
+    app = write(tmp_path, dedent("""\
         from django.core.mail import send_mail
         from django.db import transaction
 
@@ -117,8 +119,8 @@ def _refusal(project, body: str) -> str:
     return candidate.refused
 
 
-def test_a_call_in_a_savepoint_that_may_roll_back_is_not_moved(project):
-    refused = _refusal(project, """
+def test_a_call_in_a_savepoint_that_may_roll_back_is_not_moved(tmp_path):
+    refused = _refusal(tmp_path, """
 
         @transaction.atomic
         def close(account_id):
@@ -129,8 +131,8 @@ def test_a_call_in_a_savepoint_that_may_roll_back_is_not_moved(project):
     assert "nested atomic block (a savepoint)" in refused
 
 
-def test_a_call_in_a_loop_is_not_moved(project):
-    refused = _refusal(project, """
+def test_a_call_in_a_loop_is_not_moved(tmp_path):
+    refused = _refusal(tmp_path, """
 
         @transaction.atomic
         def close_all(emails):
@@ -141,8 +143,8 @@ def test_a_call_in_a_loop_is_not_moved(project):
     assert "runs in a loop" in refused
 
 
-def test_a_call_under_try_is_not_moved(project):
-    refused = _refusal(project, """
+def test_a_call_under_try_is_not_moved(tmp_path):
+    refused = _refusal(tmp_path, """
 
         @transaction.atomic
         def close(account_id):
@@ -155,8 +157,8 @@ def test_a_call_under_try_is_not_moved(project):
     assert "runs under try" in refused
 
 
-def test_a_call_whose_result_is_used_is_not_moved(project):
-    refused = _refusal(project, """
+def test_a_call_whose_result_is_used_is_not_moved(tmp_path):
+    refused = _refusal(tmp_path, """
 
         @transaction.atomic
         def close(account_id):
@@ -167,8 +169,8 @@ def test_a_call_whose_result_is_used_is_not_moved(project):
     assert "the result of send_mail is used" in refused
 
 
-def test_a_call_reading_a_name_assigned_later_is_not_moved(project):
-    refused = _refusal(project, """
+def test_a_call_reading_a_name_assigned_later_is_not_moved(tmp_path):
+    refused = _refusal(tmp_path, """
 
         @transaction.atomic
         def close(account_id):

@@ -6,8 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from textwrap import dedent
 
-import pytest
-
 from analyzer.config import Config
 from analyzer.rewrite import apply, verified_candidates
 from analyzer.scan import scan
@@ -72,15 +70,12 @@ class Project:
 _SUGGESTION = {"on-commit": ("on-commit", None), "f-expression": ("one-shot", "read-modify-write")}
 
 
-@pytest.fixture
-def project(tmp_path):
-    def make(services: str, models: str = MODELS) -> Project:
-        root = tmp_path / "bankapp"
-        (root / "bank").mkdir(parents=True)
-        (root / "manage.py").write_text("")
-        (root / "bank" / "__init__.py").write_text("")
-        (root / "bank" / "models.py").write_text(models)
-        (root / "bank" / "tasks.py").write_text(TASKS)
-        (root / "bank" / "services.py").write_text(dedent(services))
-        return Project(root)
-    return make
+def write(tmp_path: Path, services: str, models: str = MODELS) -> Project:
+    root = tmp_path / "bankapp"
+    (root / "bank").mkdir(parents=True)
+    (root / "manage.py").write_text("")
+    (root / "bank" / "__init__.py").write_text("")
+    (root / "bank" / "models.py").write_text(models)
+    (root / "bank" / "tasks.py").write_text(TASKS)
+    (root / "bank" / "services.py").write_text(dedent(services))
+    return Project(root)
