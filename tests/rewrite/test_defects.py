@@ -1,11 +1,11 @@
 """One test per defect found in the suggestions txscan used to print, proving it cannot come back:
 code is shown only for a rewrite that parses, names what the entity has, and re-analysis confirms."""
 
+from django_projects import write
+
 from analyzer.config import Config
 from analyzer.rewrite import checks
 from analyzer.scan import scan
-
-from django_projects import write
 
 
 def test_a_repeated_keyword_argument_never_passes_the_parse_check():

@@ -2,9 +2,9 @@
 
 from textwrap import dedent
 
-from analyzer.rewrite import checks
-
 from django_projects import write
+
+from analyzer.rewrite import checks
 
 
 def test_send_mail_moves_into_on_commit_keeping_comments(tmp_path):
