@@ -15,6 +15,7 @@ class Project:
     """What builders may consult besides the file they edit."""
     root: Path
     entities: dict  # name -> IR entity record
+    wrappers: frozenset = frozenset()  # names of the project's own functions that enter a transaction
 
 
 @dataclass
@@ -48,7 +49,8 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
                 for suggestion in verdict["suggestions"]:
                     key = (verdict["id"], suggestion["kind"], suggestion.get("pattern"), suggestion.get("statement"))
                     wanted.setdefault(key, suggestion)
-    project = Project(root, {r["name"]: r for r in records if r["type"] == "entity"})
+    wrappers = frozenset(r["wrapper"].rsplit(".", 1)[-1] for r in records if r["type"] == "transaction" and r.get("wrapper"))
+    project = Project(root, {r["name"]: r for r in records if r["type"] == "entity"}, wrappers)
     texts: dict[str, str | None] = {}
     out = []
     for (txn_id, kind, pattern, step_id) in sorted(wanted, key=lambda k: tuple(x or "" for x in k)):

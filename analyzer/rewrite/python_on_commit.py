@@ -33,7 +33,8 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewr
     if not (len(statement.body) == 1 and isinstance(statement.body[0], cst.Expr)
             and statement.body[0].value is located.call):
         raise Refused(f"the result of {name} is used where it is called")
-    _check_surroundings(located, txn, name)
+    wrappers = (project.wrappers if project else frozenset()) | syntax.local_atomic_wrappers(located.wrapper.module)
+    _check_surroundings(located, txn, name, wrappers)
     function = syntax.enclosing_function(located)
     if function is not None:
         captured = syntax.names_in(located.call)
@@ -60,7 +61,7 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewr
         step_line=effect["line"])
 
 
-def _check_surroundings(located: syntax.Located, txn: dict, name: str) -> None:
+def _check_surroundings(located: syntax.Located, txn: dict, name: str, wrappers) -> None:
     for ancestor in located.ancestors:
         if isinstance(ancestor, cst.FunctionDef | cst.Lambda | cst.ClassDef):
             return
@@ -69,7 +70,7 @@ def _check_surroundings(located: syntax.Located, txn: dict, name: str) -> None:
                           "variables' last values")
         if isinstance(ancestor, cst.Try | cst.TryStar):
             raise Refused(f"{name} runs under try: its errors would no longer reach the handler")
-        if (isinstance(ancestor, cst.With) and any(syntax.is_atomic(item.item) for item in ancestor.items)
+        if (isinstance(ancestor, cst.With) and any(syntax.is_atomic(item.item, wrappers) for item in ancestor.items)
                 and located.positions[ancestor].start.line != txn["line"]):
             raise Refused(f"{name} runs in a nested atomic block (a savepoint): if it rolls back, "
                               "the on_commit callback is dropped")

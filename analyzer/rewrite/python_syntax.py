@@ -59,9 +59,18 @@ def find_call(wrapper: MetadataWrapper, line: int, callee: str) -> Located | Non
     return Located(wrapper, found, statement, ancestors, positions, parents)
 
 
-def is_atomic(node: cst.CSTNode) -> bool:
-    """`transaction.atomic`, `atomic`, `transaction.atomic(using=...)`, as a with item or decorator."""
-    return dotted(node).rsplit(".", 1)[-1] == "atomic"
+def is_atomic(node: cst.CSTNode, wrappers=frozenset()) -> bool:
+    """`transaction.atomic`, `atomic`, `transaction.atomic(using=...)` or one of the project's own
+    wrappers around it, as a with item or decorator."""
+    name = dotted(node).rsplit(".", 1)[-1]
+    return "atomic" in name.lower() or name in wrappers
+
+
+def local_atomic_wrappers(module: cst.Module) -> set[str]:
+    """Module-level functions whose body enters `atomic` (context managers or decorators of the
+    project's own that the front end may not report as boundaries when nested)."""
+    return {statement.name.value for statement in module.body
+            if isinstance(statement, cst.FunctionDef) and "atomic" in module.code_for_node(statement.body)}
 
 
 def enclosing_function(located: Located) -> cst.FunctionDef | None:

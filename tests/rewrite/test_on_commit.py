@@ -180,3 +180,30 @@ def test_a_call_reading_a_name_assigned_later_is_not_moved(tmp_path):
             address = None
     """)
     assert "address is assigned again after the call" in refused
+
+
+def test_a_call_in_a_nested_block_of_the_projects_own_atomic_wrapper_is_not_moved(tmp_path):
+    app = write(tmp_path, """\
+        from contextlib import contextmanager
+
+        from django.core.mail import send_mail
+        from django.db import transaction
+
+        from bank.models import Account
+
+
+        @contextmanager
+        def guarded():
+            with transaction.atomic():
+                yield
+
+
+        @transaction.atomic
+        def close(account_id):
+            Account.objects.filter(pk=account_id).delete()
+            with guarded():
+                send_mail("Closed", "Bye.", None, ["owner@example.com"])
+    """)
+    _result, found = app.candidates()
+    [outer] = [c for c in found if c.transaction == "bank/services.py:15" and c.suggestion[0] == "on-commit"]
+    assert outer.rewrite is None and "nested atomic block (a savepoint)" in outer.refused
