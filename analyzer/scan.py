@@ -25,6 +25,7 @@ class ScanResult:
     files: list[dict] = field(default_factory=list)
     lines: int = 0
     seconds: float = 0.0
+    rewrites: list = field(default_factory=list)  # analyzer.rewrite candidates, verified during the scan
 
     @property
     def ir_text(self) -> str:

@@ -4,6 +4,7 @@ the claim (the effect left the transaction, the transaction is one-shot, the sta
 key-inferable). What cannot be verified is said in prose, never as code.
 
     rewrites_for(root, result, transaction_id) -> list[Rewrite]   (the verified ones)
+    verified_candidates(root, result) -> every suggestion's rewrite, or why there is none
     apply(text, edits) -> str
 """
 
@@ -30,8 +31,10 @@ def verified_candidates(root: Path, result, config=None, ids=None) -> list[Candi
 
 
 def rewrites_for(root: Path, result, transaction_id: str) -> list[Rewrite]:
-    """The verified rewrites of one transaction of `result` (a ScanResult of `root`)."""
-    found = verified_candidates(root, result, ids={transaction_id})
+    """The verified rewrites of one transaction of `result` (a ScanResult of `root`): those the
+    scan verified already (`scan(..., rewrites=True)`, the default), else verified now."""
+    found = [c for c in result.rewrites if c.transaction == transaction_id] if result.rewrites else \
+        verified_candidates(root, result, ids={transaction_id})
     return [c.rewrite for c in found if c.rewrite is not None and c.rewrite.verified]
 
 

@@ -10,7 +10,8 @@ from . import verified_candidates
 
 
 def attach(result, config) -> None:
-    found = {(c.transaction, *c.suggestion): c for c in verified_candidates(result.root, result, config)}
+    result.rewrites = verified_candidates(result.root, result, config)
+    found = {(c.transaction, *c.suggestion): c for c in result.rewrites}
     for analysis in result.analyses.values():
         for txn in analysis["transactions"]:
             for suggestion in txn["suggestions"]:

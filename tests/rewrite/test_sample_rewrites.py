@@ -58,3 +58,15 @@ def test_verified_rewrites_apply_and_parse(name):
             else:
                 assert typescript_syntax.parse_errors(path, text) == []
     assert counts == EXPECTED_VERIFIED[name]
+
+
+def test_rewrites_for_returns_what_the_scan_verified():
+    from analyzer.rewrite import rewrites_for
+
+    root = _folder("express-ledger")
+    result = scan_cached(str(root))
+    assert result.rewrites  # verified during the scan: rewrites_for does not scan again
+    [rewrite] = rewrites_for(root, result, "src/services/legacy-admin.ts:15")
+    assert rewrite.kind == "ts-manager" and rewrite.verified
+    text = (root / "src/services/legacy-admin.ts").read_text("utf-8")
+    assert "const existing = await m.findOneBy(Webhook, { owner, event });" in apply(text, rewrite.edits)
