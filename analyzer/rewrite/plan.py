@@ -61,10 +61,7 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
         if builder is None or step is None:
             candidate.refused = "no rewrite of this kind is verified for this front end"
         else:
-            try:
-                candidate.rewrite = builder(step["file"], _text(root, step["file"], texts), txn, step, project)
-            except Refused as exc:
-                candidate.refused = str(exc)
+            candidate.rewrite, candidate.refused = _build(builder, root, texts, txn, step, project)
         out.append(candidate)
     out.extend(_escaped_statements(root, records, transactions, project, texts))
     return out
@@ -80,13 +77,21 @@ def _escaped_statements(root: Path, records: list[dict], transactions: dict, pro
             if txn["file"] == diagnostic["file"] and txn["line"] <= diagnostic["line"] <= txn.get("end_line", 0):
                 candidate = Candidate(txn["id"], ("ts-manager", None, f"{diagnostic['file']}:{diagnostic['line']}"),
                                       facts={"step": diagnostic, "before": txn})
-                try:
-                    text = _text(root, diagnostic["file"], texts)
-                    candidate.rewrite = typescript_manager.rewrite(diagnostic["file"], text, txn, diagnostic, project)
-                except Refused as exc:
-                    candidate.refused = str(exc)
+                candidate.rewrite, candidate.refused = _build(typescript_manager.rewrite, root, texts, txn,
+                                                              diagnostic, project)
                 out.append(candidate)
     return out
+
+
+def _build(builder, root: Path, texts: dict, txn: dict, step: dict, project: Project) -> tuple[Rewrite | None, str]:
+    """The builder's rewrite, or why there is none; a failure inside a builder is a refusal too
+    (the suggestion stays prose and the scan completes)."""
+    try:
+        return builder(step["file"], _text(root, step["file"], texts), txn, step, project), ""
+    except Refused as exc:
+        return None, str(exc)
+    except Exception as exc:  # noqa: BLE001
+        return None, f"the rewrite failed ({type(exc).__name__}: {exc})"[:300]
 
 
 def _text(root: Path, path: str, texts: dict) -> str:

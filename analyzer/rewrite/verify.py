@@ -91,8 +91,14 @@ def _check_round(root: Path, frontend: str, config, batch: list[Candidate]) -> N
 
     edits = {e for c in batch for e in c.rewrite.edits}
     originals = {path: (root / path).read_text("utf-8") for path in edits_by_path(edits)}
-    with edited_copy(root, edits) as copy:
-        result = scan(copy, config, frontend, rewrites=False)
+    try:
+        with edited_copy(root, edits) as copy:
+            result = scan(copy, config, frontend, rewrites=False)
+    except Exception as exc:  # noqa: BLE001 - a failed re-analysis leaves the suggestions in prose
+        for candidate in batch:
+            candidate.refused = f"the rewritten code could not be re-analysed ({type(exc).__name__}: {exc})"[:300]
+            candidate.rewrite = None
+        return
     by_path = edits_by_path(edits)
     transactions = {r["id"]: r for r in result.records if r["type"] == "transaction"}
     verdicts = {t["id"]: t for t in result.analyses["pk"]["transactions"]}
