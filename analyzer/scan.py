@@ -27,6 +27,7 @@ class ScanResult:
     files: list[dict] = field(default_factory=list)
     lines: int = 0
     seconds: float = 0.0
+    rewrites: list = field(default_factory=list)  # analyzer.rewrite candidates, verified during the scan
 
     @property
     def ir_text(self) -> str:
@@ -93,7 +94,7 @@ def _line_count(content: bytes) -> int:
     return content.count(b"\n") + (1 if content and not content.endswith(b"\n") else 0)
 
 
-def scan(root: Path, config: Config = Config(), frontend: str | None = None) -> ScanResult:
+def scan(root: Path, config: Config = Config(), frontend: str | None = None, rewrites: bool = True) -> ScanResult:
     started = time.perf_counter()
     frontend = frontend or detect_frontend(root)
     if frontend == "typeorm":
@@ -116,7 +117,14 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None) -> 
     records = list(ir.loads(ir.dumps(records)))
     analyses = {mode: analyze(records, Settings(mode, config.cda_entities)) for mode in CDA_MODES}
     add_excerpts(root, analyses, config.max_file_bytes)
-    return ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started)
+    result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started)
+    if rewrites:
+        # Code is shown only for rewrites that re-analysis of a rewritten copy confirmed.
+        from .rewrite.attach import attach
+
+        attach(result, config)
+        result.seconds = time.perf_counter() - started
+    return result
 
 
 EXCERPT_LINES = 14

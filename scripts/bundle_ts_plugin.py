@@ -3,8 +3,9 @@
 
 After `npm ci && npm run build --workspace ts-plugin`, this makes the package self-contained:
 the compiled plugin, its declaration stubs and the pinned `typescript` module it loads at run
-time. A wheel built afterwards (`pip wheel .`) ships both front ends; node is the only thing
-TypeScript scans need at run time. scripts/setup.sh runs it.
+time (and rewrite-check.js, which analyzer/rewrite uses to parse-check TypeScript). A wheel ships
+both front ends; node is the only thing TypeScript scans need at run time. scripts/setup.sh runs
+it, and so does setup.py when a wheel is built from a source tree without the bundle.
 """
 
 from __future__ import annotations
