@@ -141,6 +141,7 @@ def open_reader(path: Path) -> sqlite3.Connection:
     if not path.exists():
         raise StoreError(f"{path} does not exist")
     _header(path)
+    _recover(path)
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=LOCK_TIMEOUT_SECONDS)
         _checked_version(db, path)
@@ -148,6 +149,30 @@ def open_reader(path: Path) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise _sqlite_error(path, exc) from exc
     return db
+
+
+def _recover(path: Path) -> None:
+    """Roll back what a writer killed mid-transaction left (a hot journal) before reading.
+
+    A read-only connection cannot roll a hot journal back and fails with "attempt to write a
+    readonly database"; the store is txscan's own (its header was checked), so it is opened for
+    writing once, which makes SQLite restore the last committed state, and closed again.
+    """
+    journal = path.with_name(path.name + "-journal")
+    try:
+        hot = journal.is_file() and journal.stat().st_size > 0
+    except OSError:
+        hot = False
+    if not hot:
+        return
+    try:
+        db = sqlite3.connect(path, timeout=LOCK_TIMEOUT_SECONDS)
+        try:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise _sqlite_error(path, exc) from exc
 
 
 def _schema_statements() -> list[str]:
