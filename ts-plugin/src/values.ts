@@ -91,6 +91,9 @@ export interface Value {
   entityClass?: string;
   /** the function's resolve callback inside `new Promise((resolve) => ...)` */
   promiseResolve?: boolean;
+  /** a promise that settles after a timer (`new Promise(r => setTimeout(r, ms))`,
+   *  timers/promises): a sleep only where the transaction awaits it */
+  timer?: PendingTimer;
   /** a primitive known at this point of the walk (literals, literal arguments and defaults of
    *  the call being inlined, members absent from an exact object literal): branch conditions
    *  over such values are folded */
@@ -98,6 +101,12 @@ export interface Value {
   /** an object literal whose members are all known (`{}` default of an options parameter):
    *  a member it does not have is `undefined` */
   exact?: boolean;
+}
+
+export interface PendingTimer {
+  at: ts.Node;
+  callee: string;
+  via: string[];
 }
 
 export const UNKNOWN: Value = { sources: [{ kind: "unknown" }] };
@@ -202,6 +211,7 @@ export function union(...vals: (Value | undefined)[]): Value {
     out.closure ??= v.closure;
     out.insertResult ??= v.insertResult;
     out.txService ||= v.txService;
+    out.timer ??= v.timer;
   }
   return out;
 }

@@ -17,7 +17,7 @@ import { relPath } from "./program";
 import { Frame } from "./frame";
 import { newQb, qbCall } from "./querybuilders";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
-import { allSources, constant, Handle, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
+import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
 export interface WalkEnv {
   checker: ts.TypeChecker;
@@ -47,6 +47,10 @@ export class TransactionWalk {
   private outerCache = new Map<ts.Symbol, Value>();
   private outerActive = new Set<ts.Symbol>();
   private mode: WalkMode;
+  /** loops being walked, innermost last; `starts`: a `startTransaction()` ran in this one */
+  private loops: { node: ts.Node; starts: boolean }[] = [];
+  /** the timer armed by the promise executor being walked */
+  private executorTimer: PendingTimer | undefined;
 
   constructor(readonly env: WalkEnv, private site: BoundarySite) {
     this.mode = site.mode;
@@ -188,6 +192,27 @@ export class TransactionWalk {
     return false;
   }
 
+  private inLoop(node: ts.Node, frame: Frame, body: Step[], f: () => void): void {
+    this.loops.push({ node, starts: false });
+    try {
+      this.withSink(frame, body, f);
+    } finally {
+      this.loops.pop();
+    }
+  }
+
+  /** `await v`: a timer promise awaited in the transaction's own path is a sleep. Two waits are
+   *  not: a timer raced against other work (`Promise.race([work, timeout])` settles with the
+   *  work; its result carries no timer), and the back-off of a loop that retries
+   *  `startTransaction()` without committing in it (the transaction has not begun). */
+  private awaitValue(v: Value, frame: Frame): Value {
+    const t = v.timer;
+    if (!t) return v;
+    const loop = this.loops[this.loops.length - 1];
+    if (loop?.starts && !mentions(loop.node, "commitTransaction")) return derive(v);
+    return this.emitEffect(frame, t.at, "sleep", t.callee, [v], t.via);
+  }
+
   private withSink(frame: Frame, sink: Step[], f: () => void): void {
     const old = frame.sink;
     frame.sink = sink;
@@ -301,7 +326,7 @@ export class TransactionWalk {
       const iter = this.evalExpr(s.expression, frame);
       const elem = ts.isForInStatement(s) ? { sources: iter.sources } : elementOf(iter);
       const body: Step[] = [];
-      this.withSink(frame, body, () => {
+      this.inLoop(s, frame, body, () => {
         const init = s.initializer;
         if (ts.isVariableDeclarationList(init)) for (const d of init.declarations) this.bindName(d.name, elem, frame);
         else this.assignTo(init, elem, frame);
@@ -318,7 +343,7 @@ export class TransactionWalk {
       }
       const body: Step[] = [];
       let cond: Value = constant();
-      this.withSink(frame, body, () => {
+      this.inLoop(s, frame, body, () => {
         if (s.condition) cond = this.evalExpr(s.condition, frame);
         this.walkStatement(s.statement, frame);
         if (s.incrementor) this.evalExpr(s.incrementor, frame);
@@ -329,7 +354,7 @@ export class TransactionWalk {
     if (ts.isWhileStatement(s) || ts.isDoStatement(s)) {
       const body: Step[] = [];
       let cond: Value = constant();
-      this.withSink(frame, body, () => {
+      this.inLoop(s, frame, body, () => {
         if (ts.isWhileStatement(s)) cond = this.evalExpr(s.expression, frame);
         this.walkStatement(s.statement, frame);
         if (ts.isDoStatement(s)) cond = this.evalExpr(s.expression, frame);
@@ -480,7 +505,7 @@ export class TransactionWalk {
       case ts.SyntaxKind.SatisfiesExpression:
         return this.evalExpr((e as ts.ParenthesizedExpression).expression, frame);
       case ts.SyntaxKind.AwaitExpression:
-        return this.evalExpr((e as ts.AwaitExpression).expression, frame);
+        return this.awaitValue(this.evalExpr((e as ts.AwaitExpression).expression, frame), frame);
       case ts.SyntaxKind.StringLiteral:
       case ts.SyntaxKind.NoSubstitutionTemplateLiteral:
         return known((e as ts.StringLiteral).text, (e as ts.StringLiteral).text);
@@ -928,11 +953,18 @@ export class TransactionWalk {
       const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : literalKey(callee.argumentExpression);
       // Promise.all([...]) and friends
       if (ts.isIdentifier(recvExpr) && recvExpr.text === "Promise" && name && PROMISE_COMBINATORS.has(name)) {
+        if (name === "race") {
+          const raced = (this.evalArgs(call, frame)[0] ?? UNKNOWN);
+          return { sources: raced.sources, items: raced.items, elems: raced.elems }; // its timers only bound the wait
+        }
         const args = this.evalArgs(call, frame);
         const a = args[0] ?? UNKNOWN;
-        return { sources: a.sources, items: a.items, elems: a.elems };
+        // all/allSettled/any wait for their members: a timer among them is waited on
+        const timer = a.timer ?? a.items?.find((i) => i.timer)?.timer ?? a.elems?.timer;
+        return { sources: a.sources, items: a.items, elems: a.elems, timer };
       }
       const recv = this.evalExpr(recvExpr, frame);
+      if (name === "startTransaction") for (const l of this.loops) l.starts = true;
       if (name) {
         const r = this.methodCall(call, recv, name, frame);
         if (r) return r;
@@ -1201,8 +1233,14 @@ export class TransactionWalk {
       const ex = this.evalExpr(n.arguments[0], frame);
       if (ex.closure) {
         const resolve: Value = { sources: [{ kind: "constant" }], promiseResolve: true };
-        const r = this.invoke(ex.closure.fn, [resolve, resolve], undefined, n, frame, ex.closure.frame as Frame | undefined, true, true);
-        return r;
+        const outer = this.executorTimer;
+        this.executorTimer = undefined;
+        try {
+          const r = this.invoke(ex.closure.fn, [resolve, resolve], undefined, n, frame, ex.closure.frame as Frame | undefined, true, true);
+          return this.executorTimer ? { ...r, timer: this.executorTimer } : r;
+        } finally {
+          this.executorTimer = outer;
+        }
       }
       return UNKNOWN;
     }
@@ -1219,11 +1257,18 @@ export class TransactionWalk {
     if (origin) {
       if (frame.inPromiseExecutor && origin.module === "<global>" && origin.path[0] === "setTimeout") {
         this.evalArgs(call, frame);
-        return this.emitEffect(frame, call, "sleep", "setTimeout", []);
+        if (this.recording) this.executorTimer ??= { at: call, callee: "setTimeout", via: frame.via };
+        return UNKNOWN;
       }
       const m = matchEffect(origin.module, origin.path);
       if (m) {
         const args = this.evalArgs(call, frame);
+        if (m.category === "sleep") {
+          // a timer promise: a sleep where it is awaited
+          const v: Value = { sources: normSources(args.flatMap((a) => a.sources).concat([{ kind: "constant" }])) };
+          if (this.recording) v.timer = { at: call, callee: m.callee, via: frame.via };
+          return v;
+        }
         return this.emitEffect(frame, call, m.category, m.callee, args);
       }
     }
@@ -1415,11 +1460,11 @@ export class TransactionWalk {
     return { sources: [{ kind: "result", step: id }], obj: { entity: s.entity, origin: "loaded", step: id, fields: new Map(), many, key } };
   }
 
-  emitEffect(frame: Frame, at: ts.Node, category: string, callee: string, args: Value[]): Value {
+  emitEffect(frame: Frame, at: ts.Node, category: string, callee: string, args: Value[], via = frame.via): Value {
     if (!this.recording) return UNKNOWN;
     const id = `s${++this.counter}`;
     frame.sink.push({
-      node: "effect", id, file: this.fileOf(at), line: lineOf(at), via: frame.via, category, callee,
+      node: "effect", id, file: this.fileOf(at), line: lineOf(at), via, category, callee,
       uses: stepIds(args.flatMap((a) => allSources(a))),
     });
     return { sources: [{ kind: "external", step: id }] };
@@ -1625,4 +1670,16 @@ function skipParentParens(n: ts.Node): ts.Node {
 function shortText(n: ts.Node): string {
   const t = n.getText().replace(/\s+/g, " ");
   return t.length > 80 ? t.slice(0, 77) + "..." : t;
+}
+
+/** Whether an identifier with this text occurs under `node`. */
+function mentions(node: ts.Node, name: string): boolean {
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (ts.isIdentifier(n) && n.text === name) found = true;
+    else ts.forEachChild(n, visit);
+  };
+  visit(node);
+  return found;
 }
