@@ -5,7 +5,7 @@
 // their conditions. It reports facts only; verdicts are the core's.
 import * as ts from "typescript";
 import { BoundaryFinder, BoundarySite, JOINING_PROPAGATIONS, WalkMode } from "./boundaries";
-import { ACTIVE_RECORD_INSTANCE, OPTIONAL_TARGET, REPOSITORY_METHODS } from "./catalog/statements";
+import { ACTIVE_RECORD_INSTANCE, apiOf, OPTIONAL_TARGET, REPOSITORY_METHODS } from "./catalog/statements";
 import { matchEffect } from "./catalog/effects";
 import { EntityIndex, EntityInfo, typeormExportName } from "./entities";
 import { HandleTypes } from "./handles";
@@ -34,6 +34,8 @@ export interface WalkEnv {
 const ARRAY_ITERATION = new Set(["forEach", "map", "flatMap", "filter", "reduce", "reduceRight", "some", "every", "find", "findIndex", "findLast"]);
 const PROMISE_COMBINATORS = new Set(["all", "allSettled", "race", "any"]);
 const NODE_BUDGET = 250_000;
+/** Calls that, on an untyped receiver, could start database work besides the repository methods. */
+const UNTYPED_ORM_ENTRY_POINTS = new Set(["createQueryBuilder", "query", "getRepository", "transaction", "increment", "decrement", "softDelete", "restore"]);
 
 export class TransactionWalk {
   private counter = 0;
@@ -80,7 +82,7 @@ export class TransactionWalk {
         // callback given by reference: this.work / work / this.work.bind(this)
         const target = this.resolveFunction(site.body as ts.Expression, entry);
         if (target) this.invokeEntryCallback(target.fn, entry, target.parent);
-        else this.unresolved(entry, site.body, site.body.getText(), "transaction callback not resolvable");
+        else this.unresolved(entry, site.body, site.body.getText(), "dynamic-dispatch");
       } else if (site.body) {
         this.invokeEntryCallback(site.body as ts.FunctionLikeDeclaration, entry, entry);
       } else {
@@ -150,10 +152,11 @@ export class TransactionWalk {
     else frame.returns.push(this.evalExpr(fn.body, frame));
   }
 
-  private tick(node: ts.Node, _frame: Frame): boolean {
+  private tick(node: ts.Node, frame: Frame): boolean {
     if (++this.nodes <= NODE_BUDGET) return true;
     if (!this.budgetReported) {
       this.budgetReported = true;
+      this.unresolved(frame, node, qualifiedName(this.env.rootDir, frame.fn ?? this.site.fn), "budget");
       this.diag(node, "depth-limit", "warning", `transaction too large to follow completely (over ${NODE_BUDGET} nodes); rest skipped`);
     }
     return false;
@@ -1036,13 +1039,14 @@ export class TransactionWalk {
       if (r) return r;
     }
     // ActiveRecord instance: user.save()
-    if (ACTIVE_RECORD_INSTANCE[name]) {
+    const arApi = apiOf(ACTIVE_RECORD_INSTANCE, name);
+    if (arApi) {
       const info = recv.obj?.entity ? this.env.entities.byName(recv.obj.entity) : this.env.entities.byType(this.checker.getTypeAtLocation(recvExpr));
       if (info?.activeRecord) {
         const handle: Handle = { kind: "repo", entity: info.record.name, tx: this.mode === "cls", activeRecord: true, text: recvExpr.getText() };
         this.evalArgs(call, frame);
         const objVal = recv.obj ? recv : { ...recv, obj: { entity: info.record.name, origin: "input" as const, fields: new Map(), name: recvExpr.getText() } };
-        return entityStatement(this, call, handle, info, name, ACTIVE_RECORD_INSTANCE[name], objVal, frame);
+        return entityStatement(this, call, handle, info, name, arApi, objVal, frame);
       }
     }
     // transaction boundaries met inside the walk
@@ -1190,7 +1194,7 @@ export class TransactionWalk {
       return undefined;
     }
     if (name === "query") return rawQuery(this, call, h, frame);
-    const api = REPOSITORY_METHODS[name];
+    const api = apiOf(REPOSITORY_METHODS, name);
     if (!api) {
       // a method of a custom repository: walk it with `this` = this handle
       return undefined;
@@ -1292,13 +1296,49 @@ export class TransactionWalk {
     for (const a of args) {
       if (a.closure) this.invoke(a.closure.fn, [], undefined, call, frame, a.closure.frame as Frame | undefined, true);
     }
-    if (handleArg && this.recording && !this.isKnownLibraryCall(call)) {
-      this.unresolved(frame, call, shortText(call.expression), "transaction handle passed to a function txscan cannot follow");
+    const appDecl = this.recording ? this.appDeclarationWithoutBody(call) : undefined;
+    if (appDecl) this.unresolved(frame, call, appDecl, "dynamic-dispatch"); // abstract or interface method
+    else if (handleArg && this.recording && !this.isKnownLibraryCall(call)) {
+      // a function value (callback, property) runs code chosen at run time
+      this.unresolved(frame, call, shortText(call.expression), this.isCallOfValue(call) ? "dynamic-dispatch" : "unresolved-receiver");
+    } else if (this.recording && recv && this.untypedOrmCall(call, recv)) {
+      this.unresolved(frame, call, shortText(call.expression), "unresolved-receiver");
     }
-    const appDecl = this.appDeclarationWithoutBody(call);
-    if (appDecl && this.recording) this.unresolved(frame, call, appDecl, "declaration without body (abstract or interface)");
     const sources = normSources([...(recv?.sources ?? []), ...args.flatMap((a) => a.sources), { kind: "constant" }]);
     return { sources: sources.length ? sources : [{ kind: "unknown" }] };
+  }
+
+  /** `x.save(...)`, `x.findOneBy(...)`, `x.createQueryBuilder()` on a receiver typed `any` (or
+   *  of a type that did not resolve) whose value the walk does not know either: it could be a
+   *  manager or repository, so the transaction cannot be called complete. Array-like calls
+   *  (`find(cb)`) and values the walk knows (literals, objects, arrays) are not. */
+  private untypedOrmCall(call: ts.CallExpression, recv: Value): boolean {
+    const callee = stripParens(call.expression);
+    if (!ts.isPropertyAccessExpression(callee)) return false;
+    const name = callee.name.text;
+    if (!apiOf(REPOSITORY_METHODS, name) && !UNTYPED_ORM_ENTRY_POINTS.has(name)) return false;
+    // a value from another library (`createHash("sha1").update(...)` without its types)
+    const origin = this.env.origins.ofExpression(callee.expression);
+    if (origin && origin.module !== "typeorm" && !origin.module.startsWith("@nestjs/typeorm")) return false;
+    if (recv.handle || recv.qb || recv.obj || recv.props || recv.items || recv.elems || recv.lit || recv.closure || recv.text !== undefined) return false;
+    const first = call.arguments[0] ? stripParens(call.arguments[0]) : undefined;
+    if (first && (ts.isArrowFunction(first) || ts.isFunctionExpression(first))) return false;
+    const t = this.checker.getTypeAtLocation(callee.expression);
+    return (t.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0;
+  }
+
+  private mayBeAwaitable(t: ts.Type): boolean {
+    const parts = t.isUnion() ? t.types : [t];
+    return parts.some((p) => (p.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0 || !!p.getProperty("then"));
+  }
+
+  /** The callee is a value (a parameter, a variable holding a function), not a declared function. */
+  private isCallOfValue(call: ts.CallExpression): boolean {
+    const e = stripParens(call.expression);
+    const sym = this.checker.getSymbolAtLocation(ts.isPropertyAccessExpression(e) ? e.name : e);
+    const decl = sym?.valueDeclaration;
+    if (!sym || !decl) return false;
+    return ts.isParameter(decl) || ts.isVariableDeclaration(decl) || ts.isPropertyDeclaration(decl) || ts.isPropertySignature(decl);
   }
 
   private isKnownLibraryCall(call: ts.CallExpression): boolean {
@@ -1313,10 +1353,14 @@ export class TransactionWalk {
     if (!decl || ts.isJSDocSignature(decl)) return undefined;
     const sf = decl.getSourceFile();
     if (sf.isDeclarationFile || !this.env.isAppFile(sf)) return undefined;
+    if (ts.getCombinedModifierFlags(decl) & ts.ModifierFlags.Ambient) return undefined; // `declare function`: code outside the app
     if ((ts.isMethodDeclaration(decl) || ts.isMethodSignature(decl) || ts.isFunctionDeclaration(decl)) && !(decl as ts.MethodDeclaration).body) {
       // an overload signature whose implementation is there is not missing a body
       const sym = decl.name ? this.checker.getSymbolAtLocation(decl.name) : undefined;
       if (sym?.declarations?.some((d) => ts.isFunctionLike(d) && (d as ts.FunctionLikeDeclaration).body)) return undefined;
+      // a method that returns no promise (a logger's `warn(): void`) cannot run a statement the
+      // transaction waits for
+      if (!this.mayBeAwaitable(this.checker.getReturnTypeOfSignature(sig!))) return undefined;
       return qualifiedName(this.env.rootDir, decl);
     }
     return undefined;
