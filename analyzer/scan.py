@@ -87,7 +87,9 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None) -> 
     started = time.perf_counter()
     frontend = frontend or detect_frontend(root)
     if frontend == "typeorm":
-        records = bridge.run(root, depth=config.depth)
+        # the user's extra effect and database callees, once [tool.txscan] carries them
+        user_catalog = {key: getattr(config, key) for key in ("effects", "statements") if getattr(config, key, None)}
+        records = bridge.run(root, depth=config.depth, settings=user_catalog or None)
         files = _typescript_files(root, config)
         lines = sum(f["lines"] for f in files)
     else:

@@ -6,6 +6,7 @@ ts-plugin is compiled JavaScript; node is needed only for TypeScript scans, and 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -30,7 +31,10 @@ def plugin_path() -> Path:
     return here.parents[2] / "ts-plugin" / "dist" / "cli.js"
 
 
-def run(root: Path, depth: int = 6, max_file_bytes: int = 2_000_000, timeout: float = 3600) -> list[dict]:
+def run(root: Path, depth: int = 6, max_file_bytes: int = 2_000_000, timeout: float = 3600,
+        settings: dict | None = None) -> list[dict]:
+    """`settings`: further settings as one JSON object (ts-plugin/src/settings.ts), e.g. the
+    user's extra `effects` and `statements` from `[tool.txscan]`."""
     node = shutil.which("node")
     if node is None:
         raise FrontendUnavailable("node was not found on PATH; it is needed to scan TypeScript applications")
@@ -39,6 +43,8 @@ def run(root: Path, depth: int = 6, max_file_bytes: int = 2_000_000, timeout: fl
         raise FrontendUnavailable(f"the TypeScript front end is not built ({cli} is missing); "
                                   "run `npm ci && npm run build --workspace ts-plugin`")
     command = [node, str(cli), str(root), "--depth", str(depth), "--max-file-bytes", str(max_file_bytes)]
+    if settings:
+        command += ["--settings", json.dumps(settings, sort_keys=True)]
     completed = subprocess.run(command, capture_output=True, text=True, timeout=timeout, encoding="utf-8")
     if completed.returncode != 0:
         raise FrontendUnavailable(f"ts-plugin failed (exit {completed.returncode}): {completed.stderr.strip()[:2000]}")

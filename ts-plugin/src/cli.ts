@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // txscan TypeScript front end: `node dist/cli.js [--tsconfig FILE] [--max-file-bytes N]
-// [--depth N] PATH` writes IR version 1 (JSON lines) for the TypeORM application at PATH.
+// [--depth N] [--settings JSON] PATH` writes IR version 1 (JSON lines) for the TypeORM
+// application at PATH. `--settings` is one JSON object of further settings (src/settings.ts).
 // Exit 0 when the scan completed (bad files are diagnostics), 2 for usage errors.
 import * as fs from "fs";
 import { DEFAULTS, scan } from "./scan";
+import { parseSettings, UserCatalog } from "./settings";
 
-const USAGE = "usage: txscan-ts [--tsconfig FILE] [--max-file-bytes N] [--depth N] PATH";
+const USAGE = "usage: txscan-ts [--tsconfig FILE] [--max-file-bytes N] [--depth N] [--settings JSON] PATH";
 
 function fail(msg: string): never {
   process.stderr.write(`txscan-ts: ${msg}\n${USAGE}\n`);
@@ -17,6 +19,7 @@ function main(argv: string[]): void {
   let maxFileBytes = DEFAULTS.maxFileBytes;
   let depth = DEFAULTS.depth;
   let root: string | undefined;
+  let catalog: UserCatalog | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = (): string => {
@@ -35,6 +38,13 @@ function main(argv: string[]): void {
     } else if (a === "--tsconfig" || a.startsWith("--tsconfig=")) tsconfig = value();
     else if (a === "--max-file-bytes" || a.startsWith("--max-file-bytes=")) maxFileBytes = int(value());
     else if (a === "--depth" || a.startsWith("--depth=")) depth = int(value());
+    else if (a === "--settings" || a.startsWith("--settings=")) {
+      try {
+        catalog = parseSettings(value());
+      } catch (e) {
+        fail((e as Error).message);
+      }
+    }
     else if (a.startsWith("-") && a !== "-") fail(`unknown option ${a}`);
     else if (root === undefined) root = a;
     else fail(`unexpected argument ${a}`);
@@ -49,7 +59,7 @@ function main(argv: string[]): void {
   }
   if (!stat.isDirectory()) fail(`${root} is not a directory`);
   if (tsconfig !== undefined && !fs.existsSync(tsconfig)) fail(`cannot read tsconfig ${tsconfig}`);
-  const result = scan(root, { tsconfig, maxFileBytes, depth });
+  const result = scan(root, { tsconfig, maxFileBytes, depth, catalog });
   process.stdout.write(result.ir);
 }
 

@@ -6,16 +6,18 @@
 import * as ts from "typescript";
 import { BoundaryFinder, BoundarySite, JOINING_PROPAGATIONS, WalkMode } from "./boundaries";
 import { ACTIVE_RECORD_INSTANCE, apiOf, OPTIONAL_TARGET, REPOSITORY_METHODS } from "./catalog/statements";
-import { matchEffect } from "./catalog/effects";
+import { calleeOf, matchEffect } from "./catalog/effects";
+import { lookupCallee, UserCatalog } from "./settings";
 import { EntityIndex, EntityInfo, typeormExportName } from "./entities";
 import { HandleTypes } from "./handles";
-import { DiagnosticRecord, Predicate, Source, StatementStep, Step, TransactionRecord } from "./ir";
+import { DiagnosticRecord, Predicate, Source, StatementKind, StatementStep, Step, TransactionRecord } from "./ir";
 import { lineOf, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
 import { FIND_OPERATOR_NAMES, pkEquals } from "./predicates";
 import { RepositoryAccessor } from "./request-context";
 import { relPath } from "./program";
 import { Frame } from "./frame";
 import { newQb, qbCall } from "./querybuilders";
+import { QUERY_CACHE_CALLEE } from "./query-cache";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
@@ -29,6 +31,10 @@ export interface WalkEnv {
   maxDepth: number;
   isAppFile(sf: ts.SourceFile): boolean;
   diagnostics: DiagnosticRecord[];
+  /** the user's extra effects and statements (`--settings`) */
+  catalog: UserCatalog;
+  /** the data source caches query results in Redis (query-cache.ts) */
+  externalQueryCache: boolean;
 }
 
 const ARRAY_ITERATION = new Set(["forEach", "map", "flatMap", "filter", "reduce", "reduceRight", "some", "every", "find", "findIndex", "findLast"]);
@@ -1221,6 +1227,9 @@ export class TransactionWalk {
       const t = this.checker.getTypeAtLocation(argExprs[0]);
       if (this.checker.isArrayType(t) || this.checker.isTupleType(t)) vals[0] = { ...vals[0], elems: { sources: vals[0].sources } };
     }
+    if (this.env.externalQueryCache && (h.tx || this.mode === "cls") && api.shape === "options" && vals[0]?.props?.has("cache") && truthOf(vals[0].props.get("cache")!) !== false) {
+      this.emitEffect(frame, call, "cache", QUERY_CACHE_CALLEE, []);
+    }
     return repositoryStatement(this, call, h, info, name, api, vals, argExprs, frame);
   }
 
@@ -1264,7 +1273,9 @@ export class TransactionWalk {
         if (this.recording) this.executorTimer ??= { at: call, callee: "setTimeout", via: frame.via };
         return UNKNOWN;
       }
-      const m = matchEffect(origin.module, origin.path);
+      const own = lookupCallee(this.env.catalog.statements, calleeOf(origin.module, origin.path));
+      if (own) return this.userStatement(call, frame, own, calleeOf(origin.module, origin.path));
+      const m = matchEffect(origin.module, origin.path, this.env.catalog.effects);
       if (m) {
         const args = this.evalArgs(call, frame);
         if (m.category === "sleep") {
@@ -1279,6 +1290,8 @@ export class TransactionWalk {
     // the application's own code
     const target = this.resolveFunction(call.expression, frame, call);
     if (target) {
+      const userNamed = this.userCatalogCall(call, target.fn, frame);
+      if (userNamed) return userNamed;
       const args = this.evalArgs(call, frame);
       let thisValue: Value | undefined = recv;
       if (recv?.isThis && frame.thisValue) thisValue = frame.thisValue;
@@ -1339,6 +1352,28 @@ export class TransactionWalk {
     const decl = sym?.valueDeclaration;
     if (!sym || !decl) return false;
     return ts.isParameter(decl) || ts.isVariableDeclaration(decl) || ts.isPropertyDeclaration(decl) || ts.isPropertySignature(decl);
+  }
+
+  /** An application function the user's catalog names is not walked: its call is the effect or
+   *  the statement. */
+  private userCatalogCall(call: ts.CallExpression, fn: ts.FunctionLikeDeclaration, frame: Frame): Value | undefined {
+    const { effects, statements } = this.env.catalog;
+    if (effects.size === 0 && statements.size === 0) return undefined;
+    const name = qualifiedName(this.env.rootDir, fn);
+    const kind = lookupCallee(statements, name);
+    if (kind) return this.userStatement(call, frame, kind, name);
+    const category = lookupCallee(effects, name);
+    if (category) return this.emitEffect(frame, call, category, name, this.evalArgs(call, frame));
+    return undefined;
+  }
+
+  /** A database call from the user's catalog: its rows are not known (dynamic predicate). */
+  private userStatement(call: ts.CallExpression, frame: Frame, kind: StatementKind, api: string): Value {
+    const args = this.evalArgs(call, frame);
+    return this.emitStatement(frame, call, null, {
+      entity: null, kind, api, predicate: kind === "insert" ? null : { bool: "and", args: [] }, dynamic: kind !== "insert", values: [],
+      uses: stepIds(args.flatMap((a) => allSources(a))),
+    }, true);
   }
 
   private isKnownLibraryCall(call: ts.CallExpression): boolean {
