@@ -4,7 +4,7 @@
 // use), external effects, unresolved calls, and branch/loop structure with the sources of
 // their conditions. It reports facts only; verdicts are the core's.
 import * as ts from "typescript";
-import { BoundaryFinder, BoundarySite, JOINING_PROPAGATIONS, WalkMode } from "./boundaries";
+import { BoundaryFinder, BoundarySite, callbackArgIndex, JOINING_PROPAGATIONS, WalkMode } from "./boundaries";
 import { ACTIVE_RECORD_INSTANCE, apiOf, OPTIONAL_TARGET, REPOSITORY_METHODS } from "./catalog/statements";
 import { calleeOf, matchEffect } from "./catalog/effects";
 import { lookupCallee, UserCatalog } from "./settings";
@@ -1501,7 +1501,12 @@ export class TransactionWalk {
 
   private callWrapper(call: ts.CallExpression, w: import("./boundaries").WrapperInfo, frame: Frame): Value {
     const args = this.evalArgs(call, frame);
-    const cb = args[w.callbackIndex];
+    const cb = args[callbackArgIndex(w, call)];
+    if (w.mode === "context" && this.mode === "context" && cb?.closure) {
+      // inside a request-context transaction the wrapper joins it (a savepoint): its callback's
+      // repositories come from the same context
+      return this.invoke(cb.closure.fn, cb.closure.fn.parameters.map(() => UNKNOWN), undefined, call, frame, cb.closure.frame as Frame | undefined, true);
+    }
     const joins = args.some((a) => a.handle?.tx);
     if (!cb?.closure || !joins) return UNKNOWN; // a transaction of its own, reported at this call
     const fn = cb.closure.fn;
