@@ -12,7 +12,7 @@ import { EntityIndex, EntityInfo, typeormExportName } from "./entities";
 import { HandleTypes } from "./handles";
 import { DiagnosticRecord, Predicate, Source, StatementKind, StatementStep, Step, TransactionRecord } from "./ir";
 import { lineOf, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
-import { FIND_OPERATOR_NAMES, pkEquals } from "./predicates";
+import { compositeKeys, FIND_OPERATOR_NAMES, pkEquals } from "./predicates";
 import { RepositoryAccessor } from "./request-context";
 import { relPath } from "./program";
 import { Frame } from "./frame";
@@ -1533,14 +1533,16 @@ export class TransactionWalk {
     // subqueries, the parameters of SQL txscan could not read. Keys and values from earlier
     // steps are already in their sources (the core reads those as key/value dependencies).
     const used = new Set<string>(s.uses);
+    const pk = s.entity ? this.env.entities.byName(s.entity)?.record.pk : undefined;
+    const predicate = pk && pk.length > 1 ? compositeKeys(s.predicate, pk) : s.predicate;
     const step: StatementStep = {
       node: "statement", id, file: this.fileOf(at), line: lineOf(at), via: frame.via, entity: s.entity, kind: s.kind, api: s.api,
-      predicate: s.predicate, dynamic: s.dynamic, values: s.values,
+      predicate, dynamic: s.dynamic, values: s.values,
       uses: [...used].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1))),
     };
     if (s.sql !== undefined) step.sql = s.sql;
     frame.sink.push(step);
-    const key = !many && (s.kind === "read" || s.kind === "lock") ? pkKeyOf(s.predicate) : undefined;
+    const key = !many && (s.kind === "read" || s.kind === "lock") ? pkKeyOf(predicate) : undefined;
     return { sources: [{ kind: "result", step: id }], obj: { entity: s.entity, origin: "loaded", step: id, fields: new Map(), many, key } };
   }
 
