@@ -18,6 +18,7 @@ import { relPath } from "./program";
 import { Frame } from "./frame";
 import { newQb, qbCall } from "./querybuilders";
 import { QUERY_CACHE_CALLEE } from "./query-cache";
+import { ProviderIndex } from "./providers";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
@@ -35,6 +36,8 @@ export interface WalkEnv {
   catalog: UserCatalog;
   /** the data source caches query results in Redis (query-cache.ts) */
   externalQueryCache: boolean;
+  /** NestJS providers bound to tokens (providers.ts) */
+  providers: ProviderIndex;
 }
 
 const ARRAY_ITERATION = new Set(["forEach", "map", "flatMap", "filter", "reduce", "reduceRight", "some", "every", "find", "findIndex", "findLast"]);
@@ -1287,8 +1290,9 @@ export class TransactionWalk {
         return this.emitEffect(frame, call, m.category, m.callee, args);
       }
     }
-    // the application's own code
-    const target = this.resolveFunction(call.expression, frame, call);
+    // the application's own code (a member injected by token: the class the token is bound to)
+    const injected = this.injectedMethod(call);
+    const target = injected ? { fn: injected, parent: undefined } : this.resolveFunction(call.expression, frame, call);
     if (target) {
       const userNamed = this.userCatalogCall(call, target.fn, frame);
       if (userNamed) return userNamed;
@@ -1352,6 +1356,13 @@ export class TransactionWalk {
     const decl = sym?.valueDeclaration;
     if (!sym || !decl) return false;
     return ts.isParameter(decl) || ts.isVariableDeclaration(decl) || ts.isPropertyDeclaration(decl) || ts.isPropertySignature(decl);
+  }
+
+  private injectedMethod(call: ts.CallExpression): ts.FunctionLikeDeclaration | undefined {
+    const callee = stripParens(call.expression);
+    if (!ts.isPropertyAccessExpression(callee)) return undefined;
+    const cls = this.env.providers.classOfMember(callee.expression);
+    return cls ? this.env.providers.method(cls, callee.name.text) : undefined;
   }
 
   /** An application function the user's catalog names is not walked: its call is the effect or
