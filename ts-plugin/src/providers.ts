@@ -121,3 +121,53 @@ function members(o: ts.ObjectLiteralExpression): Map<string, ts.Expression> {
   }
   return out;
 }
+
+/** Services registered in a container by name (awilix style: `container.register({ orderService:
+ *  asClass(OrderService) })`, `register("orderService", asClass(OrderService))`), and by
+ *  convention the application class whose name is the camel-cased name (`orderService` ->
+ *  `OrderService`). `scope.resolve("orderService")` is an instance of that class. */
+export class ContainerIndex {
+  private registered = new Map<string, ts.ClassLikeDeclaration>();
+  private byConvention = new Map<string, ts.ClassLikeDeclaration | null>();
+
+  constructor(private checker: ts.TypeChecker, files: ReadonlyArray<ts.SourceFile>, isAppFile: (sf: ts.SourceFile) => boolean) {
+    for (const f of files) {
+      if (!isAppFile(f)) continue;
+      this.visit(f, isAppFile);
+    }
+  }
+
+  private visit(n: ts.Node, isAppFile: (sf: ts.SourceFile) => boolean): void {
+    if (ts.isClassDeclaration(n) && n.name) {
+      const key = n.name.text.charAt(0).toLowerCase() + n.name.text.slice(1);
+      // two classes with one name: the convention cannot choose
+      this.byConvention.set(key, this.byConvention.has(key) ? null : n);
+    }
+    if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && /^as(Class|Function)$/.test(n.expression.text) && n.arguments[0]) {
+      const cls = this.appClass(n.arguments[0], isAppFile);
+      const p = n.parent;
+      let name: string | undefined;
+      if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name))) name = p.name.text;
+      else if (ts.isCallExpression(p) && p.arguments[1] === n && p.arguments[0] && ts.isStringLiteral(p.arguments[0])) name = p.arguments[0].text;
+      else if (ts.isPropertyAccessExpression(p) && ts.isCallExpression(p.parent)) {
+        // asClass(X).singleton() as the value
+        const q = p.parent.parent;
+        if (q && ts.isPropertyAssignment(q) && (ts.isIdentifier(q.name) || ts.isStringLiteral(q.name))) name = q.name.text;
+      }
+      if (cls && name && !this.registered.has(name)) this.registered.set(name, cls);
+    }
+    ts.forEachChild(n, (c) => this.visit(c, isAppFile));
+  }
+
+  private appClass(e: ts.Expression, isAppFile: (sf: ts.SourceFile) => boolean): ts.ClassLikeDeclaration | undefined {
+    const found = this.checker.getSymbolAtLocation(stripParens(e));
+    const sym = found && unalias(this.checker, found);
+    const decl = sym?.declarations?.find((d) => ts.isClassLike(d));
+    return decl && isAppFile(decl.getSourceFile()) ? (decl as ts.ClassLikeDeclaration) : undefined;
+  }
+
+  /** The class registered under a name, else the one the naming convention gives. */
+  classOf(name: string): ts.ClassLikeDeclaration | undefined {
+    return this.registered.get(name) ?? this.byConvention.get(name) ?? undefined;
+  }
+}

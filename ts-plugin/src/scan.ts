@@ -7,7 +7,7 @@ import { HandleTypes } from "./handles";
 import { DiagnosticRecord, renderIr, TransactionRecord } from "./ir";
 import { lineOf, OriginResolver } from "./names";
 import { relPath, ScanOptions, setupProgram } from "./program";
-import { ProviderIndex } from "./providers";
+import { ContainerIndex, ProviderIndex } from "./providers";
 import { configuresExternalQueryCache } from "./query-cache";
 import { EMPTY_CATALOG, UserCatalog } from "./settings";
 import { TransactionWalk } from "./walker";
@@ -38,6 +38,7 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
     maxDepth: opts.depth, isAppFile, diagnostics, catalog: options.catalog ?? EMPTY_CATALOG,
     externalQueryCache: configuresExternalQueryCache(files),
     providers: new ProviderIndex(checker, files, isAppFile),
+    container: new ContainerIndex(checker, files, isAppFile),
   };
   for (const d of boundaries.dynamic) {
     diagnostics.push({ ir: 1, type: "diagnostic", file: relPath(rootDir, d.node.getSourceFile().fileName), line: lineOf(d.node), code: "dynamic-boundary", severity: "info", message: d.message });

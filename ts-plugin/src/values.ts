@@ -82,6 +82,10 @@ export interface Value {
   insertResult?: string;
   /** a service obtained with `withTransaction(manager)`: its repositories are the transaction's */
   txService?: boolean;
+  /** an instance of this application class (a service resolved from a container by name) */
+  instanceOf?: ts.ClassLikeDeclaration;
+  /** a service resolved from a container by a name txscan could not bind to a class */
+  unresolvedService?: string;
   /** raw SQL expression (`() => "balance - 1"` in update values) */
   sqlExpression?: boolean;
   /** a string that could be read statically */
@@ -211,6 +215,7 @@ export function union(...vals: (Value | undefined)[]): Value {
     out.closure ??= v.closure;
     out.insertResult ??= v.insertResult;
     out.txService ||= v.txService;
+    out.instanceOf ??= v.instanceOf;
     out.timer ??= v.timer;
   }
   return out;

@@ -18,7 +18,7 @@ import { relPath } from "./program";
 import { Frame } from "./frame";
 import { newQb, qbCall } from "./querybuilders";
 import { QUERY_CACHE_CALLEE } from "./query-cache";
-import { ProviderIndex } from "./providers";
+import { ContainerIndex, ProviderIndex } from "./providers";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
@@ -38,6 +38,8 @@ export interface WalkEnv {
   externalQueryCache: boolean;
   /** NestJS providers bound to tokens (providers.ts) */
   providers: ProviderIndex;
+  /** services registered in a container by name (providers.ts) */
+  container: ContainerIndex;
 }
 
 const ARRAY_ITERATION = new Set(["forEach", "map", "flatMap", "filter", "reduce", "reduceRight", "some", "every", "find", "findIndex", "findLast"]);
@@ -1290,8 +1292,17 @@ export class TransactionWalk {
         return this.emitEffect(frame, call, m.category, m.callee, args);
       }
     }
-    // the application's own code (a member injected by token: the class the token is bound to)
-    const injected = this.injectedMethod(call);
+    // a service resolved from a container by name
+    const resolved = this.containerResolve(call, recv);
+    if (resolved) return resolved;
+    if (recv?.unresolvedService && this.recording) {
+      this.evalArgs(call, frame);
+      this.unresolved(frame, call, `${recv.unresolvedService}.${shortText(call.expression).split(".").pop()}`, "unresolved-receiver");
+      return { sources: [{ kind: "unknown" }], unresolvedService: recv.unresolvedService }; // `withTransaction(m)` chains on it
+    }
+    // the application's own code (a member injected by token: the class the token is bound to;
+    // an instance of a known class)
+    const injected = this.injectedMethod(call, recv);
     const target = injected ? { fn: injected, parent: undefined } : this.resolveFunction(call.expression, frame, call);
     if (target) {
       const userNamed = this.userCatalogCall(call, target.fn, frame);
@@ -1299,7 +1310,11 @@ export class TransactionWalk {
       const args = this.evalArgs(call, frame);
       let thisValue: Value | undefined = recv;
       if (recv?.isThis && frame.thisValue) thisValue = frame.thisValue;
-      if (recv?.handle?.customClass || recv?.handle) thisValue = recv;
+      if (recv?.handle?.customClass || recv?.handle || recv?.txService || recv?.instanceOf) thisValue = recv;
+      // `service.withTransaction(manager)`: a copy of the service bound to the transaction
+      if (args.some((a) => a.handle?.tx) && this.returnsOwnInstance(target.fn)) {
+        return { sources: [{ kind: "unknown" }], isThis: true, txService: true, instanceOf: recv?.instanceOf ?? classOf(target.fn) };
+      }
       return this.invoke(target.fn, args, thisValue, call, frame, target.parent, false, false, exactCall(call));
     }
     // unknown/library call: walk function arguments in place, derive data from arguments
@@ -1358,9 +1373,35 @@ export class TransactionWalk {
     return ts.isParameter(decl) || ts.isVariableDeclaration(decl) || ts.isPropertyDeclaration(decl) || ts.isPropertySignature(decl);
   }
 
-  private injectedMethod(call: ts.CallExpression): ts.FunctionLikeDeclaration | undefined {
+  /** `scope.resolve("orderService")` / `container.resolve("orderService")`: an instance of the
+   *  class registered (or named by convention) under that name; otherwise calls on it are
+   *  unresolved receivers. */
+  private containerResolve(call: ts.CallExpression, recv: Value | undefined): Value | undefined {
+    const callee = stripParens(call.expression);
+    if (!ts.isPropertyAccessExpression(callee) || callee.name.text !== "resolve" || !recv || recv.handle || recv.props) return undefined;
+    const arg = call.arguments[0] ? stripParens(call.arguments[0]) : undefined;
+    if (!arg || !(ts.isStringLiteral(arg) || ts.isNoSubstitutionTemplateLiteral(arg)) || call.arguments.length > 2) return undefined;
+    const cls = this.env.container.classOf(arg.text);
+    if (cls) return { sources: [{ kind: "unknown" }], isThis: true, instanceOf: cls };
+    return { sources: [{ kind: "unknown" }], unresolvedService: arg.text };
+  }
+
+  /** A method whose declared result is the instance's own type (`withTransaction(m): this`). */
+  private returnsOwnInstance(fn: ts.FunctionLikeDeclaration): boolean {
+    const cls = classOf(fn);
+    if (!cls) return false;
+    const sig = this.checker.getSignatureFromDeclaration(fn);
+    const ret = sig && this.checker.getReturnTypeOfSignature(sig);
+    if (!ret) return false;
+    if ((ret as ts.Type & { isThisType?: boolean }).isThisType) return true;
+    const sym = ret.getSymbol();
+    return !!sym && !!cls.name && sym === this.checker.getSymbolAtLocation(cls.name);
+  }
+
+  private injectedMethod(call: ts.CallExpression, recv: Value | undefined): ts.FunctionLikeDeclaration | undefined {
     const callee = stripParens(call.expression);
     if (!ts.isPropertyAccessExpression(callee)) return undefined;
+    if (recv?.instanceOf) return this.env.providers.method(recv.instanceOf, callee.name.text);
     const cls = this.env.providers.classOfMember(callee.expression);
     return cls ? this.env.providers.method(cls, callee.name.text) : undefined;
   }
@@ -1779,4 +1820,9 @@ function mentions(node: ts.Node, name: string): boolean {
   };
   visit(node);
   return found;
+}
+
+/** The class a method belongs to. */
+function classOf(fn: ts.FunctionLikeDeclaration): ts.ClassLikeDeclaration | undefined {
+  return ts.isClassLike(fn.parent) ? fn.parent : undefined;
 }
