@@ -116,6 +116,9 @@ function objectOptions(e: ts.Expression | undefined): Record<string, string> {
 export class BoundaryFinder {
   readonly sites: BoundarySite[] = [];
   readonly wrappers = new Map<ts.Node, WrapperInfo>();
+  /** functions that start a transaction committed elsewhere (`connection.startTransaction(ctx)`
+   *  of a request-context app), and the functions they are nested in */
+  readonly startHelpers = new Set<ts.Node>();
   /** @Transactional methods: declaration -> propagation */
   readonly transactional = new Map<ts.Node, string>();
   /** functions that start a QueryRunner transaction and return the runner: name */
@@ -327,7 +330,7 @@ export class BoundaryFinder {
    *  between is a wrapper (vendure's `TransactionWrapper.executeInTransaction(ctx, work)`). The
    *  callback gets a context, not the manager: it runs in request-context mode. */
   private findContextWrappers(files: ReadonlyArray<ts.SourceFile>): void {
-    const starters = new Set<ts.Node>();
+    const starters = this.startHelpers;
     for (const d of this.dynamic) {
       // the function holding the start, and the functions it is nested in (a local
       // `attemptStart()` retried by its method)

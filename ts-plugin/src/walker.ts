@@ -65,9 +65,14 @@ export class TransactionWalk {
   /** the timer armed by the promise executor being walked */
   private executorTimer: PendingTimer | undefined;
 
+  /** a request-context transaction in manual mode (`@Transaction("manual")`) that has not
+   *  started yet: it starts at the call of a start helper (`connection.startTransaction(ctx)`) */
+  private manualPending: boolean;
+
   constructor(readonly env: WalkEnv, private site: BoundarySite) {
     this.mode = site.mode;
-    this.recording = site.mode !== "runner";
+    this.manualPending = site.mode === "context" && Object.values(site.options).includes("manual");
+    this.recording = site.mode !== "runner" && !this.manualPending;
   }
 
   get checker(): ts.TypeChecker {
@@ -944,6 +949,12 @@ export class TransactionWalk {
       return UNKNOWN;
     }
 
+    if (this.manualPending && this.startsManualTransaction(call)) {
+      this.evalArgs(call, frame);
+      this.manualPending = false;
+      this.recording = true;
+      return UNKNOWN;
+    }
     // the call of a runner factory that starts this transaction
     if (call === this.site.startCall) {
       this.evalArgs(call, frame);
@@ -1384,6 +1395,15 @@ export class TransactionWalk {
     const cls = this.env.container.classOf(arg.text);
     if (cls) return { sources: [{ kind: "unknown" }], isThis: true, instanceOf: cls };
     return { sources: [{ kind: "unknown" }], unresolvedService: arg.text };
+  }
+
+  private startsManualTransaction(call: ts.CallExpression): boolean {
+    const decl = this.checker.getResolvedSignature(call)?.declaration;
+    if (!decl || ts.isJSDocSignature(decl)) return false;
+    if (this.env.boundaries.startHelpers.has(decl)) return true;
+    // an overload's implementation
+    const sym = decl.name ? this.checker.getSymbolAtLocation(decl.name) : undefined;
+    return !!sym?.declarations?.some((d) => this.env.boundaries.startHelpers.has(d));
   }
 
   /** A method whose declared result is the instance's own type (`withTransaction(m): this`). */

@@ -3,7 +3,8 @@
 // TransactionWrapper.executeInTransaction(ctx, work)), and methods that hand their callback on
 // to it (TransactionalConnection.withTransaction(ctx?, work), with overloads). Each caller's
 // callback is a transaction with `wrapper` set; inside a request-context transaction the
-// wrapper joins it.
+// wrapper joins it. In manual mode (`@Transaction("manual")`) the transaction starts at the
+// app's `connection.startTransaction(ctx)`.
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
@@ -52,6 +53,9 @@ export class TransactionalConnection {
     }
     return this.wrapper.executeInTransaction(ctx, work, this.dataSource);
   }
+  async startTransaction(ctx: RequestContext) {
+    if (ctx.queryRunner && !ctx.queryRunner.isTransactionActive) await ctx.queryRunner.startTransaction();
+  }
 }
 `;
 
@@ -73,6 +77,12 @@ export class UserService {
       await this.connection.getRepository(c, Account).delete({ frozen: true });
     });
   }
+  @Transaction("manual")
+  async manual(ctx: RequestContext, id: number) {
+    await this.connection.getRepository(ctx, User).findOneBy({ id });
+    await this.connection.startTransaction(ctx);
+    await this.connection.getRepository(ctx, Account).findOneBy({ id });
+  }
   @Transaction()
   async outer(ctx: RequestContext, id: number) {
     await this.connection.getRepository(ctx, Account).findOneBy({ id });
@@ -87,12 +97,15 @@ test("callers' callbacks of app wrappers (through helpers, overloads, chained) a
     "src/decorators.ts": DECORATORS, "src/service.ts": SERVICE,
   });
   const byFn = Object.fromEntries(ir.transactions.map((t) => [t.function.split(".").pop(), t]));
-  assert.deepEqual(Object.keys(byFn).sort(), ["cleanup", "outer", "rename"]);
+  assert.deepEqual(Object.keys(byFn).sort(), ["cleanup", "manual", "outer", "rename"]);
   assert.equal(byFn.rename.wrapper, "src.connection.TransactionalConnection.withTransaction");
   assert.deepEqual(statements(byFn.rename).map((s) => `${s.entity} ${s.kind} ${s.api}`), ["User read findOneByOrFail", "User write save"]);
   assert.deepEqual(statements(byFn.cleanup).map((s) => `${s.entity} ${s.kind} ${s.api}`), ["Account delete delete"]);
   // inside a request-context transaction the wrapper joins it
   assert.deepEqual(statements(byFn.outer).map((s) => `${s.entity} ${s.kind}`), ["Account read", "User read", "User write"]);
+  // manual mode: the transaction starts at connection.startTransaction(ctx)
+  assert.deepEqual(byFn.manual.options, { mode: "manual" });
+  assert.deepEqual(statements(byFn.manual).map((s) => `${s.entity} ${s.kind}`), ["Account read"]);
   // the helper's start is each wrapper transaction's own, not a dynamic boundary
-  assert.deepEqual(ir.diagnostics.filter((d) => d.code === "dynamic-boundary"), []);
+  assert.deepEqual(ir.diagnostics.filter((d) => d.code === "dynamic-boundary").map((d) => d.line), [44]); // startTransaction(ctx), started by the decorator
 });
