@@ -285,8 +285,23 @@ const IN = "src/services/interest.ts";
 const OB = "src/services/outbound.ts";
 const LA = "src/services/legacy-admin.ts";
 
+const AD = "src/routes/admin.ts";
+const FS = "src/container/services.ts";
+
 const EXPRESS_LEDGER = {
   transactions: [
+    { file: AD, fn: "/admin/accounts/:id/freeze", at: ".transaction(", function: "src.routes.admin.adminRouter.post@8",
+      boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "full",
+      statements: [
+        [AD, "/admin/accounts/:id/freeze", "findOneByOrFail(Account", "Account", "read", "key"],
+        [FS, "async freeze(", "update(Account", "Account", "write", "key"],
+        [FS, "async freeze(", "insert(AuditEvent", "AuditEvent", "insert", "insert"],
+      ],
+      note: "the service is resolved from the container by its registered name; withTransaction(manager) binds its copy to the transaction" },
+    { file: AD, fn: "/admin/accounts/:id/report", at: ".transaction(", function: "src.routes.admin.adminRouter.post@18",
+      boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "full",
+      statements: [[AD, "/admin/accounts/:id/report", "findOneByOrFail(Account", "Account", "read", "key"]],
+      note: "reportingService is registered nowhere in the app: its calls are unresolved-receiver steps (the transaction is incomplete)" },
     { file: RT, fn: 'transfersRouter.post("/transfers",', at: "startTransaction(", function: "src.routes.transfers.transfersRouter.post@12",
       boundary: "query-runner", interactivity: "interactive-nonstrict",
       reasons: ["conditional", "generated-key", "read-modify-write"], rw: "partial",
