@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sqlite3
 import sys
+import traceback
 from enum import Enum
 from pathlib import Path
 from typing import Optional
@@ -37,6 +40,19 @@ def _fail(message: str) -> None:
     # Plain text: error messages must not be wrapped or styled (scripts grep them).
     print(f"txscan: error: {message}", file=sys.stderr)
     raise typer.Exit(USAGE_ERROR)
+
+
+def _check_output_file(path: Path, option: str) -> None:
+    """An output file must be a file (or not exist yet) in a folder that exists and is writable."""
+    if path.is_dir():
+        _fail(f"{option} {path} is a folder; give a file name")
+    if path.exists() and not os.access(path, os.W_OK):
+        _fail(f"{option} {path} is not writable")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        _fail(f"{option} {path}: folder {parent} does not exist")
+    if not path.exists() and not os.access(parent, os.W_OK | os.X_OK):
+        _fail(f"{option} {path}: folder {parent} is not writable")
 
 
 def _version(value: bool) -> None:
@@ -79,23 +95,33 @@ def scan(
     except config_mod.ConfigError as exc:
         _fail(str(exc))
     mode = cda.value if cda else config.cda
+    if ir_out is not None:
+        _check_output_file(ir_out, "--ir")
+    db_path = None if no_db else (db or (path / ".txscan" / "txscan.db"))
+    connection = None
+    if db_path is not None:
+        # Opened (and refused if not a txscan store) before the scan, not after minutes of work.
+        try:
+            connection = store.connect(db_path)
+        except store.StoreError as exc:
+            _fail(f"cannot write the store: {exc}")
     try:
         result = run_scan(path, config, frontend.value if frontend else None)
     except FrontendUnavailable as exc:
         _fail(str(exc))
     analysis = result.analyses[mode]
-    db_path = None
-    if not no_db:
-        db_path = db or (path / ".txscan" / "txscan.db")
+    if connection is not None:
         try:
-            connection = store.connect(db_path)
             store.write_app(connection, app_row(path.resolve().name, result, config), result.files,
                             result.ir_text, result.analyses, result.seconds)
             connection.close()
-        except (store.StoreError, OSError) as exc:
-            _fail(f"cannot write the store {db_path}: {exc}")
+        except store.StoreError as exc:
+            _fail(f"cannot write the store: {exc}")
     if ir_out is not None:
-        ir_out.write_text(result.ir_text, encoding="utf-8")
+        try:
+            ir_out.write_text(result.ir_text, encoding="utf-8")
+        except OSError as exc:
+            _fail(f"cannot write --ir {ir_out}: {exc.strerror or exc}")
     if format is Format.json:
         doc = json_contract.document(analysis, path.resolve().name, result.lines, len(result.files))
         sys.stdout.write(json_contract.dumps(doc))
@@ -108,11 +134,23 @@ def survey(
     manifest: Path = typer.Argument(..., help="Corpus manifest (TOML) listing the applications."),
     checkouts: Path = typer.Option(..., "--checkouts", help="Folder holding one checkout per application."),
     db: Path = typer.Option(..., "--db", help="SQLite store to fill (created if missing; re-runs resume)."),
-    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Worker processes."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Applications scanned at once on this machine."),
     config_file: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml with [tool.txscan]."),
+    timeout: float = typer.Option(1800.0, "--timeout", min=0,
+                                  help="Wall-time limit per application in seconds (0: none)."),
+    memory: int = typer.Option(4096, "--memory", min=0,
+                               help="Memory limit per application process in MiB (RLIMIT_DATA; 0: none)."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler",
+                                            help="Run on a Dask cluster: the scheduler's tcp://HOST:PORT."),
 ) -> None:
-    """Scan every application of a manifest into one store (incremental, resumable, parallel)."""
+    """Scan every application of a manifest into one store (isolated, incremental, resumable, parallel).
+
+    Exit status: 0 when every application is stored; 1 when any failed or has no checkout (the
+    others are stored); 2 for a usage error; 128+N when stopped by signal N (re-run to resume).
+    """
     from .survey import manifest as manifest_mod, runner
+    from .survey.distributed import DaskUnavailable
+    from .survey.isolate import Limits
 
     try:
         apps = manifest_mod.load(manifest)
@@ -122,13 +160,22 @@ def survey(
         _fail(f"{checkouts} is not a folder")
     try:
         config = config_mod.load(Path("."), config_file) if config_file else config_mod.Config()
-        outcomes = runner.run(apps, checkouts, db, config, jobs)
-    except (config_mod.ConfigError, store.StoreError) as exc:
+        outcomes = runner.run(apps, checkouts, db, config, jobs, limits=Limits(timeout, memory), scheduler=scheduler)
+    except (config_mod.ConfigError, store.StoreError, DaskUnavailable) as exc:
         _fail(str(exc))
+    except runner.Interrupted as exc:
+        print(f"survey: stopped by {exc}; the store {db} holds every application finished so far, "
+              "re-run the same command to resume", file=sys.stderr)
+        raise typer.Exit(128 + exc.signum)
     counts: dict[str, int] = {}
     for outcome in outcomes:
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
     print("survey: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + f"; store {db}")
+    unfinished = [o for o in outcomes if o.status in ("failed", "missing")]
+    for outcome in unfinished:
+        print(f"survey: {outcome.name}: {outcome.status}: {outcome.summary}", file=sys.stderr)
+    if unfinished:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -139,12 +186,18 @@ def report(
     """Write the HTML report (with figures), a Markdown summary and CSV/JSON metrics."""
     from .report import render
 
-    if not db.is_file():
+    if not db.exists():
         _fail(f"{db} does not exist")
+    if out.exists() and not out.is_dir():
+        _fail(f"--out {out} is a file, not a folder")
     try:
         written = render.write(db, out)
     except store.StoreError as exc:
         _fail(str(exc))
+    except sqlite3.Error as exc:
+        _fail(f"cannot read the store {db}: {exc}")
+    except OSError as exc:
+        _fail(f"cannot write the report into {out}: {exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else ""))
     print(f"report: {len(written)} files in {out} (open {out / 'index.html'})")
 
 
@@ -155,8 +208,14 @@ def merge(
 ) -> None:
     """Combine stores scanned on different machines into one."""
     for source in sources:
-        if not source.is_file():
+        if not source.exists():
             _fail(f"{source} does not exist")
+        try:
+            store.open_reader(source).close()
+        except store.StoreError as exc:
+            _fail(str(exc))
+        if target.exists() and source.resolve() == target.resolve():
+            _fail(f"{source} is the target store itself")
     try:
         connection = store.connect(target)
         for source in sources:
@@ -165,10 +224,32 @@ def merge(
         connection.close()
     except store.StoreError as exc:
         _fail(str(exc))
+    except sqlite3.Error as exc:
+        _fail(f"merge failed: {exc}")
+
+
+DEBUG_VARIABLE = "TXSCAN_DEBUG"
 
 
 def main() -> None:
-    app()
+    """Run a command; any internal error is one line and exit 2 (the traceback with TXSCAN_DEBUG=1)."""
+    try:
+        app()  # usage errors are handled by typer itself: its message and exit 2
+    except KeyboardInterrupt:
+        print("txscan: interrupted", file=sys.stderr)
+        sys.exit(USAGE_ERROR)
+    except BrokenPipeError:
+        # The reader of stdout went away (`| head`): nothing more can be said there.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print("txscan: error: standard output was closed before the output was written", file=sys.stderr)
+        sys.exit(USAGE_ERROR)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: errors are data, not tracebacks
+        if os.environ.get(DEBUG_VARIABLE):
+            traceback.print_exc()
+        detail = str(exc).splitlines()[0] if str(exc) else ""
+        print(f"txscan: internal error: {type(exc).__name__}: {detail} "
+              f"(set {DEBUG_VARIABLE}=1 to see the traceback)", file=sys.stderr)
+        sys.exit(USAGE_ERROR)
 
 
 if __name__ == "__main__":

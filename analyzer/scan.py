@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import time
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from . import __version__, ir
 from .config import Config
 from .core import Settings, analyze
 from .django import frontend as django_frontend
+from .django.files import display_path, read_bytes
 from .typeorm import bridge
 
 CDA_MODES = ("pk", "auto")
@@ -52,50 +54,58 @@ def detect_frontend(root: Path) -> str:
             elif name.endswith((".ts", ".tsx")) and not name.endswith(".d.ts"):
                 counts["ts"] += 1
             elif name == "package.json" and depth <= 3 and not typeorm:
-                try:
-                    typeorm = '"typeorm"' in (Path(dirpath) / name).read_text("utf-8", "replace")
-                except OSError:
-                    pass
+                content = read_bytes(Path(dirpath) / name, _PACKAGE_JSON_BYTES)
+                typeorm = not isinstance(content, tuple) and b'"typeorm"' in content
     if typeorm or counts["ts"] > counts["py"]:
         return "typeorm"
     return "django"
 
 
+_PACKAGE_JSON_BYTES = 1_000_000
 _SKIP_DIRS = {"node_modules", "dist", "build", "venv", ".venv", "site-packages", "__pycache__"}
 _TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
 
 
 def _typescript_files(root: Path, config: Config) -> list[dict]:
-    """The TypeScript sources of a scan with their line counts (for the store and reports)."""
+    """The TypeScript sources of a scan with their line counts (for the store and reports).
+
+    The same file set as ts-plugin's (excludes, regular files only, size limit); what cannot be
+    read keeps the diagnostic code as its status.
+    """
     files = []
-    skipped = _SKIP_DIRS | set(config.exclude)
+    excluded = tuple(_SKIP_DIRS) + tuple(config.exclude)
+
+    def skipped(name: str) -> bool:
+        return any(fnmatch.fnmatch(name, pattern) for pattern in excluded)
+
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in skipped and not d.startswith("."))
+        dirnames[:] = sorted(d for d in dirnames if not skipped(d) and not d.startswith("."))
         for name in sorted(filenames):
-            if name.endswith(_TS_SUFFIXES) and not name.endswith(".d.ts"):
+            if name.endswith(_TS_SUFFIXES) and not name.endswith(".d.ts") and not skipped(name):
                 path = Path(dirpath) / name
-                try:
-                    with path.open("rb") as handle:
-                        count = sum(1 for _ in handle)
-                except OSError:
-                    continue
-                files.append({"path": path.relative_to(root).as_posix(), "lines": count, "status": "ok"})
+                content = read_bytes(path, config.max_file_bytes)
+                status, count = (content[0], 0) if isinstance(content, tuple) else ("ok", _line_count(content))
+                files.append({"path": display_path(path, root), "lines": count, "status": status})
     return files
+
+
+def _line_count(content: bytes) -> int:
+    return content.count(b"\n") + (1 if content and not content.endswith(b"\n") else 0)
 
 
 def scan(root: Path, config: Config = Config(), frontend: str | None = None) -> ScanResult:
     started = time.perf_counter()
     frontend = frontend or detect_frontend(root)
     if frontend == "typeorm":
-        # the user's extra effect and database callees, once [tool.txscan] carries them
-        user_catalog = {key: getattr(config, key) for key in ("effects", "statements") if getattr(config, key, None)}
-        records = bridge.run(root, depth=config.depth, settings=user_catalog or None)
+        records = bridge.run(root, depth=config.depth, max_file_bytes=config.max_file_bytes,
+                             exclude=config.exclude, effects=config.extra_effects, statements=config.extra_statements)
         files = _typescript_files(root, config)
         lines = sum(f["lines"] for f in files)
     else:
         options = django_frontend.Options(
             excludes=django_frontend.DEFAULT_EXCLUDES + tuple(config.exclude),
-            max_file_bytes=config.max_file_bytes, max_depth=config.depth)
+            max_file_bytes=config.max_file_bytes, max_depth=config.depth,
+            extra_effects=config.extra_effects, extra_statements=config.extra_statements)
         result = django_frontend.scan(root, options)
         records, files, lines = result.records, result.files, result.lines
     # The same input gives the same IR wherever it is checked out: the root is named, not located.
@@ -105,23 +115,22 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None) -> 
     # The IR is the contract: round-trip it so the core sees exactly what is stored.
     records = list(ir.loads(ir.dumps(records)))
     analyses = {mode: analyze(records, Settings(mode, config.cda_entities)) for mode in CDA_MODES}
-    add_excerpts(root, analyses)
+    add_excerpts(root, analyses, config.max_file_bytes)
     return ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started)
 
 
 EXCERPT_LINES = 14
 
 
-def add_excerpts(root: Path, analyses: dict[str, dict]) -> None:
+def add_excerpts(root: Path, analyses: dict[str, dict], max_bytes: int = Config().max_file_bytes) -> None:
     """Attach the first lines of each transaction's code, for reports that outlive the checkout."""
     cache: dict[str, list[str]] = {}
     for analysis in analyses.values():
         for txn in analysis["transactions"]:
             if txn["file"] not in cache:
-                try:
-                    cache[txn["file"]] = (root / txn["file"]).read_text("utf-8", "replace").splitlines()
-                except OSError:
-                    cache[txn["file"]] = []
+                content = read_bytes(root / txn["file"], max_bytes)
+                cache[txn["file"]] = [] if isinstance(content, tuple) else \
+                    content.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n").split("\n")
             lines = cache[txn["file"]]
             end = min(txn.get("end_line") or txn["line"], txn["line"] + EXCERPT_LINES - 1)
             txn["excerpt"] = "\n".join(lines[txn["line"] - 1:end])

@@ -20,13 +20,18 @@ def differences(analysis: dict, expected: dict) -> list[str]:
     for key in sorted(wanted.keys() & found.keys()):
         want, got = wanted[key], found[key]
         where = f"{key[0]}:{key[1]} {want.get('function', '')}"
-        for field in ("function", "boundary", "interactivity", "rw_inferable"):
+        for field in ("function", "boundary", "interactivity", "rw_inferable", "complete"):
             if field in want and want[field] != got[field]:
                 problems.append(f"{where}: {field} is {got[field]!r}, expected {want[field]!r}")
         if "reasons" in want:
             got_reasons = sorted({r["category"] for r in got["reasons"]})
             if sorted(set(want["reasons"])) != got_reasons:
                 problems.append(f"{where}: reasons are {got_reasons}, expected {sorted(set(want['reasons']))}")
+        if "incomplete" in want:
+            got_sites = sorted((i["file"], i["line"], i["reason"]) for i in got.get("incomplete", []))
+            want_sites = sorted((i["file"], i["line"], i["reason"]) for i in want["incomplete"])
+            if got_sites != want_sites:
+                problems.append(f"{where}: incomplete sites are {got_sites}, expected {want_sites}")
         if "statements" in want:
             got_statements = Counter(_statement_key(s) for s in got["statements"])
             want_statements = Counter(_statement_key(s) for s in want["statements"])

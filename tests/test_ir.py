@@ -86,3 +86,26 @@ def test_store_refuses_a_newer_schema(tmp_path):
         connection.execute("PRAGMA user_version = 99")
     with pytest.raises(store.StoreError):
         store.connect(path)
+
+
+def test_incomplete_transactions_are_stored_with_their_sites_and_diagnostics(tmp_path):
+    from conftest import FIXTURES
+    fixture = FIXTURES / "django" / "completeness_incomplete"
+    result = scan_cached(str(fixture), "django")
+    for record in ir.loads(result.ir_text):
+        assert ir.validation_errors(record) == []
+    tied = [d for d in result.analyses["pk"]["diagnostics"] if d.get("transaction")]
+    assert all(ir.validation_errors(d) == [] for d in tied)
+    assert {d["code"] for d in tied} == {"unresolved-call", "unresolved-receiver", "no-statement-found", "depth-limit"}
+    connection = store.connect(tmp_path / "s.db")
+    store.write_app(connection, app_row(fixture.name, result, Config()), result.files, result.ir_text, result.analyses)
+    rows = dict(connection.execute(
+        "SELECT txn_key, complete FROM transactions WHERE cda_mode = 'pk'").fetchall())
+    assert rows == {"billing/services.py:9": 1, "billing/services.py:14": 0, "billing/services.py:20": 0,
+                    "billing/services.py:25": 0, "billing/services.py:58": 0,
+                    "billing/services.py:67": 0}
+    sites = connection.execute("SELECT incomplete FROM transactions WHERE txn_key = 'billing/services.py:58'"
+                               " AND cda_mode = 'pk'").fetchone()[0]
+    assert '"reason": "depth-limit"' in sites
+    keys = {r[0] for r in connection.execute("SELECT txn_key FROM diagnostics WHERE code = 'no-statement-found'")}
+    assert keys == {"billing/services.py:20", "billing/services.py:25", "billing/services.py:67"}

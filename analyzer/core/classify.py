@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 from . import cda as cda_mod
 from . import graph as graph_mod
-from . import inferability, interactivity, rwset, suggestions
+from . import completeness, inferability, interactivity, rwset, suggestions
+from ..ir import sort_key
 from .flatten import flatten, predicate_terms
 
 
@@ -38,6 +39,8 @@ def analyze(records: list[dict], settings: Settings = Settings()) -> dict:
     default_cda = cda_mod.EntityCDA("?", settings.cda_mode)
 
     verdicts = []
+    existing = {(d["file"], d["line"], d["code"]) for d in diagnostics}
+    transaction_diagnostics: list[dict] = []
     for txn in transactions:
         flat = flats[txn["id"]]
         graph = graph_mod.build(flat)
@@ -63,6 +66,8 @@ def analyze(records: list[dict], settings: Settings = Settings()) -> dict:
             })
             if infer == "cda-mismatch":
                 suggested.append(suggestions.reconnaissance(statement, frontend))
+        incomplete = completeness.incomplete_sites(txn, flat)
+        transaction_diagnostics.extend(completeness.diagnostics(txn, flat, incomplete, existing))
         if verdict == interactivity.NONSTRICT:
             suggested.extend(suggestions.one_shot(flat, reasons, frontend))
         elif verdict == interactivity.STRICT:
@@ -77,6 +82,8 @@ def analyze(records: list[dict], settings: Settings = Settings()) -> dict:
             "wrapper": txn.get("wrapper"),
             "interactivity": verdict,
             "reasons": reasons,
+            "complete": not incomplete,
+            "incomplete": incomplete,
             "rw_inferable": inferability.transaction_rw_inferable([s["inferability"] for s in statements_out]),
             "read_set": sorted(set(read_set)),
             "write_set": sorted(set(write_set)),
@@ -89,7 +96,7 @@ def analyze(records: list[dict], settings: Settings = Settings()) -> dict:
         "cda": {name: {"mode": c.mode, "attributes": c.attributes} for name, c in sorted(cdas.items())},
         "transactions": verdicts,
         "entities": [entities[name] for name in sorted(entities)],
-        "diagnostics": diagnostics,
+        "diagnostics": sorted(diagnostics + transaction_diagnostics, key=sort_key),
     }
 
 

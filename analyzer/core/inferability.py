@@ -78,6 +78,11 @@ def classify(statement: dict, cda: EntityCDA, unique_sets: list[frozenset[str]] 
             return "dependent", flags
         return "key", flags
 
+    # It does not pin the CDA: when it selects by other attributes, a reconnaissance query is
+    # needed whatever its category (`username__iexact` is a pattern and a CDA mismatch).
+    cda_attrs = {PK, *cda.attributes}
+    if any(t["attribute"] not in cda_attrs for t in terms):
+        flags.append("cda-mismatch")
     if "other" in ops:
         return "unknown", flags  # a subquery or a database-specific lookup: rows known only by running it
     equality_attrs = {t["attribute"] for alt in alternatives for t in alt}
@@ -87,7 +92,6 @@ def classify(statement: dict, cda: EntityCDA, unique_sets: list[frozenset[str]] 
         return "pattern", flags
     if "range" in flags:
         return "range", flags
-    flags.append("cda-mismatch")
     return "cda-mismatch", flags
 
 

@@ -21,6 +21,23 @@ FRAMEWORK_HOOKS = {"post": "form_valid", "put": "form_valid", "create": "perform
                    "update": "perform_update", "partial_update": "perform_update", "destroy": "perform_destroy"}
 
 
+# Receivers named like these are not model instances (sessions, caches, files, dicts).
+_NOT_MODELS = ("session", "cache", "storage", "file", "path", "dict", "list", "redis", "client", "response",
+               "request", "logger", "queue", "connection", "cursor")
+
+
+def _names_rows(written: str) -> bool:
+    """`x.objects`, `self.queryset`, `self.model.objects`, `qs`: written like a queryset."""
+    tail = written.rsplit(".", 1)[-1].lower()
+    return tail in ("objects", "queryset", "qs", "_default_manager", "_base_manager") or \
+        written.lower().endswith(("_set", "_qs", "_queryset"))
+
+
+def _could_be_model(written: str) -> bool:
+    tail = written.lower().rsplit(".", 1)[-1]
+    return bool(tail) and tail.isidentifier() and not any(word in tail for word in _NOT_MODELS)
+
+
 class CallsMixin:
     """Mixed into Walker (walker.py); uses its emit_* methods, env and context."""
 
@@ -70,6 +87,14 @@ class CallsMixin:
         if kind == "lambda":
             self.call_arguments(node)
             return plain(UNKNOWN)
+        if kind == "formset":
+            self.call_arguments(node)
+            return callee
+        if kind == "dispatch":
+            positional, keywords, _dyn, _q = self.call_arguments(node)
+            functions = [self.ctx.index.function(v.ref) for v in callee.items]
+            return self.dispatch_call(node, ref, [f for f in functions if f], positional, keywords, None,
+                                      chooser=callee.sources)
         if kind == "ref":
             return self.call_external(node, ref, written)
         if kind == "taskref":
@@ -84,9 +109,9 @@ class CallsMixin:
         positional, keywords, _d, _q = self.call_arguments(node)
         name = written.split(".")[-1]
         if kind == "plain" and name and written in self.env:
-            self.emit_unresolved(node, written, "callable held in a variable")
+            self.emit_unresolved(node, written, "dynamic-dispatch", "callable held in a variable")
         elif kind == "plain" and "[" in written:
-            self.emit_unresolved(node, written, "callable looked up at run time")
+            self.emit_unresolved(node, written, "dynamic-dispatch", "callable looked up at run time")
         return plain(union(positional) | union(v for _, v in keywords) | value_sources(callee))
 
     def instantiate(self, node: cst.Call, qualname: str) -> Val:
@@ -99,6 +124,13 @@ class CallsMixin:
             return Val("qs", qs=replace(this.qs, provider_classes=providers))
         init = self.ctx.index.find_method(qualname, "__init__")
         obj = Val("obj", union(positional) | union(v for _, v in keywords), ref=qualname)
+        if self.meta_model(qualname) is not None:
+            # A ModelForm/ModelSerializer: built with an instance it updates, without one it creates.
+            updates = any(k == "instance" for k, _ in keywords) or \
+                (qualname.endswith("Serializer") and bool(positional))
+            instance = dict(keywords).get("instance")
+            obj = replace(obj, text="update" if updates else "create",
+                          attrs=(("instance", instance),) if instance is not None else ())
         if init is not None:
             self.call_function(node, init, positional, keywords, obj)
         return obj
@@ -152,9 +184,18 @@ class CallsMixin:
         if ref in ("asgiref.sync.sync_to_async", "channels.db.database_sync_to_async",
                    "asgiref.sync.async_to_sync") and positional:
             return positional[0]
-        category = effects.category_for(ref)
+        kind = self.ctx.extra_statements.get(ref)
+        if kind is not None:
+            # [tool.txscan.statements]: a database call the catalogs do not know.
+            sid = self.emit_statement(node, None, kind, ref, None if kind == "insert" else {"bool": "and", "args": []},
+                                      dynamic=kind != "insert", uses=step_ids(union(args)))
+            return plain({("result", sid)})
+        category = effects.category_for(ref, self.ctx.extra_effects)
         if category is not None:
             return self.emit_effect(node, category, ref, args)
+        formset = self.formset(ref, positional)
+        if formset is not None:
+            return formset
         if ref in orm.EVALUATING_BUILTINS and positional and positional[0].kind in ("qs", "rows"):
             first = positional[0]
             if first.kind == "qs":
@@ -163,8 +204,10 @@ class CallsMixin:
             return first
         if ref == "getattr" and len(positional) >= 2:
             return Val("plain", union(positional), text="getattr")
-        if self._looks_internal(ref):
-            self.emit_unresolved(node, ref, "no definition found in the application")
+        if ref.endswith("[]") and self._looks_internal(ref):
+            self.emit_unresolved(node, ref, "dynamic-dispatch", "callable looked up at run time")
+        elif self._looks_internal(ref):
+            self.emit_unresolved(node, ref, "no-definition", "no definition found in the application")
         return plain(union(args), written)
 
     def _looks_internal(self, ref: str) -> bool:
@@ -201,13 +244,32 @@ class CallsMixin:
             return self.queryset_method(node, QuerySet(receiver.entity), method)
         if kind == "instance":
             return self.instance_method(node, receiver, receiver_node, method)
+        if kind == "ref" and method == "get" and self.registry(receiver.ref) is not None:
+            positional, _k, _d, _q = self.call_arguments(node)  # HANDLERS.get(kind)
+            return replace(self.registry(receiver.ref), sources=union(positional[:1]))
         if kind in ("self", "obj") and receiver.ref:
             fn = self.ctx.index.find_method(receiver.ref, method)
             positional, keywords, _d, _q = self.call_arguments(node)
             if fn is not None:
+                candidates = self.overriding(receiver.ref, fn) if kind == "obj" or not self.via else [fn]
+                if len(candidates) > 1:
+                    # Class-hierarchy analysis: the object may be any subclass that overrides it.
+                    return self.dispatch_call(node, f"{receiver.ref}.{method}", candidates, positional, keywords,
+                                              receiver)
                 return self.call_function(node, fn, positional, keywords, receiver)
+            if method == "save" and kind == "obj" and self.meta_model(receiver.ref) is not None:
+                return self.form_save(node, receiver.ref, receiver, keywords)
+            if method == "collect" and kind == "obj" and orm.COLLECTOR in self.ctx.index.linearization(receiver.ref):
+                return self.collector_collect(node, positional)
+            if method in ("is_valid", "full_clean") and kind == "obj" and self.meta_model(receiver.ref):
+                self.validate_unique(node, self.meta_model(receiver.ref), value_sources(receiver))
+                return plain(value_sources(receiver))
+            if kind == "self" and method == "get_object":
+                found = self.view_model_object(node, receiver.ref)
+                if found is not None:
+                    return found
             if kind == "self" and method not in ("get_context_data", "get_serializer", "get_queryset"):
-                self.emit_unresolved(node, f"self.{method}", "method not defined in the application")
+                self.emit_unresolved(node, f"self.{method}", "no-definition", "method not defined in the application")
             return plain(union(positional))
         if kind in ("func", "taskref"):
             positional, keywords, _d, _q = self.call_arguments(node)
@@ -221,6 +283,9 @@ class CallsMixin:
             return receiver
         if kind == "cursor":
             return self.cursor_method(node, method)
+        if kind == "formset":
+            self.call_arguments(node)
+            return self.formset_save(node, receiver) if method == "save" else plain({("input", "formset")})
         if kind == "extobj":
             positional, keywords, _d, _q = self.call_arguments(node)
             return self.emit_effect(node, receiver.category or "http", f"{receiver.ref}.{method}",
@@ -238,6 +303,11 @@ class CallsMixin:
         if method in effects.PATH_WRITES and "path" in written.lower():
             return self.emit_effect(node, "file", f"{written}.{method}", args)
         if method == "save" and any(word in written.lower() for word in ("form", "serializer")):
+            form_class = self.view_form_class(self.cls)
+            if form_class is not None and self.meta_model(form_class) is not None:
+                return self.form_save(node, form_class, self.form_object(form_class), keywords)
+            self.emit_unresolved(node, f"{written}.save", "unresolved-receiver",
+                                 "a form or serializer whose class is not known here")
             self.emit_statement(node, None, "write", f"{written}.save", None, dynamic=True,
                                 uses=step_ids(value_sources(receiver)))
             self.diagnostic(node, "unknown-orm-pattern", f"{written}.save(): a form or serializer writes a model "
@@ -250,6 +320,16 @@ class CallsMixin:
             # Only a model instance's save() takes update_fields: a write of a row whose model
             # this walk cannot tell (an untyped parameter, a generic helper).
             return self.unknown_model_write(node, written, method, receiver)
+        if (method in orm.EVALUATING or method in orm.LAZY) and receiver.kind == "plain" and \
+                _names_rows(written) and not self.via_has_unresolved(node):
+            # self.queryset.model.objects.filter(...), self.model.objects.get(...): a queryset of a
+            # model chosen by a subclass or at run time.
+            self.emit_unresolved(node, f"{written}.{method}", "unresolved-receiver",
+                                 "queryset of a model the walk cannot name")
+        if method in orm.INSTANCE and receiver.kind == "plain" and _could_be_model(written):
+            # obj.save() / obj.delete() on a value of unknown type: statements may be missing here.
+            self.emit_unresolved(node, f"{written}.{method}", "unresolved-receiver",
+                                 "receiver of unknown type; it may be a model instance")
         if method in ("append", "add", "extend", "update", "insert", "setdefault") and isinstance(receiver_node, cst.Name):
             name = receiver_node.value
             if name in self.env:
@@ -261,6 +341,12 @@ class CallsMixin:
     def super_call(self, node: cst.Call, method: str) -> Val:
         positional, keywords, _d, _q = self.call_arguments(node)
         this = self.env.get("self")
+        following = self.next_in_mro(this, method)
+        if following is not None and following.qualname not in self.stack:
+            # A mixin between this class and Model (or the framework base) defines it too.
+            return self.call_function(node, following, positional, keywords, this, call_site=self.call_site)
+        if method == "collect" and self.cls and orm.COLLECTOR in self.ctx.index.linearization(self.cls):
+            return self.collector_collect(node, positional)
         if this is not None and this.kind == "instance" and method in orm.INSTANCE:
             return self.instance_statement(node, this, "self", orm.INSTANCE[method], method, keywords,
                                            at_call_site=True)
@@ -268,11 +354,21 @@ class CallsMixin:
             for base in self.ctx.index.mro(self.cls)[1:]:
                 if method in base.methods:
                     return self.call_function(node, base.methods[method], positional, keywords, this)
+            saved = self.framework_save(node, method, this, keywords)
+            if saved is not None:
+                return saved
             hook = FRAMEWORK_HOOKS.get(method)
             own = self.ctx.index.find_method(self.cls, hook) if hook else None
             if own is not None and own.qualname not in self.stack:
-                # Django's FormView.post / DRF's create call the view's own hook.
-                return self.call_function(node, own, [], [], this)
+                # Django's FormView.post / DRF's create call the view's own hook, with the form
+                # or serializer of the view's class.
+                form_class = self.view_form_class(self.cls)
+                args = [self.hook_argument(node, hook, form_class)] if form_class else []
+                return self.call_function(node, own, args, [], this)
+            if hook is not None and own is None:
+                default = self.framework_default_hook(node, hook, this)
+                if default is not None:
+                    return default
         if this is not None and this.kind == "qs":
             return self.queryset_method(node, this.qs, method, evaluated=(positional, keywords))
         if this is not None and this.kind == "self" and method in orm.INSTANCE and self.cls \
@@ -280,6 +376,31 @@ class CallsMixin:
             # super().save() in a mixin that models inherit: a write of whichever model uses it.
             return self.unknown_model_write(node, "self", method, this)
         return plain(union(positional))
+
+    def next_in_mro(self, this: Val | None, method: str):
+        """The method `super().method()` reaches: the next class after the current one in the MRO
+        of the object's own class (a model's, when the walk knows the instance's entity)."""
+        if not self.cls:
+            return None
+        runtime = self.cls
+        if this is not None and this.kind == "instance" and this.entity in self.ctx.entities:
+            runtime = self.ctx.entities[this.entity].qualname
+        elif this is not None and this.kind in ("self", "obj") and this.ref:
+            runtime = this.ref
+        order = self.ctx.index.linearization(runtime)
+        if self.cls not in order:
+            return None
+        for qualname in order[order.index(self.cls) + 1:]:
+            info = self.ctx.index.classes.get(qualname)
+            if info is not None and method in info.methods:
+                return info.methods[method]
+        return None
+
+    def via_has_unresolved(self, node) -> bool:
+        """A chained call on the same line already reported this receiver (`qs.filter().first()`)."""
+        line = self._line(node)
+        return any(s.get("node") == "unresolved" and s["line"] == line and s["file"] == self.module.rel
+                   and s.get("reason") == "unresolved-receiver" for s in self.out[-3:])
 
     def unknown_model_write(self, node, written: str, method: str, receiver: Val) -> Val:
         action = orm.INSTANCE.get(method, "save")
@@ -292,7 +413,7 @@ class CallsMixin:
         return _NO_VALUE
 
     def resolve_global(self, dotted: str) -> Val:
-        qualname = self.ctx.index.resolve(self.module.name, dotted)
+        qualname = self.local_import(dotted) or self.ctx.index.resolve(self.module.name, dotted)
         entity = self.ctx.entity_for_class(qualname)
         if entity is not None:
             return Val("model", frozenset({("constant", entity.name)}), entity=entity.name, ref=qualname)
@@ -304,6 +425,18 @@ class CallsMixin:
         if client is not None:
             return client
         return Val("ref", frozenset({("constant", dotted)}), ref=qualname)
+
+    def local_import(self, dotted: str) -> str | None:
+        """`dotted` through an import inside the function being walked (or an enclosing one)."""
+        current = self.env.get("__qualname__")
+        fn = self.ctx.index.function(current.ref) if current is not None and current.ref else None
+        head, _, rest = dotted.partition(".")
+        while fn is not None:
+            target = fn.imports.get(head)
+            if target is not None and "*" not in fn.imports.get(head, ""):
+                return self.ctx.index.canonical(f"{target}.{rest}" if rest else target)
+            fn = self.ctx.index.function(fn.parent) if fn.parent else None
+        return None
 
     def module_client(self, qualname: str) -> Val | None:
         """A module-level `s3 = boto3.client("s3")` / `r = redis.Redis()`: an external client object;
@@ -322,7 +455,7 @@ class CallsMixin:
         if callee.startswith("boto3.") and callee.rsplit(".", 1)[-1] in ("client", "resource"):
             service = text.split("(", 1)[1].split(",")[0].strip(" )'\"")
             return Val("extobj", ref=f"boto3.{service}", category=effects.BOTO3_SERVICES.get(service, "http"))
-        category = effects.category_for(callee)
+        category = effects.category_for(callee, self.ctx.extra_effects)
         if category is not None:
             return Val("extobj", ref=callee, category=category)
         return None

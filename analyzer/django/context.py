@@ -51,6 +51,8 @@ class Context:
     auth_user: str = "User"
     diagnostics: list[dict] = field(default_factory=list)
     entity_by_param_name: dict = field(default_factory=dict)
+    extra_effects: dict[str, str] = field(default_factory=dict)      # user catalog: callee -> category
+    extra_statements: dict[str, str] = field(default_factory=dict)   # user catalog: callee -> kind
     _mixins: dict[str, bool] = field(default_factory=dict)
     _lower: dict[str, Entity] = field(default_factory=dict)
     _parsed: dict[str, "ParsedModule | None"] = field(default_factory=dict)

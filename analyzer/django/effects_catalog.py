@@ -27,6 +27,12 @@ EXACT = {
     "django_rq.enqueue": "queue", "rq.Queue.enqueue": "queue",
     "celery.current_app.send_task": "queue",
     "urllib.request.urlopen": "http",
+    # Connections to other databases and servers: outside this transaction's database.
+    "psycopg2.connect": "database", "psycopg.connect": "database", "psycopg.AsyncConnection.connect": "database",
+    "psycopg.Connection.connect": "database", "pymysql.connect": "database", "MySQLdb.connect": "database",
+    "sqlite3.connect": "database", "pymongo.MongoClient": "database", "sqlalchemy.create_engine": "database",
+    "sqlalchemy.engine.create_engine": "database", "cx_Oracle.connect": "database", "oracledb.connect": "database",
+    "socket.gethostbyaddr": "http", "socket.socket": "http",
 }
 # Qualified-name prefixes (a call to anything under them).
 PREFIXES = [
@@ -43,10 +49,27 @@ PREFIXES = [
     ("confluent_kafka.", "queue"), ("elasticsearch", "http"), ("opensearchpy", "http"),
     ("meilisearch", "http"), ("algoliasearch", "http"), ("webpush", "http"), ("pywebpush", "http"),
     ("channels.layers.get_channel_layer", "queue"), ("asgiref.sync.async_to_sync", None),
+    # Mail libraries beyond django.core.mail.
+    ("djmail.", "email"), ("anymail.", "email"), ("templated_mail.", "email"), ("post_office.mail", "email"),
+    ("mailjet_rest", "email"), ("postmarker", "email"), ("sendgrid", "email"),
+    # Other databases, DNS and cloud SDKs.
+    ("sqlalchemy.", "database"), ("pymongo.", "database"), ("dns.resolver", "http"), ("dns.query", "http"),
+    ("minio.", "storage"), ("google.cloud.storage", "storage"), ("google.cloud.pubsub", "queue"),
+    ("google.cloud.tasks", "queue"), ("google.cloud.", "http"), ("googleapiclient.", "http"),
+    ("azure.", "http"), ("hvac.", "http"), ("ldap3.", "http"), ("ldap.", "http"), ("paramiko.", "http"),
+    ("ftplib.", "http"), ("imaplib.", "email"), ("poplib.", "email"), ("nats.", "queue"), ("zmq.", "queue"),
 ]
 # Per-service category for boto3 clients: boto3.client("s3") is storage, "sqs" a queue.
 BOTO3_SERVICES = {"s3": "storage", "sqs": "queue", "sns": "queue", "ses": "email", "sesv2": "email",
-                  "kinesis": "queue", "firehose": "queue", "lambda": "http", "dynamodb": "storage"}
+                  "kinesis": "queue", "firehose": "queue", "lambda": "http", "dynamodb": "storage",
+                  "kms": "http", "secretsmanager": "http", "ssm": "http", "sts": "http", "cloudfront": "http",
+                  "textract": "http", "rekognition": "http", "cognito-idp": "http"}
+# Model field classes whose values live in file storage: instance.<field>.save()/.delete()/.open()
+# reach the storage backend (FileField, ImageField and classes named like their subclasses).
+FILE_FIELD_SUFFIXES = ("FileField", "ImageField")
+# Storage objects of django.core.files.storage: any call on them is a storage effect.
+STORAGE_OBJECTS = {"django.core.files.storage.default_storage", "django.core.files.storage.storages",
+                   "django.core.files.storage.default_storage._wrapped"}
 # Method names that enqueue work on a task object (celery, dramatiq, huey).
 QUEUE_METHODS = {"delay", "apply_async", "send_with_options", "enqueue", "schedule", "s", "si", "signature_apply"}
 TASK_DECORATORS = ("shared_task", "task", "actor", "job", "periodic_task", "db_task", "db_periodic_task")
@@ -58,7 +81,12 @@ PATH_WRITES = {"write_text", "write_bytes", "unlink", "mkdir", "rename", "replac
 STORAGE_METHODS = {"save", "delete"}
 
 
-def category_for(qualname: str) -> str | None:
+def category_for(qualname: str, extra: dict[str, str] | None = None) -> str | None:
+    """The effect category of a callee; `extra` is the project's `[tool.txscan.effects]`."""
+    if extra and qualname in extra:
+        return extra[qualname]
+    if qualname.rsplit(".", 1)[0] in STORAGE_OBJECTS:
+        return "storage"
     if qualname in EXACT:
         return EXACT[qualname]
     for prefix, category in PREFIXES:

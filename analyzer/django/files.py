@@ -10,6 +10,7 @@ import codecs
 import fnmatch
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,9 @@ DEFAULT_EXCLUDE_FILES = ("test_*.py", "*_test.py", "tests.py", "conftest.py", "s
 DEFAULT_MAX_BYTES = 1_500_000
 
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+from .nesting import nesting_problem
 
 
 @dataclass
@@ -39,15 +43,50 @@ class FileProblem:
     message: str
 
 
-def iter_python_files(root: Path, excludes=DEFAULT_EXCLUDES, exclude_files=DEFAULT_EXCLUDE_FILES):
-    """Python files under root in sorted order (deterministic), pruning excluded folders."""
-    for dirpath, dirnames, filenames in os.walk(root):
+def iter_python_files(root: Path, excludes=DEFAULT_EXCLUDES, exclude_files=DEFAULT_EXCLUDE_FILES,
+                      problems: list[FileProblem] | None = None):
+    """Python files under root in sorted order (deterministic), pruning excluded folders.
+
+    A folder that cannot be listed is appended to `problems` (when given): its files are not
+    silently lost.
+    """
+    def unreadable(error: OSError) -> None:
+        if problems is not None and error.filename is not None:
+            rel = display_path(Path(os.fsdecode(error.filename)), root)
+            problems.append(FileProblem(rel, "unreadable", f"folder cannot be read: {error.strerror or error}; "
+                                                       "its files are not analysed"))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
         dirnames[:] = sorted(
             d for d in dirnames if not any(fnmatch.fnmatch(d, pattern) for pattern in excludes)
         )
         for name in sorted(filenames):
             if name.endswith(".py") and not any(fnmatch.fnmatch(name, p) for p in exclude_files):
                 yield Path(dirpath) / name
+
+
+def python_sources(root: Path, excludes=DEFAULT_EXCLUDES, max_bytes: int = DEFAULT_MAX_BYTES):
+    """Every Python file of a scan, read: SourceFile, or FileProblem (file or folder) in path order."""
+    problems: list[FileProblem] = []
+    for path in iter_python_files(root, excludes, problems=problems):
+        yield from _drain(problems)
+        yield read_source(path, root, max_bytes)
+    yield from _drain(problems)
+
+
+def _drain(problems: list[FileProblem]):
+    while problems:
+        yield problems.pop(0)
+
+
+def display_path(path: Path, root: Path) -> str:
+    """`path` relative to root with "/" separators, as text that always encodes to UTF-8.
+
+    File names are bytes on POSIX: undecodable bytes (kept by Python as lone surrogates) are
+    shown as `\\xNN`, so the name survives into the IR, JSON and the store.
+    """
+    rel = path.relative_to(root).as_posix() if path != root else "."
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _declared_encoding(data: bytes) -> str:
@@ -61,15 +100,67 @@ def _declared_encoding(data: bytes) -> str:
     return "utf-8"
 
 
-def read_source(path: Path, root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> SourceFile | FileProblem:
-    rel = path.relative_to(root).as_posix()
+def read_bytes(path: Path, max_bytes: int) -> bytes | tuple[str, str]:
+    """The content of a regular file of at most max_bytes, or (code, reason) why it is not read.
+
+    The file is opened without blocking and checked with fstat on the open descriptor, so a
+    FIFO named `x.py` cannot hang the scan and a link to /dev/zero is never read; the size is
+    checked before reading, and no more than max_bytes + 1 bytes are ever read.
+    """
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            return FileProblem(rel, "too-large", f"{size} bytes is over the limit of {max_bytes}; not analysed")
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
-        return FileProblem(rel, "decode-error", f"cannot read: {exc.strerror or exc}")
+        return "unreadable", f"cannot read: {exc.strerror or exc}"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return "unreadable", f"not a regular file ({_file_kind(info.st_mode)}); not read"
+        if info.st_size > max_bytes:
+            return "too-large", f"{info.st_size} bytes is over the limit of {max_bytes}; not analysed"
+        chunks, remaining = [], max_bytes + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        data = b"".join(chunks)
+    except OSError as exc:
+        return "unreadable", f"cannot read: {exc.strerror or exc}"
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:  # grew after the check
+        return "too-large", f"over the limit of {max_bytes} bytes; not analysed"
+    return data
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return kind
+    return "a special file"
+
+
+# Characters str.splitlines() (and so libcst) takes as line breaks, but Python's tokenizer does
+# not: inside a string literal or at the start of a line they are valid Python. They become
+# spaces in the text the front end analyses, so every parser sees the same lines as Python.
+_NOT_LINE_BREAKS = str.maketrans({c: " " for c in "\v\f\x1c\x1d\x1e\x85\u2028\u2029"})
+_LINE_ENDINGS = re.compile(r"\r\n?")
+
+
+def normalise(text: str) -> str:
+    """Python source as the front end parses it: `\n` line ends (CR-only and CRLF files too)."""
+    if "\r" in text:
+        text = _LINE_ENDINGS.sub("\n", text)
+    return text.translate(_NOT_LINE_BREAKS)
+
+
+def read_source(path: Path, root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> SourceFile | FileProblem:
+    rel = display_path(path, root)
+    data = read_bytes(path, max_bytes)
+    if isinstance(data, tuple):
+        return FileProblem(rel, *data)
     if b"\0" in data[:8192]:
         return FileProblem(rel, "decode-error", "binary content (NUL byte)")
     encoding = _declared_encoding(data)
@@ -77,8 +168,15 @@ def read_source(path: Path, root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> S
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         return FileProblem(rel, "decode-error", f"not valid {encoding} at byte {exc.start}: {exc.reason}")
+    except (UnicodeError, LookupError, ValueError, TypeError):
+        # a declared codec that is not a text encoding (`coding: rot13`, `hex`, `undefined`)
+        return FileProblem(rel, "decode-error", f"declared encoding {encoding} cannot decode this file")
     if text.startswith("\ufeff"):
         text = text[1:]
+    text = normalise(text)
+    too_deep = nesting_problem(text)
+    if too_deep:
+        return FileProblem(rel, "parse-error", too_deep)
     return SourceFile(path, rel, text, text.count("\n") + 1)
 
 

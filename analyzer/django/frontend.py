@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..ir import diagnostic
-from . import project
+from . import library_models, project
 from .boundaries import (
     Boundary, atomic_requests_settings, candidates, find_boundaries, find_wrappers, is_view_module, view_functions,
 )
 from .context import Context
-from .files import DEFAULT_EXCLUDES, DEFAULT_MAX_BYTES, FileProblem, iter_python_files, read_source
+from .files import DEFAULT_EXCLUDES, DEFAULT_MAX_BYTES, FileProblem, python_sources
 from .index import RepoIndex
 from .models import ModelExtractor
 from .transactions import build_transaction
@@ -28,6 +28,8 @@ class Options:
     excludes: tuple[str, ...] = DEFAULT_EXCLUDES
     max_file_bytes: int = DEFAULT_MAX_BYTES
     max_depth: int = 6
+    extra_effects: dict = field(default_factory=dict)      # [tool.txscan.effects]
+    extra_statements: dict = field(default_factory=dict)   # [tool.txscan.statements]
 
 
 @dataclass
@@ -65,8 +67,7 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
     index = RepoIndex(_package_prefix(root))
     files: list[dict] = []
     total_lines = 0
-    for path in iter_python_files(root, options.excludes):
-        source = read_source(path, root, options.max_file_bytes)
+    for source in python_sources(root, options.excludes, options.max_file_bytes):
         if isinstance(source, FileProblem):
             diagnostics.append(diagnostic(source.rel, 0, source.code, source.message))
             files.append({"path": source.rel, "lines": 0, "status": source.code})
@@ -93,6 +94,13 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
             r["target"] == auth_user for e in concrete for r in e.relations):
         concrete.append(project.django_user(auth_user))
         entities.append(concrete[-1])
+    # Parameters are typed by the application's own model names only, not by library models
+    # (`session`, `site` and `group` are rarely those rows).
+    param_names = project.param_names(concrete, auth_user)
+    extra = library_models.referenced_library_entities(index, {e.name for e in entities})
+    extra += library_models.through_entities(concrete)
+    concrete += extra
+    entities += extra
     ctx = Context(
         index=index,
         entities={e.name: e for e in concrete},
@@ -102,8 +110,10 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
         wrappers=find_wrappers(index),
         max_depth=options.max_depth,
         auth_user=auth_user,
+        extra_effects=dict(options.extra_effects),
+        extra_statements=dict(options.extra_statements),
     )
-    ctx.entity_by_param_name = project.param_names(concrete, auth_user)
+    ctx.entity_by_param_name = param_names
     enabled, ignored = atomic_requests_settings(index)
     for rel, line in ignored:
         diagnostics.append(diagnostic(rel, line, "ignored-setting", "ATOMIC_REQUESTS at the top level of settings is "

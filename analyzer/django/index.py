@@ -36,6 +36,7 @@ class FunctionInfo:
     calls: list[str] = field(default_factory=list)
     parent: str | None = None  # enclosing function for nested defs
     nested: list[str] = field(default_factory=list)
+    imports: dict[str, str] = field(default_factory=dict)  # function-local imports (name -> qualified)
 
 
 @dataclass
@@ -114,6 +115,9 @@ class _ModuleBuilder:
         elif kind in ("if_statement", "try_statement", "with_statement", "else_clause", "except_clause",
                       "finally_clause", "elif_clause", "block"):
             # Definitions and imports under `if TYPE_CHECKING:` / `try: import x` still count.
+            if kind == "block":  # the body of an except/else/finally clause
+                self._block(node, cls, func)
+                return
             for child in node.named_children:
                 if child.type in ("block", "else_clause", "except_clause", "finally_clause", "elif_clause"):
                     self._block(child, cls, func)
@@ -127,6 +131,9 @@ class _ModuleBuilder:
         for child in block.named_children:
             if child.type in ("decorated_definition", "function_definition", "class_definition"):
                 self._statement(child, cls, func)
+            elif child.type in ("import_statement", "import_from_statement") and func is not None:
+                # A function-local import (often to break an import cycle) names what the body calls.
+                self._import(child, func.imports)
 
     def _definition(self, node: ts.Node, cls, func, decorators: list[str], first_line: int) -> None:
         name_node = node.child_by_field_name("name")
@@ -171,8 +178,8 @@ class _ModuleBuilder:
         if body is not None:
             self._nested_defs(body, cls, info)
 
-    def _import(self, node: ts.Node) -> None:
-        imports = self.info.imports
+    def _import(self, node: ts.Node, imports: dict[str, str] | None = None) -> None:
+        imports = self.info.imports if imports is None else imports
         if node.type == "import_statement":
             for child in node.named_children:
                 if child.type == "dotted_name":
@@ -252,13 +259,14 @@ class RepoIndex:
         info = self.modules.get(module)
         if info is None:
             return dotted
-        if head in info.imports:
+        defined_here = f"{info.name}.{head}" in info.functions or head in info.classes or head in info.assigns
+        if head in info.imports and not (defined_here and self._missing(info.imports[head])):
             target = info.imports[head]
-        elif f"{info.name}.{head}" in info.functions or head in info.classes or head in info.assigns:
+        elif defined_here:  # also `try: from .fast import f` / `except ImportError: def f(...)`
             target = f"{info.name}.{head}" if info.name else head
         else:
             for star in info.imports.get("*", "").split(";"):
-                if star and star in self.modules and _depth < 8:
+                if star and star in self.modules and _depth < 8 and self.exports(star, head):
                     candidate = self.resolve(star, head, _depth + 1)
                     if candidate != head:
                         target = candidate
@@ -279,13 +287,34 @@ class RepoIndex:
                 info = self.modules[module]
                 head = parts[cut]
                 rest = ".".join(parts[cut + 1:])
-                if head in info.imports:
+                defined = head in info.classes or head in info.assigns or f"{info.name}.{head}" in self.functions
+                if head in info.imports and not (defined and self._missing(info.imports[head])):
                     target = info.imports[head]
                     return self.canonical(f"{target}.{rest}" if rest else target, _depth + 1)
                 if info.name != module:  # registered under a source-root alias
                     return self.canonical(".".join([info.name, *parts[cut:]]), _depth + 1)
+                if not defined:  # `from .cables import *` in a package's __init__.py
+                    resolved = self.resolve(module, head, _depth + 1)
+                    if resolved != head:
+                        return self.canonical(f"{resolved}.{rest}" if rest else resolved, _depth + 1)
                 break
         return qualname
+
+    def _missing(self, qualname: str) -> bool:
+        """An import of the application's own package that names a module it does not have."""
+        module = qualname.rpartition(".")[0]
+        return module.split(".")[0] in self.top_packages() and module not in self.modules
+
+    def exports(self, module: str, name: str) -> bool:
+        """Whether `from module import *` brings `name`: listed in its `__all__` when it has one,
+        otherwise any public name."""
+        info = self.modules.get(module)
+        listed = info.assigns.get("__all__") if info is not None else None
+        if listed is None:
+            return not name.startswith("_")
+        if "+" in listed or "__all__" in listed:  # built from other modules' lists: cannot tell
+            return True
+        return f"'{name}'" in listed or f'"{name}"' in listed
 
     def top_packages(self) -> set[str]:
         """First segments of every module name: what `import x` of the application looks like."""
@@ -315,6 +344,52 @@ class RepoIndex:
                 continue
             order.append(info)
             queue.extend(self.class_bases(info))
+        return order
+
+    def subclasses(self, qualname: str) -> list[str]:
+        """Every class of the repository that derives from `qualname`, nearest first, sorted."""
+        children = self.__dict__.get("_children")
+        if children is None:
+            children = {}
+            for info in sorted(self.classes.values(), key=lambda c: c.qualname):
+                for base in self.class_bases(info):
+                    children.setdefault(base, []).append(info.qualname)
+            self.__dict__["_children"] = children
+        out, queue = [], list(children.get(qualname, []))
+        while queue:
+            current = queue.pop(0)
+            if current not in out and current != qualname:
+                out.append(current)
+                queue.extend(children.get(current, []))
+        return out
+
+    def linearization(self, qualname: str) -> list[str]:
+        """Python's method resolution order (C3) over the classes the index knows; classes outside
+        the repository end a chain. Falls back to mro()'s order when C3 has no solution."""
+        cache = self.__dict__.setdefault("_linearizations", {})
+        if qualname not in cache:
+            cache[qualname] = self._c3(qualname, frozenset()) or [c.qualname for c in self.mro(qualname)]
+        return cache[qualname]
+
+    def _c3(self, qualname: str, seen: frozenset) -> list[str] | None:
+        info = self.classes.get(qualname)
+        if info is None or qualname in seen:
+            return [qualname] if info is None else None
+        bases = self.class_bases(info)
+        sequences = [self._c3(base, seen | {qualname}) for base in bases]
+        if any(s is None for s in sequences):
+            return None
+        pending = [list(s) for s in sequences] + [list(bases)]
+        order = [qualname]
+        while any(pending):
+            for sequence in pending:
+                head = sequence[0] if sequence else None
+                if head is not None and not any(head in other[1:] for other in pending):
+                    break
+            else:
+                return None
+            order.append(head)
+            pending = [[c for c in s if c != head] for s in pending]
         return order
 
     def find_method(self, class_qualname: str, name: str) -> FunctionInfo | None:

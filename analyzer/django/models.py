@@ -61,6 +61,7 @@ class Entity:
     managers: list[str]                              # manager attribute names (objects, published)
     queryset_classes: list[str] = field(default_factory=list)  # classes whose methods a manager offers
     field_types: dict[str, str] = field(default_factory=dict)
+    on_delete: dict[str, str] = field(default_factory=dict)     # fk/o2o attribute -> CASCADE, SET_NULL, ...
 
     def ir(self) -> dict:
         return {
@@ -173,6 +174,7 @@ class ModelExtractor:
         pk: list[str] = []
         managers: list[str] = []
         qs_classes: list[str] = []
+        on_delete: dict[str, str] = {}
         for base in external:
             for name in THIRD_PARTY_BASES[base].get("fields", []):
                 fields.setdefault(name, "inherited")
@@ -183,7 +185,7 @@ class ModelExtractor:
         # Nearest class last, so that overrides win.
         for cls in reversed(chain):
             for name, text in cls.assigns.items():
-                self._assign(info, cls, name, text, fields, relations, unique, pk, managers, qs_classes)
+                self._assign(info, cls, name, text, fields, relations, unique, pk, managers, qs_classes, on_delete)
         meta = info.inner.get("Meta")
         abstract = bool(meta and meta.assigns.get("abstract", "").strip() == "True")
         table = None
@@ -225,6 +227,7 @@ class ModelExtractor:
             file=self.index.modules[info.module].rel, line=info.line, pk=pk, unique=sorted(normalised_unique),
             fields=sorted(fields), relations=[relations[k] for k in sorted(relations)], abstract=abstract,
             managers=sorted(set(managers)), queryset_classes=qs_classes, field_types=fields,
+            on_delete=on_delete,
         )
 
     @staticmethod
@@ -242,7 +245,7 @@ class ModelExtractor:
         return parts[-2] if len(parts) > 1 else parts[0]
 
     def _assign(self, owner: ClassInfo, cls: ClassInfo, name: str, text: str, fields, relations, unique, pk,
-                managers, qs_classes) -> None:
+                managers, qs_classes, on_delete) -> None:
         expr = _parse(text)
         if not isinstance(expr, cst.Call):
             return
@@ -268,6 +271,9 @@ class ModelExtractor:
         if last in RELATION_FIELDS:
             kind = RELATION_FIELDS[last]
             positional = [a.value for a in expr.args if a.keyword is None]
+            rule = kwargs.get("on_delete", positional[1] if len(positional) > 1 else None)
+            if rule is not None and kind in ("fk", "o2o"):
+                on_delete[name] = _callee_name(rule.func if isinstance(rule, cst.Call) else rule).split(".")[-1]
             target = _target_name(kwargs.get("to", positional[0] if positional else None), owner.name, self.auth_user)
             related = kwargs.get("related_name")
             reverse = _literal(related) if related is not None else None

@@ -50,6 +50,8 @@ INSTANCE = {
     "refresh_from_db": "refresh",
     "arefresh_from_db": "refresh",
 }
+# Model instance methods that read other rows: uniqueness checks (one read per unique set).
+VALIDATING = {"full_clean", "validate_unique", "validate_constraints"}
 # Related-manager methods (order.lines.add(...), post.tags.remove(...)).
 RELATED_WRITE = {"add": "insert", "remove": "delete", "clear": "delete", "set": "write",
                  "aadd": "insert", "aremove": "delete", "aclear": "delete", "aset": "write"}
@@ -95,6 +97,9 @@ SIGNALS = {
     "django.db.models.signals.m2m_changed": "m2m",
 }
 RECEIVER = {"django.dispatch.receiver", "django.dispatch.dispatcher.receiver"}
+
+# Django's deletion collector, which apps subclass (collect([obj]) then delete()).
+COLLECTOR = "django.db.models.deletion.Collector"
 
 # Look-ups of a model class by name: apps.get_model("shop", "Order"), get_model("shop.Order").
 GET_MODEL = {"django.apps.apps.get_model", "django.apps.registry.apps.get_model", "django.db.models.get_model",

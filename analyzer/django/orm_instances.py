@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from . import effects_catalog as effects
 from . import orm_catalog as orm
 from .syntax import dotted as _dotted
 from .values import UNKNOWN, QuerySet, Val, ir_sources, plain, step_ids, union, value_sources
@@ -60,6 +61,9 @@ class InstancesMixin:
             return self.related_manager(inst, other, other_attr, through=through)
         if attr in assigned:
             return plain(assigned[attr][0], assigned[attr][1])
+        if entity.field_types.get(attr, "").endswith(effects.FILE_FIELD_SUFFIXES):
+            # A FieldFile: save()/delete()/open() on it reach the storage backend.
+            return Val("extobj", self._row_sources(inst), ref=f"{inst.entity}.{attr}", category="storage")
         return plain(self._row_sources(inst), f"{inst.entity}.{attr}")
 
     @staticmethod
@@ -118,6 +122,10 @@ class InstancesMixin:
                 site = (self.module.rel, self._line(node), self.via, method) if method in orm.INSTANCE else None
                 return self.call_function(node, fn, positional, keywords, inst, bind_name=_dotted(receiver_node),
                                           call_site=site)
+        if method in orm.VALIDATING:
+            self.call_arguments(node)
+            self.validate_unique(node, inst.entity, value_sources(inst))
+            return _NO_VALUE
         if method in orm.INSTANCE:
             _p, keywords, _d, _q = self.call_arguments(node)
             return self.instance_statement(node, inst, _dotted(receiver_node), orm.INSTANCE[method], method, keywords)
@@ -158,6 +166,7 @@ class InstancesMixin:
         if action == "delete":
             # A delete stores nothing: it depends on a read only through its key (the predicate).
             self.fire_signals(node, "delete", inst)
+            self.collect_related(node, entity, inst.key or self._row_sources(inst))
             self.emit_statement(node, entity, "delete", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
                                 **site)
             return _NO_VALUE

@@ -157,8 +157,22 @@ class QuerySetsMixin:
                 target = (qs.entity or "").lower()
                 predicate = {"bool": "and", "args": [predicate, _term(target, target, "in", union(positional))]}
             uses = step_ids(union(positional)) + sorted(qs.uses)
-            self.emit_statement(node, qs.through, kind, f"{qs.through.split('.')[-1]}.{method}", predicate,
-                                values=values, uses=uses)
+            api = f"{qs.through.split('.')[-1]}.{method}"
+            if method in ("add", "aadd", "set", "aset"):
+                # Django reads the pairs already in the through table, then inserts the missing
+                # ones (set: and deletes the ones no longer wanted).
+                owner = qs.predicates[0] if qs.predicates else None
+                existing = self.emit_statement(node, qs.through, "read", f"{api}.existing", owner, uses=uses)
+                saved, self.out = self.out, []
+                try:
+                    if method in ("set", "aset"):
+                        self.emit_statement(node, qs.through, "delete", api, owner, uses=[existing])
+                    self.emit_statement(node, qs.through, "insert", api, None, values=values, uses=uses)
+                finally:
+                    arm, self.out = self.out, saved
+                self._structure(node, "branch", {("result", existing)}, arms=[arm, []])
+            else:
+                self.emit_statement(node, qs.through, kind, api, predicate, values=values, uses=uses)
             self.fire_m2m(node, qs)
             return _NO_VALUE
         if method in orm.LAZY:
@@ -211,6 +225,20 @@ class QuerySetsMixin:
                                       dynamic=qs.dynamic or dynamic, values=values, uses=uses)
             return plain({("result", sid)}, "rowcount")
         if method == "delete":
+            if qs.entity and self._has_dependents(qs.entity):
+                # The collector reads the rows first, then what points at them, then deletes by pk.
+                rows = self.emit_statement(node, qs.entity, "read", _api(qs.chain, "delete.collect"),
+                                           _predicate(qs.predicates), dynamic=qs.dynamic, uses=sorted(qs.uses))
+                key = _pk_sources(qs.predicates) or {("result", rows)}
+                if key == {("result", rows)}:  # rows known only by the read: everything below uses it
+                    self.collect_related(node, qs.entity, key, uses=[rows])
+                    sid = self.emit_statement(node, qs.entity, "delete", _api(qs.chain, "delete"),
+                                              _term("pk", "pk__in", "in", key), uses=[rows])
+                else:  # filter(pk=...).delete(): the keys are the inputs
+                    self.collect_related(node, qs.entity, key)
+                    sid = self.emit_statement(node, qs.entity, "delete", _api(qs.chain, "delete"),
+                                              _predicate(qs.predicates), uses=sorted(qs.uses))
+                return plain({("result", sid)}, "rowcount")
             sid = self.emit_statement(node, qs.entity, "delete", _api(qs.chain, "delete"), _predicate(qs.predicates),
                                       dynamic=qs.dynamic, uses=sorted(qs.uses))
             return plain({("result", sid)}, "rowcount")
@@ -257,11 +285,28 @@ class QuerySetsMixin:
             values = [{"attribute": self.normalise(qs.entity, k)[0], "sources": ir_sources(value_sources(v))}
                       for k, v in lookups]
             values += [{"attribute": "defaults", "sources": ir_sources(value_sources(d))} for d in defaults]
-            uses = sorted(qs2.uses) + step_ids(union(defaults))
-            sid = self.emit_statement(node, qs.entity, "lock" if qs.lock else "write", method,
-                                      _predicate(qs2.predicates), dynamic=qs2.dynamic, values=values, uses=uses)
-            inst = Val("instance", frozenset({("result", sid)}), entity=qs.entity, origin=sid,
-                       key=frozenset({("result", sid)}))
+            # Django reads first (update_or_create under select_for_update), then inserts when
+            # nothing matched, or (update_or_create) writes the row it found.
+            locked = qs.lock or method == "update_or_create"
+            sid = self.emit_statement(node, qs.entity, "lock" if locked else "read", f"{method}.get",
+                                      _predicate(qs2.predicates), dynamic=qs2.dynamic, uses=sorted(qs2.uses))
+            value_uses = step_ids(union(defaults))
+            saved, self.out = self.out, []
+            try:
+                created = self.emit_statement(node, qs.entity, "insert", f"{method}.create", None,
+                                              values=values, uses=value_uses)
+                arms = [self.out]
+                if method == "update_or_create":
+                    self.out = []
+                    self.emit_statement(node, qs.entity, "write", f"{method}.update",
+                                        _term("pk", "pk", "eq", self._key_of(qs2.predicates, sid)),
+                                        values=values[len(lookups):], uses=value_uses)
+                    arms.append(self.out)
+            finally:
+                self.out = saved
+            self._structure(node, "branch", {("result", sid)}, arms=arms if len(arms) == 2 else arms + [[]])
+            inst = Val("instance", frozenset({("result", sid), ("generated", created)}), entity=qs.entity,
+                       origin=sid, key=frozenset({("result", sid)}))
             return Val("pair", inst.sources, items=(inst, plain({("result", sid)})))
         if method == "raw":
             text = _literal_string(node.args[0].value) if node.args else None
@@ -302,3 +347,14 @@ class QuerySetsMixin:
                 fn = self.ctx.index.function(receiver)
                 if fn is not None:
                     self.call_function(node, fn, [], [("instance", owner)], None)
+
+
+def _pk_sources(predicates: tuple) -> frozenset | None:
+    """The sources of a primary-key equality or in-list term the predicates are ANDed with."""
+    terms = []
+    for predicate in predicates:
+        terms.extend(predicate.get("args", []) if predicate.get("bool") == "and" else [predicate])
+    for term in terms:
+        if "bool" not in term and term["attribute"] == "pk" and term["op"] in ("eq", "in"):
+            return frozenset(_source_tuple(s) for s in term["sources"])
+    return None

@@ -11,11 +11,10 @@ import re
 
 import libcst as cst
 
-from ..ir import diagnostic
 from .boundaries import Boundary
 from .context import Context, ParsedModule
 from .syntax import code as _code
-from .values import Val, plain
+from .values import QuerySet, Val, plain
 from .walker import Recorder, StopWalk, Walker
 
 
@@ -33,10 +32,14 @@ def entry_env(ctx: Context, parsed: ParsedModule, node: cst.FunctionDef | None, 
     for position, param in enumerate(ordered + list(params.kwonly_params)):
         name = param.name.value
         if position == 0 and cls and not is_static:
+            managed = _managed_entity(ctx, cls) if entity is None else None
             if entity is not None:
                 env[name] = (Val("model", entity=entity.name) if is_classmethod else
                              Val("instance", frozenset({("input", "self")}), entity=entity.name,
                                  key=frozenset({("input", "self.pk")})))
+            elif managed is not None:
+                # A transaction in a custom Manager/QuerySet method: `self` is that model's rows.
+                env[name] = Val("qs", qs=QuerySet(managed.name, provider_classes=tuple(managed.queryset_classes)))
             else:
                 env[name] = Val("self", ref=cls)
             continue
@@ -45,6 +48,12 @@ def entry_env(ctx: Context, parsed: ParsedModule, node: cst.FunctionDef | None, 
         if isinstance(star, cst.Param):
             env[star.name.value] = plain({("input", star.name.value)})
     return env
+
+
+def _managed_entity(ctx: Context, cls: str):
+    """The one model whose manager or queryset class `cls` is."""
+    owners = [e for e in ctx.entities.values() if cls in e.queryset_classes]
+    return owners[0] if len(owners) == 1 else None
 
 
 def _typed_input(ctx: Context, parsed: ParsedModule, name: str, annotation) -> Val:
@@ -117,11 +126,8 @@ def build_transaction(ctx: Context, parsed: ParsedModule, boundary: Boundary) ->
         "function": boundary.function, "boundary": boundary.kind, "wrapper": boundary.wrapper,
         "options": {k: v for k, v in sorted(boundary.options.items())}, "steps": steps,
     }
-    diagnostics = list(recorder.diagnostics)
-    for step in _unresolved(steps):
-        diagnostics.append(diagnostic(step["file"], step["line"], "unresolved-call",
-                                 f"{step['callee']}: {step['reason']} (in transaction {txn['id']})", "warning"))
-    return txn, diagnostics
+    # Diagnostics of unresolved steps are added by the core, tied to the transaction.
+    return txn, list(recorder.diagnostics)
 
 
 def _walk_with(ctx: Context, walker: Walker, boundary: Boundary) -> list[dict]:
@@ -150,17 +156,6 @@ def _walk_with(ctx: Context, walker: Walker, boundary: Boundary) -> list[dict]:
     if not walked:
         steps.extend(walker.walk_block(with_node.body))
     return steps
-
-
-def _unresolved(steps: list[dict]):
-    for step in steps:
-        if step["node"] == "unresolved":
-            yield step
-        elif step["node"] == "branch":
-            for arm in step["arms"]:
-                yield from _unresolved(arm)
-        elif step["node"] == "loop":
-            yield from _unresolved(step["body"])
 
 
 def _after_marker(function_node, marker) -> list:

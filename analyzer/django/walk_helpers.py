@@ -55,6 +55,13 @@ def _exits(block) -> bool:
     return False
 
 
+def _raises(block) -> bool:
+    """The block ends with `raise`: leaving it aborts every caller up to the transaction."""
+    statements = _statements(block)
+    last = statements[-1] if statements else None
+    return isinstance(last, cst.SimpleStatementLine) and bool(last.body) and isinstance(last.body[-1], cst.Raise)
+
+
 def _merge(a: dict, b: dict) -> dict:
     """Join two environments after a branch: a name bound differently keeps both origins."""
     merged = dict(a)

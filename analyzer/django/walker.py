@@ -24,11 +24,14 @@ from .syntax import code as _code
 from .syntax import dotted as _dotted
 from .index import FunctionInfo
 from .calls import CallsMixin
+from .dispatch import DispatchMixin
+from .orm_deletion import DeletionMixin
+from .orm_forms import FormsMixin
 from .orm_instances import InstancesMixin
 from .orm_querysets import QuerySetsMixin
 from .folding import UNKNOWN as UNDECIDED
 from .folding import fold
-from .walk_helpers import _exits, _merge, _statements, _text
+from .walk_helpers import _exits, _merge, _raises, _statements, _text
 from .values import (
     UNKNOWN, QuerySet, Val, constant, ir_sources, plain, step_ids, union, value_sources,
 )
@@ -58,13 +61,15 @@ class Recorder:
         self.calls = 0
         self.diagnostics: list[dict] = []
         self.fk_cache: dict[tuple, Val] = {}
+        # Limit sites already reported: a helper inlined at many call sites reports its cut once.
+        self.limits: set[tuple] = set()
 
     def next_id(self) -> str:
         self.counter += 1
         return f"s{self.counter}"
 
 
-class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
+class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixin, QuerySetsMixin):
     def __init__(self, ctx: Context, parsed: ParsedModule, recorder: Recorder, env: dict[str, Val],
                  cls: str | None = None, via: tuple[str, ...] = (), depth: int = 0,
                  stack: frozenset[str] = frozenset()) -> None:
@@ -86,6 +91,9 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
         self.yield_hook = None
         self.last_self: Val | None = None
         self.pending_guard: frozenset | None = None
+        # Sources of conditions on which this function (or a helper it called) raises: the
+        # caller's later statements run only when they did not hold.
+        self.raise_guards: frozenset = frozenset()
         self.returned = False
         self.loop_depth = 0
 
@@ -118,9 +126,18 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
         self.out.append(step)
         return Val("plain", frozenset({("external", sid)}))
 
-    def emit_unresolved(self, node, callee: str, reason: str) -> None:
+    def emit_unresolved(self, node, callee: str, reason: str, detail: str = "") -> None:
+        """A call the walk cannot follow; `reason` is a code of docs/IR.md (`unresolved-receiver`,
+        `dynamic-dispatch`, `no-definition`, `depth-limit`, ...), `detail` says more."""
         step = self._base(node, "unresolved")
+        if reason in ("depth-limit", "budget"):
+            key = (step["file"], step["line"], callee, reason)
+            if key in self.rec.limits:
+                return
+            self.rec.limits.add(key)
         step.update(callee=callee, reason=reason)
+        if detail:
+            step["detail"] = detail
         self.out.append(step)
 
     def diagnostic(self, node, code: str, message: str, severity: str = "warning") -> None:
@@ -226,6 +243,9 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
         if (_exits(node.body) or (isinstance(orelse, cst.Else) and _exits(orelse.body))) and \
                 any(kind in ("result", "generated", "external") for kind, _ in value_sources(test)):
             self.pending_guard = value_sources(test)
+            if _raises(node.body) or (isinstance(orelse, cst.Else) and _raises(orelse.body)):
+                self.raise_guards |= frozenset(s for s in value_sources(test)
+                                               if s[0] in ("result", "generated", "external"))
 
     def _structure(self, node, kind: str, sources, arms=None, body=None) -> None:
         if arms is not None and not any(arms):
@@ -489,6 +509,10 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
         index_sources = frozenset()
         if isinstance(index_node, cst.Index):
             index_sources = value_sources(self.eval(index_node.value))
+        if base.kind == "ref" and not is_slice:
+            registry = self.registry(base.ref)
+            if registry is not None:  # HANDLERS[kind]: one of the functions the dict holds
+                return replace(registry, sources=index_sources)
         if base.kind == "qs":
             if is_slice:
                 return replace(base, qs=replace(base.qs, chain=base.qs.chain + ("slice",)))
@@ -559,6 +583,12 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
             # The authenticated user: a row whose key is an input of the request.
             return Val("instance", frozenset({("input", "request.user")}), entity=self.ctx.auth_user,
                        key=frozenset({("input", "request.user.pk")}))
+        if kind == "plain" and base.sources & {("input", "request"), ("input", "self.request")} \
+                and attr in self.ctx.entity_by_param_name:
+            # request.basket set by the app's middleware: the one model with that name.
+            entity = self.ctx.entity_by_param_name[attr]
+            return Val("instance", frozenset({("input", f"request.{attr}")}), entity=entity.name,
+                       key=frozenset({("input", f"request.{attr}.pk")}))
         if kind == "plain":
             renamed = set()
             for source_kind, name in base.sources:
@@ -586,27 +616,46 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
         return None
 
     # ------------------------------------------------------------------ interprocedural
+    def type_parameters(self, definition: cst.FunctionDef, parsed: ParsedModule, env: dict[str, Val]) -> None:
+        """A parameter the caller passed as a plain value is a model instance when its annotation
+        names a model, or, without one, when its name is the one model's (`invoice` -> Invoice)."""
+        params = list(definition.params.posonly_params) + list(definition.params.params) + \
+            list(definition.params.kwonly_params)
+        for param in params:
+            name = param.name.value
+            value = env.get(name)
+            if value is None or value.kind != "plain" or name in ("self", "cls") or \
+                    all(kind == "constant" for kind, _ in value.sources):
+                continue
+            entity = _annotation_entity(self.ctx, parsed, param) or (
+                self.ctx.entity_by_param_name.get(name) if param.annotation is None else None)
+            if entity is not None:
+                sources = value_sources(value)
+                env[name] = Val("instance", sources, entity=entity.name,
+                                key=frozenset(renamed_key(sources, name)))
+
+
     def call_function(self, node, fn: FunctionInfo, positional: list[Val], keywords, self_val: Val | None,
                       bind_name: str | None = None, call_site=None, yield_hook=None) -> Val:
         self.last_self = None
         if fn.qualname in self.stack:
             return plain(union(positional))
         if self.depth >= self.ctx.max_depth:
-            self.diagnostic(node, "depth-limit", f"call to {fn.qualname} not followed: depth {self.ctx.max_depth} reached",
-                            severity="info")
+            self.emit_unresolved(node, fn.qualname, "depth-limit",
+                                 f"not followed: depth {self.ctx.max_depth} reached")
             return plain(union(positional))
         self.rec.calls += 1
         if self.rec.calls > CALL_BUDGET:
-            if self.rec.calls == CALL_BUDGET + 1:
-                self.diagnostic(node, "depth-limit", f"{CALL_BUDGET} calls followed in this transaction; "
-                                "later calls are not followed", severity="warning")
+            self.emit_unresolved(node, fn.qualname, "budget",
+                                 f"{CALL_BUDGET} calls followed in this transaction; later calls are not followed")
             return plain(union(positional))
         found = self.ctx.def_node(fn)
         if found is None:
-            self.emit_unresolved(node, fn.qualname, "definition could not be parsed")
+            self.emit_unresolved(node, fn.qualname, "unparsable-definition", "definition could not be parsed")
             return plain(union(positional))
         parsed, definition = found
         env = bind_parameters(definition, fn, positional, keywords, self_val)
+        self.type_parameters(definition, parsed, env)
         env["__qualname__"] = Val("ref", ref=fn.qualname)
         cls = fn.cls
         if self_val is not None and self_val.kind == "instance" and self_val.entity:
@@ -621,6 +670,10 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
         callee.walk_statements(_statements(definition.body))
         self.out = callee.out  # a yield hook may have swapped the list while walking
         self.last_self = callee.env.get("self")
+        if callee.raise_guards:
+            # The helper aborts the transaction on a read's result: what follows depends on it.
+            self.raise_guards |= callee.raise_guards
+            self.pending_guard = (self.pending_guard or frozenset()) | callee.raise_guards
         # A model method that saved/changed `self` changes the caller's instance too.
         if bind_name and bind_name in self.env and "self" in callee.env and callee.env["self"].kind == "instance":
             self.env[bind_name] = callee.env["self"]
@@ -633,6 +686,14 @@ class Walker(CallsMixin, InstancesMixin, QuerySetsMixin):
             if other.kind != merged.kind:
                 return plain(union(callee.returns))
         return merged
+
+
+def _annotation_entity(ctx: Context, parsed: ParsedModule, param: cst.Param):
+    if param.annotation is None:
+        return None
+    text = _code(param.annotation.annotation).strip("'\"")
+    text = text.split("|")[0].strip().removeprefix("Optional[").rstrip("]")
+    return ctx.entity_for_class(ctx.index.resolve(parsed.info.name, text))
 
 
 def bind_parameters(definition: cst.FunctionDef, fn: FunctionInfo, positional: list[Val],
@@ -673,3 +734,12 @@ def _default(param: cst.Param, name: str) -> Val:
     if isinstance(default, cst.Name) and default.value in ("None", "True", "False"):
         return constant(default.value)
     return constant(f"default:{name}")
+
+
+def renamed_key(sources, name: str) -> set:
+    """The key of an instance passed as a plain value: `<input>.pk` for inputs, the value's own
+    sources otherwise (a read's result stays dependent)."""
+    out = set()
+    for kind, what in sources:
+        out.add(("input", f"{what}.pk") if kind == "input" else (kind, what))
+    return out or {("input", "pk")}

@@ -43,7 +43,9 @@ def dumps(records: Iterable[dict]) -> str:
 
 
 def loads(text: str) -> Iterator[dict]:
-    for number, line in enumerate(text.splitlines(), 1):
+    # Only "\n" ends a record: str.splitlines() would also split at U+2028 or U+0085 inside a
+    # JSON string (a file name, a literal), which json.dumps leaves unescaped.
+    for number, line in enumerate(text.split("\n"), 1):
         line = line.strip()
         if not line:
             continue

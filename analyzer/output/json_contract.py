@@ -6,7 +6,7 @@ import json
 from collections import Counter
 
 TRANSACTION_FIELDS = ("file", "line", "end_line", "function", "boundary", "wrapper", "interactivity", "reasons",
-                      "rw_inferable", "read_set", "write_set", "statements", "suggestions", "excerpt")
+                      "complete", "incomplete", "rw_inferable", "read_set", "write_set", "statements", "suggestions", "excerpt")
 
 
 def summary(analysis: dict) -> dict:
@@ -16,6 +16,7 @@ def summary(analysis: dict) -> dict:
         "transactions": len(transactions),
         "interactivity": dict(sorted(Counter(t["interactivity"] for t in transactions).items())),
         "rw_inferable": dict(sorted(Counter(t["rw_inferable"] for t in transactions).items())),
+        "incomplete": sum(1 for t in transactions if not t.get("complete", True)),
         "statements": len(statements),
         "inferability": dict(sorted(Counter(s["inferability"] for s in statements).items())),
         "diagnostics": len(analysis["diagnostics"]),

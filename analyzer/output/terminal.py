@@ -16,20 +16,22 @@ def render(analysis: dict, root: str, lines: int, console: Console, db_path: str
                   f"{len(analysis['entities'])} entities, {facts['transactions']} transactions "
                   f"(CDA mode {analysis['cda_mode']})")
     table = Table(show_lines=False, header_style="bold")
-    for column in ("location", "function", "boundary", "verdict", "rw set", "stmts", "reasons"):
+    for column in ("location", "function", "boundary", "verdict", "rw set", "stmts", "complete", "reasons"):
         table.add_column(column, overflow="fold")
     for t in analysis["transactions"]:
         reasons = sorted({r["category"] for r in t["reasons"]})
         style = _VERDICT_STYLE.get(t["interactivity"], "")
         table.add_row(f"{t['file']}:{t['line']}", t["function"], t["boundary"],
                       f"[{style}]{t['interactivity']}[/{style}]", t["rw_inferable"], str(len(t["statements"])),
-                      ", ".join(reasons))
+                      _completeness(t), ", ".join(reasons))
     if analysis["transactions"]:
         console.print(table)
     counts = ", ".join(f"{k} {v}" for k, v in facts["interactivity"].items()) or "none"
     rw = ", ".join(f"{k} {v}" for k, v in facts["rw_inferable"].items()) or "none"
     inf = ", ".join(f"{k} {v}" for k, v in facts["inferability"].items()) or "none"
     console.print(f"verdicts: {counts}")
+    if facts["incomplete"]:
+        console.print(f"incomplete: {facts['incomplete']} transactions (their verdicts are lower bounds)")
     console.print(f"read/write sets: {rw}")
     console.print(f"statements: {facts['statements']} ({inf})")
     if analysis["diagnostics"]:
@@ -40,3 +42,10 @@ def render(analysis: dict, root: str, lines: int, console: Console, db_path: str
             console.print(f"  ... {len(analysis['diagnostics']) - 20} more (see --format json or the store)")
     if db_path:
         console.print(f"store: {db_path}")
+
+
+def _completeness(transaction: dict) -> str:
+    """`yes`, or `no (n)` with the number of places the walk could not follow."""
+    if transaction.get("complete", True):
+        return "yes"
+    return f"[magenta]no ({len(transaction.get('incomplete', []))})[/magenta]"

@@ -1,7 +1,14 @@
-"""Metrics of a store, per application and for the whole survey, in each CDA mode (SQL only)."""
+"""Metrics of a store, per application and for the whole survey, in each CDA mode (SQL only).
+
+Counts are kept as integers and shares unrounded: a number is rounded once, where it is shown.
+Every figure is given for three denominators (SCOPES): explicit transactions, autocommit
+statements (stored as transactions with boundary `autocommit`), and both together, which is
+the study's denominator (TAXONOMY.md).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections import Counter
@@ -9,10 +16,29 @@ from collections import Counter
 from .study import FULLY_INFERABLE_THRESHOLD, STUDY
 
 INTERACTIVE = ("interactive-nonstrict", "interactive-strict")
+AUTOCOMMIT = "autocommit"
+SCOPES = ("explicit", "autocommit", "all")
+SCOPE_LABELS = {"explicit": "explicit transactions", "autocommit": "autocommit statements",
+                "all": "all together (the study's denominator)"}
+COUNTS = ("transactions", "one_shot", "nonstrict", "strict", "rw_full", "rw_partial", "rw_none",
+          "mismatch_transactions", "incomplete", "statements", "mismatch_statements")
 
 
-def _share(part: int, whole: int) -> float | None:
-    return round(part / whole, 4) if whole else None
+def share(part: int | None, whole: int | None) -> float | None:
+    return part / whole if whole else None
+
+
+def columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def has_completeness(db: sqlite3.Connection) -> bool:
+    """Whether the store records per-transaction completeness (a later schema adds `complete`)."""
+    return "complete" in columns(db, "transactions")
+
+
+def has_autocommit(db: sqlite3.Connection) -> bool:
+    return db.execute("SELECT 1 FROM transactions WHERE boundary = ? LIMIT 1", (AUTOCOMMIT,)).fetchone() is not None
 
 
 def modes(db: sqlite3.Connection) -> list[str]:
@@ -20,62 +46,101 @@ def modes(db: sqlite3.Connection) -> list[str]:
     return sorted(found, key=lambda m: (m != "pk", m)) or ["pk"]
 
 
+def _scope_sql() -> str:
+    return f"CASE WHEN t.boundary = '{AUTOCOMMIT}' THEN 'autocommit' ELSE 'explicit' END"
+
+
+def _counts(db: sqlite3.Connection, mode: str) -> dict[tuple[int, str], dict[str, int]]:
+    """{(app_id, scope): counts} for the explicit and autocommit scopes."""
+    incomplete = "sum(NOT t.complete)" if has_completeness(db) else "0"
+    rows = db.execute(
+        f"SELECT t.app_id, {_scope_sql()}, count(*), sum(t.interactivity = 'one-shot'),"
+        " sum(t.interactivity = 'interactive-nonstrict'), sum(t.interactivity = 'interactive-strict'),"
+        " sum(t.rw_inferable = 'full'), sum(t.rw_inferable = 'partial'), sum(t.rw_inferable = 'none'),"
+        " sum(EXISTS (SELECT 1 FROM statements s WHERE s.transaction_id = t.id AND s.inferability = 'cda-mismatch')),"
+        f" {incomplete}, sum(t.statements),"
+        " sum((SELECT count(*) FROM statements s WHERE s.transaction_id = t.id AND s.inferability = 'cda-mismatch'))"
+        " FROM transactions t WHERE t.cda_mode = ? GROUP BY 1, 2", (mode,)).fetchall()
+    return {(row[0], row[1]): dict(zip(COUNTS, (int(v or 0) for v in row[2:]), strict=True)) for row in rows}
+
+
+def _with_shares(counts: dict[str, int]) -> dict:
+    total = counts["transactions"]
+    return {
+        **counts,
+        "interactive": counts["nonstrict"] + counts["strict"],
+        "one_shot_share": share(counts["one_shot"], total),
+        "nonstrict_share": share(counts["nonstrict"], total),
+        "strict_share": share(counts["strict"], total),
+        "interactive_share": share(counts["nonstrict"] + counts["strict"], total),
+        "rw_full_share": share(counts["rw_full"], total),
+        "rw_partial_share": share(counts["rw_partial"], total),
+        "rw_none_share": share(counts["rw_none"], total),
+        "cda_mismatch_transaction_share": share(counts["mismatch_transactions"], total),
+        "cda_mismatch_statement_share": share(counts["mismatch_statements"], counts["statements"]),
+        "incomplete_share": share(counts["incomplete"], total),
+    }
+
+
 def apps(db: sqlite3.Connection, mode: str) -> list[dict]:
-    rows = db.execute("SELECT id, name, frontend, url, git_commit, status, error, files, lines FROM apps ORDER BY name")
+    counts = _counts(db, mode)
+    zero = dict.fromkeys(COUNTS, 0)
     out = []
-    for app_id, name, frontend, url, commit, status, error, files, lines in rows.fetchall():
-        txns = db.execute("SELECT id, interactivity, rw_inferable FROM transactions WHERE app_id = ? AND cda_mode = ?",
-                          (app_id, mode)).fetchall()
-        total = len(txns)
-        verdicts = Counter(t[1] for t in txns)
-        rw = Counter(t[2] for t in txns)
-        statements = db.execute(
-            "SELECT s.inferability, s.transaction_id FROM statements s JOIN transactions t ON t.id = s.transaction_id"
-            " WHERE t.app_id = ? AND t.cda_mode = ?", (app_id, mode)).fetchall()
-        mismatch_txns = {tid for inf, tid in statements if inf == "cda-mismatch"}
+    rows = db.execute("SELECT id, name, frontend, url, git_commit, subdir, status, error, files, lines FROM apps"
+                      " ORDER BY name").fetchall()
+    for app_id, name, frontend, url, commit, subdir, status, error, files, lines in rows:
+        explicit = counts.get((app_id, "explicit"), zero)
+        autocommit = counts.get((app_id, "autocommit"), zero)
+        together = {k: explicit[k] + autocommit[k] for k in COUNTS}
         reasons = Counter(r[0] for r in db.execute(
             "SELECT r.category FROM reasons r JOIN transactions t ON t.id = r.transaction_id"
             " WHERE t.app_id = ? AND t.cda_mode = ?", (app_id, mode)))
-        diagnostics = db.execute("SELECT count(*) FROM diagnostics WHERE app_id = ?", (app_id,)).fetchone()[0]
+        diagnostics = db.execute("SELECT file, line, code, severity, message FROM diagnostics WHERE app_id = ?"
+                                 " ORDER BY file, line, code, message", (app_id,)).fetchall()
         out.append({
-            "app": name, "frontend": frontend, "url": url, "commit": commit, "status": status, "error": error,
-            "files": files, "lines": lines, "transactions": total, "statements": len(statements),
-            "one_shot": verdicts["one-shot"], "nonstrict": verdicts["interactive-nonstrict"],
-            "strict": verdicts["interactive-strict"],
-            "one_shot_share": _share(verdicts["one-shot"], total),
-            "nonstrict_share": _share(verdicts["interactive-nonstrict"], total),
-            "strict_share": _share(verdicts["interactive-strict"], total),
-            "interactive_share": _share(verdicts["interactive-nonstrict"] + verdicts["interactive-strict"], total),
-            "rw_full_share": _share(rw["full"], total), "rw_partial_share": _share(rw["partial"], total),
-            "rw_none_share": _share(rw["none"], total),
-            "cda_mismatch_statement_share": _share(sum(1 for s in statements if s[0] == "cda-mismatch"),
-                                                   len(statements)),
-            "cda_mismatch_transaction_share": _share(len(mismatch_txns), total),
+            "app": name, "frontend": frontend, "url": url, "commit": commit, "subdir": subdir, "status": status,
+            "error": error, "files": files, "lines": lines,
+            "scopes": {"explicit": _with_shares(explicit), "autocommit": _with_shares(autocommit),
+                       "all": _with_shares(together)},
             # No wall times here: reports must be byte-identical for the same code (timings stay in
             # the store's `timings` table).
-            "reasons": dict(sorted(reasons.items())), "diagnostics": diagnostics,
+            "reasons": dict(sorted(reasons.items())),
+            "diagnostics": [{"file": f, "line": n, "code": c, "severity": s, "message": m}
+                            for f, n, c, s, m in diagnostics],
         })
     return out
 
 
-def survey(per_app: list[dict]) -> dict:
-    """The study's survey-level figures for these applications (apps with at least one transaction)."""
-    scanned = [a for a in per_app if a["status"] == "ok" and a["transactions"]]
-    total_txns = sum(a["transactions"] for a in scanned)
-    interactive_apps = [a for a in scanned if a["nonstrict"] + a["strict"]]
-    interactive_in_them = sum(a["nonstrict"] + a["strict"] for a in interactive_apps)
-    txns_in_them = sum(a["transactions"] for a in interactive_apps)
-    mismatch_txns = sum(round((a["cda_mismatch_transaction_share"] or 0) * a["transactions"]) for a in scanned)
-    ours = {
-        "apps_without_interactive": _share(len(scanned) - len(interactive_apps), len(scanned)),
-        "interactive_share_in_other_apps": _share(interactive_in_them, txns_in_them),
-        "strict_share_of_all": _share(sum(a["strict"] for a in scanned), total_txns),
-        "apps_with_58pct_fully_inferable": _share(
-            sum(1 for a in scanned if (a["rw_full_share"] or 0) >= FULLY_INFERABLE_THRESHOLD), len(scanned)),
-        "cda_mismatch_share_of_transactions": _share(mismatch_txns, total_txns),
+def _figures(scanned: list[dict]) -> dict:
+    """The study's five headline figures over applications' counts of one scope: {key: (part, whole)}."""
+    total = sum(a["transactions"] for a in scanned)
+    with_interactive = [a for a in scanned if a["interactive"]]
+    return {
+        "apps_without_interactive": (len(scanned) - len(with_interactive), len(scanned)),
+        "interactive_share_in_other_apps": (sum(a["interactive"] for a in with_interactive),
+                                            sum(a["transactions"] for a in with_interactive)),
+        "strict_share_of_all": (sum(a["strict"] for a in scanned), total),
+        "apps_with_58pct_fully_inferable": (
+            sum(1 for a in scanned if a["rw_full"] >= FULLY_INFERABLE_THRESHOLD * a["transactions"]), len(scanned)),
+        "cda_mismatch_share_of_transactions": (sum(a["mismatch_transactions"] for a in scanned), total),
     }
-    return {"applications": len(per_app), "with_transactions": len(scanned), "transactions": total_txns,
-            "figures": ours, "study": STUDY}
+
+
+def survey(per_app: list[dict], autocommit_measured: bool) -> dict:
+    """The study's survey-level figures, per scope, over applications with at least one transaction in it."""
+    scopes = {}
+    for scope in SCOPES:
+        scanned = [a["scopes"][scope] for a in per_app if a["status"] == "ok" and a["scopes"][scope]["transactions"]]
+        fractions = _figures(scanned)
+        scopes[scope] = {
+            "measured": scope == "explicit" or autocommit_measured,
+            "applications": len(scanned),
+            "transactions": sum(a["transactions"] for a in scanned),
+            "figures": {k: share(*v) for k, v in fractions.items()},
+            "fractions": {k: list(v) for k, v in fractions.items()},
+        }
+    return {"applications": len(per_app), "failed": sum(1 for a in per_app if a["status"] != "ok"),
+            "autocommit_measured": autocommit_measured, "scopes": scopes, "study": STUDY}
 
 
 def breakdowns(db: sqlite3.Connection, mode: str) -> dict:
@@ -99,38 +164,57 @@ def breakdowns(db: sqlite3.Connection, mode: str) -> dict:
     return {
         "mismatch_by_kind": {k: sum(n for kk, _a, n in mismatches if kk == k)
                              for k in sorted({k for k, _a, _n in mismatches})},
-        "mismatch_by_api": [{"kind": k, "api": a, "count": n} for k, a, n in mismatches[:15]],
+        "mismatch_by_api": [{"kind": k, "api": a, "count": n} for k, a, n in mismatches],
         "strict_reasons": dict(strict),
         "convertible": convertible,
     }
 
 
-def transactions(db: sqlite3.Connection, mode: str, app: str | None = None) -> list[dict]:
-    sql = ("SELECT a.name, t.id, t.file, t.line, t.function, t.boundary, t.wrapper, t.interactivity, t.rw_inferable,"
-           " t.statements, t.read_set, t.write_set, t.excerpt FROM transactions t JOIN apps a ON a.id = t.app_id"
-           " WHERE t.cda_mode = ?")
-    params: list = [mode]
-    if app is not None:
-        sql += " AND a.name = ?"
-        params.append(app)
-    sql += " ORDER BY a.name, t.file, t.line"
+def transactions(db: sqlite3.Connection, mode: str) -> list[dict]:
+    present = columns(db, "transactions")
+    extra = "".join(f", t.{c}" if c in present else ", NULL" for c in ("complete", "incomplete"))
+    sql = ("SELECT a.name, t.id, t.txn_key, t.file, t.line, t.function, t.boundary, t.wrapper, t.interactivity,"
+           " t.rw_inferable, t.statements, t.read_set, t.write_set, t.excerpt" + extra +
+           " FROM transactions t JOIN apps a ON a.id = t.app_id WHERE t.cda_mode = ? ORDER BY a.name, t.file, t.line,"
+           " t.txn_key")
     out = []
-    for row in db.execute(sql, params).fetchall():
-        name, tid, file, line, function, boundary, wrapper, verdict, rw, count, read_set, write_set, excerpt = row
+    for row in db.execute(sql, (mode,)).fetchall():
+        (name, tid, key, file, line, function, boundary, wrapper, verdict, rw, count, read_set, write_set, excerpt,
+         complete, incomplete) = row
         reasons = db.execute("SELECT category, callee, file, line FROM reasons WHERE transaction_id = ?"
                              " ORDER BY category, file, line", (tid,)).fetchall()
-        statements = db.execute("SELECT file, line, entity, kind, api, inferability FROM statements"
+        statements = db.execute("SELECT file, line, entity, kind, api, inferability, flags FROM statements"
                                 " WHERE transaction_id = ? ORDER BY rowid", (tid,)).fetchall()
         suggestions = db.execute("SELECT kind, pattern, line, explanation, code FROM suggestions"
                                  " WHERE transaction_id = ? ORDER BY rowid", (tid,)).fetchall()
         out.append({
-            "app": name, "file": file, "line": line, "function": function, "boundary": boundary, "wrapper": wrapper,
-            "interactivity": verdict, "rw_inferable": rw, "statement_count": count,
+            "app": name, "key": key, "uid": _uid(name, key), "file": file, "line": line, "function": function,
+            "boundary": boundary, "wrapper": wrapper, "interactivity": verdict, "rw_inferable": rw,
+            "statement_count": count,
             "read_set": json.loads(read_set), "write_set": json.loads(write_set), "excerpt": excerpt or "",
+            "complete": None if complete is None else bool(complete),
+            "incomplete": _json_list(incomplete),
+            "cda_mismatch": any(s[5] == "cda-mismatch" for s in statements),
             "reasons": [{"category": c, "callee": e, "file": f, "line": n} for c, e, f, n in reasons],
-            "statements": [{"file": f, "line": n, "entity": e, "kind": k, "api": a, "inferability": i}
-                           for f, n, e, k, a, i in statements],
+            "statements": [{"file": f, "line": n, "entity": e, "kind": k, "api": a, "inferability": i,
+                            "flags": json.loads(fl)} for f, n, e, k, a, i, fl in statements],
             "suggestions": [{"kind": k, "pattern": p, "line": n, "explanation": x, "code": c}
                             for k, p, n, x, c in suggestions],
         })
     return out
+
+
+def _uid(app: str, key: str) -> str:
+    """A stable identifier of a transaction for links between pages (the same in every CDA mode)."""
+    return hashlib.sha256(json.dumps([app, key]).encode()).hexdigest()[:12]
+
+
+def _json_list(text: str | None) -> list:
+    """The `incomplete` column: a JSON list of where the walk went blind (strings or records)."""
+    if not text:
+        return []
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return [str(text)]
+    return value if isinstance(value, list) else [value]

@@ -2,6 +2,8 @@
 transaction list, summary.md, metrics.csv/json and the figures (figures/*.svg|png).
 
 Everything is offline: CSS and the small filter script are inline, figures are local files.
+Everything shown comes from scanned code and manifests, so every HTML template autoescapes
+and the Markdown escapes through the `md` filter (see escape.py).
 """
 
 from __future__ import annotations
@@ -9,92 +11,96 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 import sqlite3
 from pathlib import Path
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment, PackageLoader
 
 from .. import __version__, store
-from . import metrics, plots
+from . import escape, metrics, plots
 from .study import LABELS, STUDY
 
-CSV_FIELDS = ["app", "frontend", "files", "lines", "transactions", "statements", "one_shot", "nonstrict", "strict",
-              "one_shot_share", "nonstrict_share", "strict_share", "interactive_share", "rw_full_share",
-              "rw_partial_share", "rw_none_share", "cda_mismatch_statement_share", "cda_mismatch_transaction_share",
-              "diagnostics", "status"]
+CSV_FIELDS = ["transactions", "statements", "one_shot", "nonstrict", "strict", "incomplete", "one_shot_share",
+              "nonstrict_share", "strict_share", "interactive_share", "rw_full_share", "rw_partial_share",
+              "rw_none_share", "cda_mismatch_statement_share", "cda_mismatch_transaction_share"]
 
 
-def _pct(value) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
-def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name)
-
-
-def _environment() -> Environment:
-    env = Environment(loader=PackageLoader("analyzer.report", "templates"), autoescape=select_autoescape(["html"]),
+def _environment(apps: dict[str, dict]) -> Environment:
+    env = Environment(loader=PackageLoader("analyzer.report", "templates"), autoescape=escape.autoescape,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters["pct"] = _pct
-    env.filters["slug"] = _slug
+    env.filters.update(pct=escape.pct, frac=escape.fraction, slug=escape.slug, md=escape.markdown,
+                       breakable=escape.breakable, script_json=escape.script_json, where=escape.where)
+    env.globals["web_url"] = escape.web_url
+    env.globals["source"] = lambda app, file, line: escape.source_url(apps.get(app), file, line)
     return env
 
 
 def collect(db: sqlite3.Connection) -> dict:
-    data = {"modes": {}, "version": __version__}
+    data = {"modes": {}, "version": __version__, "autocommit_measured": metrics.has_autocommit(db),
+            "completeness": metrics.has_completeness(db)}
     for mode in metrics.modes(db):
         per_app = metrics.apps(db, mode)
         data["modes"][mode] = {
             "apps": per_app,
-            "survey": metrics.survey(per_app),
+            "survey": metrics.survey(per_app, data["autocommit_measured"]),
             "breakdowns": metrics.breakdowns(db, mode),
             "transactions": metrics.transactions(db, mode),
         }
     return data
 
 
+def _facets(data: dict) -> dict:
+    """The values each filter of the transaction browser offers (sorted, from every mode)."""
+    rows = [t for block in data["modes"].values() for t in block["transactions"]]
+    return {
+        "apps": sorted({t["app"] for t in rows}),
+        "reasons": sorted({r["category"] for t in rows for r in t["reasons"]}),
+        "boundaries": sorted({t["boundary"] for t in rows}),
+    }
+
+
 def write(db_path: Path, out: Path) -> list[Path]:
-    db = store.connect(db_path)
+    db = store.open_reader(db_path)
     data = collect(db)
     db.close()
     out.mkdir(parents=True, exist_ok=True)
-    figures_dir = out / "figures"
-    env = _environment()
-    written: list[Path] = []
-    figures: dict[str, list[str]] = {}
-    for mode, block in data["modes"].items():
-        figures[mode] = [
-            plots.interactive_share(block["apps"], figures_dir, mode),
-            plots.fully_inferable_cdf(block["apps"], figures_dir, mode),
-            plots.mismatches(block["breakdowns"], figures_dir, mode),
-            plots.strict_reasons(block["breakdowns"], figures_dir, mode),
-            plots.rewrites(block["breakdowns"], figures_dir, mode),
-        ]
     primary = "pk" if "pk" in data["modes"] else next(iter(data["modes"]))
-    context = {"data": data, "figures": figures, "labels": LABELS, "study": STUDY, "primary": primary}
+    figures = plots.draw_all(data["modes"], out / "figures")
+    apps = {a["app"]: a for a in data["modes"][primary]["apps"]}
+    slugs = escape.unique_slugs(sorted(apps))
+    env = _environment(apps)
+    env.filters["page"] = lambda name: slugs[name]
+    context = {"data": data, "figures": figures, "labels": LABELS, "study": STUDY, "primary": primary,
+               "scopes": metrics.SCOPES, "scope_labels": metrics.SCOPE_LABELS, "facets": _facets(data)}
+    written: list[Path] = []
 
     def emit(path: Path, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         written.append(path)
 
-    emit(out / "index.html", env.get_template("index.html.j2").render(**context))
+    emit(out / "index.html", env.get_template("index.html.j2").render(**context, prefix=""))
     emit(out / "transactions.html", env.get_template("transactions.html.j2").render(
-        **context, rows=data["modes"][primary]["transactions"], title="All transactions", prefix=""))
-    for app in data["modes"][primary]["apps"]:
-        rows = [t for t in data["modes"][primary]["transactions"] if t["app"] == app["app"]]
-        emit(out / "apps" / f"{_slug(app['app'])}.html", env.get_template("app.html.j2").render(
-            **context, app=app, rows=rows, prefix="../",
-            other={m: next(a for a in b["apps"] if a["app"] == app["app"]) for m, b in data["modes"].items()}))
+        **context, only_app=None, prefix=""))
+    for name, app in apps.items():
+        emit(out / "apps" / f"{slugs[name]}.html", env.get_template("app.html.j2").render(
+            **context, app=app, only_app=name, prefix="../",
+            per_mode={m: next(a for a in b["apps"] if a["app"] == name) for m, b in data["modes"].items()}))
     emit(out / "summary.md", env.get_template("summary.md.j2").render(**context))
-    emit(out / "metrics.json", json.dumps({m: {"survey": b["survey"], "apps": b["apps"], "breakdowns": b["breakdowns"]}
-                                           for m, b in data["modes"].items()}, indent=2, sort_keys=True) + "\n")
+    emit(out / "metrics.json", json.dumps(
+        {"autocommit_measured": data["autocommit_measured"],
+         **{m: {"survey": b["survey"], "apps": b["apps"], "breakdowns": b["breakdowns"]}
+            for m, b in data["modes"].items()}}, indent=2, sort_keys=True) + "\n")
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=["cda_mode"] + CSV_FIELDS, lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=["cda_mode", "scope", "app", "frontend", "files", "lines", "status",
+                                                "diagnostics", *CSV_FIELDS], lineterminator="\n")
     writer.writeheader()
     for mode, block in data["modes"].items():
         for app in block["apps"]:
-            writer.writerow({"cda_mode": mode, **{k: app.get(k) for k in CSV_FIELDS}})
+            for scope in metrics.SCOPES:
+                writer.writerow({"cda_mode": mode, "scope": scope, "app": app["app"], "frontend": app["frontend"],
+                                 "files": app["files"], "lines": app["lines"], "status": app["status"],
+                                 "diagnostics": len(app["diagnostics"]),
+                                 **{k: app["scopes"][scope][k] for k in CSV_FIELDS}})
     emit(out / "metrics.csv", buffer.getvalue())
     return written

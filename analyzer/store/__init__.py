@@ -7,11 +7,20 @@ interrupted write leaves the previous consistent state and a re-run completes it
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import stat
+import tempfile
 from importlib import resources
 from pathlib import Path
 
 SCHEMA_VERSION = 1
+# `PRAGMA application_id` of every txscan store ("txsc" in ASCII): a store says it is one,
+# and any other file, SQLite or not, is refused before SQLite is asked to open it.
+APPLICATION_ID = 0x74787363
+LOCK_TIMEOUT_SECONDS = 2.0
+
+_SQLITE_MAGIC = b"SQLite format 3\0"
 
 
 class StoreError(Exception):
@@ -22,22 +31,154 @@ def _j(value) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(path)
-    db.execute("PRAGMA foreign_keys = ON")
+def _header(path: Path) -> bytes:
+    """The first 100 bytes of a would-be store, read without SQLite (which could change the file)."""
+    if path.is_dir():
+        raise StoreError(f"{path} is a folder, not a txscan store")
+    try:
+        # Without blocking: a FIFO given as a store must not hang txscan.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise StoreError(f"{path} is not a regular file, not a txscan store")
+            header, size = os.read(fd, 100), info.st_size
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
+        raise StoreError(f"{path} is not a txscan store (not an SQLite database); left untouched")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    # The in-header page count is valid when "version-valid-for" equals the change counter.
+    if page_size < 512 or (header[92:96] == header[24:28] and size < pages * page_size):
+        raise StoreError(f"{path} is truncated or corrupt ({size} bytes); left untouched")
+    application_id = int.from_bytes(header[68:72], "big")
+    if application_id != APPLICATION_ID:
+        if application_id == 0 and int.from_bytes(header[60:64], "big") == SCHEMA_VERSION:
+            raise StoreError(f"{path} has no txscan store id (written by an earlier txscan, or not a txscan "
+                             "store); left untouched: scan into a new store")
+        raise StoreError(f"{path} is an SQLite database of another application, not a txscan store; left untouched")
+    return header
+
+
+def _checked_version(db: sqlite3.Connection, path: Path) -> None:
     version = db.execute("PRAGMA user_version").fetchone()[0]
-    if version not in (0, SCHEMA_VERSION):
+    if version != SCHEMA_VERSION:
         db.close()
-        raise StoreError(f"{path} has store schema version {version}; this txscan writes version {SCHEMA_VERSION}")
-    db.executescript(resources.files(__package__).joinpath("schema.sql").read_text("utf-8"))
-    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        raise StoreError(f"{path} has store schema version {version}; this txscan reads version {SCHEMA_VERSION}")
+
+
+def _checked_integrity(db: sqlite3.Connection, path: Path) -> None:
+    try:
+        result = db.execute("PRAGMA quick_check").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        result = str(exc)
+    if result != "ok":
+        db.close()
+        raise StoreError(f"{path} is corrupt ({result}); left untouched")
+
+
+def _sqlite_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return StoreError(f"{path} is locked by another process (waited {LOCK_TIMEOUT_SECONDS:g} s)")
+    return StoreError(f"{path}: {text}")
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open a store to write, creating it when missing; anything but a txscan store is refused."""
+    path = Path(path)
+    if not (path.exists() or path.is_symlink()):
+        _create(path)
+    _header(path)
+    try:
+        db = sqlite3.connect(path, timeout=LOCK_TIMEOUT_SECONDS)
+    except sqlite3.Error as exc:
+        raise _sqlite_error(path, exc) from exc
+    try:
+        db.execute("PRAGMA foreign_keys = ON")
+        _checked_version(db, path)
+        _checked_integrity(db, path)
+    except sqlite3.Error as exc:
+        db.close()
+        raise _sqlite_error(path, exc) from exc
     return db
+
+
+def _create(path: Path) -> None:
+    """A new, empty store, built under a temporary name and linked into place complete: a
+    process killed while creating it leaves no half-made file at `path`."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
+        os.close(fd)
+    except OSError as exc:
+        raise StoreError(f"cannot create {path}: {exc.strerror or exc}") from exc
+    try:
+        db = sqlite3.connect(temporary)
+        with db:
+            db.execute("BEGIN IMMEDIATE")
+            for statement in _schema_statements():
+                db.execute(statement)
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.close()
+        os.link(temporary, path)
+    except FileExistsError:
+        pass  # created meanwhile by another process: used as it is (and checked like any store)
+    except (OSError, sqlite3.Error) as exc:
+        raise StoreError(f"cannot create {path}: {getattr(exc, 'strerror', None) or exc}") from exc
+    finally:
+        Path(temporary).unlink(missing_ok=True)
+
+
+def open_reader(path: Path) -> sqlite3.Connection:
+    """Open a store read-only (`mode=ro`): reports and merge sources never write to what they read."""
+    path = Path(path)
+    if not path.exists():
+        raise StoreError(f"{path} does not exist")
+    _header(path)
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=LOCK_TIMEOUT_SECONDS)
+        _checked_version(db, path)
+        _checked_integrity(db, path)
+    except sqlite3.Error as exc:
+        raise _sqlite_error(path, exc) from exc
+    return db
+
+
+def _schema_statements() -> list[str]:
+    text = resources.files(__package__).joinpath("schema.sql").read_text("utf-8")
+    statements, current = [], []
+    for line in text.splitlines():
+        current.append(line)
+        if sqlite3.complete_statement("\n".join(current)):
+            statements.append("\n".join(current))
+            current = []
+    return statements
 
 
 def write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: str,
               analyses: dict[str, dict], seconds: float | None = None) -> int:
     """Replace everything stored for `app["name"]` with this scan's results, atomically."""
+    try:
+        return _write_app(db, app, files, ir_text, analyses, seconds)
+    except sqlite3.Error as exc:
+        raise _sqlite_error(Path(_database_file(db)), exc) from exc
+
+
+def _database_file(db: sqlite3.Connection) -> str:
+    try:
+        return db.execute("PRAGMA database_list").fetchone()[2] or "the store"
+    except sqlite3.Error:
+        return "the store"
+
+
+def _write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: str,
+               analyses: dict[str, dict], seconds: float | None) -> int:
     with db:
         db.execute("DELETE FROM apps WHERE name = ?", (app["name"],))
         cursor = db.execute(
@@ -65,17 +206,19 @@ def write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: str
                   _j(auto[e["name"]]["attributes"]) if e["name"] in auto else None)
                  for e in first["entities"]])
             db.executemany(
-                "INSERT INTO diagnostics (app_id, file, line, code, severity, message) VALUES (?,?,?,?,?,?)",
-                [(app_id, d["file"], d["line"], d["code"], d["severity"], d["message"]) for d in first["diagnostics"]])
+                "INSERT INTO diagnostics (app_id, file, line, code, severity, message, txn_key) VALUES (?,?,?,?,?,?,?)",
+                [(app_id, d["file"], d["line"], d["code"], d["severity"], d["message"], d.get("transaction"))
+                 for d in first["diagnostics"]])
         for mode in sorted(analyses):
             for t in analyses[mode]["transactions"]:
                 tid = db.execute(
                     "INSERT INTO transactions (app_id, cda_mode, txn_key, file, line, end_line, function, boundary,"
-                    " wrapper, interactivity, rw_inferable, statements, read_set, write_set, excerpt)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " wrapper, interactivity, rw_inferable, statements, read_set, write_set, excerpt, complete,"
+                    " incomplete) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (app_id, mode, t["id"], t["file"], t["line"], t["end_line"], t["function"], t["boundary"],
                      t.get("wrapper"), t["interactivity"], t["rw_inferable"], len(t["statements"]),
-                     _j(t["read_set"]), _j(t["write_set"]), t.get("excerpt"))).lastrowid
+                     _j(t["read_set"]), _j(t["write_set"]), t.get("excerpt"), int(t.get("complete", True)),
+                     _j(t.get("incomplete", [])))).lastrowid
                 db.executemany("INSERT INTO reasons (transaction_id, category, callee, file, line) VALUES (?,?,?,?,?)",
                                [(tid, r["category"], r.get("callee"), r["file"], r["line"]) for r in t["reasons"]])
                 db.executemany(
@@ -102,7 +245,7 @@ def stored_fingerprint(db: sqlite3.Connection, name: str) -> tuple[str | None, s
 
 def merge(target: sqlite3.Connection, source_path: Path) -> list[str]:
     """Copy every application of another store into this one (replacing same-named ones)."""
-    source = connect(source_path)
+    source = open_reader(source_path)
     names = [r[0] for r in source.execute("SELECT name FROM apps ORDER BY name")]
     for name in names:
         cursor = source.execute("SELECT * FROM apps WHERE name = ?", (name,))

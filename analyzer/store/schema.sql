@@ -60,6 +60,8 @@ CREATE TABLE IF NOT EXISTS transactions (
     read_set      TEXT NOT NULL,    -- JSON list of symbolic rows
     write_set     TEXT NOT NULL,
     excerpt       TEXT,             -- the first lines of the transaction's code
+    complete      INTEGER NOT NULL DEFAULT 1,  -- 0: the walk went blind somewhere (docs/VERDICTS.md)
+    incomplete    TEXT NOT NULL DEFAULT '[]',  -- JSON list of {file, line, callee, reason}
     UNIQUE (app_id, cda_mode, txn_key)
 );
 CREATE TABLE IF NOT EXISTS reasons (
@@ -101,7 +103,8 @@ CREATE TABLE IF NOT EXISTS diagnostics (
     line     INTEGER NOT NULL,
     code     TEXT NOT NULL,
     severity TEXT NOT NULL,
-    message  TEXT NOT NULL
+    message  TEXT NOT NULL,
+    txn_key  TEXT                   -- the transaction it is tied to, if any
 );
 CREATE TABLE IF NOT EXISTS timings (
     app_id   INTEGER PRIMARY KEY REFERENCES apps(id) ON DELETE CASCADE,

@@ -11,21 +11,27 @@ import hashlib
 import os
 from pathlib import Path
 
+from ..django.files import DEFAULT_MAX_BYTES, display_path, read_bytes
+
 SOURCE_SUFFIXES = (".py", ".ts", ".tsx", ".mts", ".cts", ".js")
 SKIPPED = {".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", ".txscan", ".tox"}
 
 
-def source_hashes(root: Path) -> dict[str, str]:
+def source_hashes(root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, str]:
+    """sha256 of every source file, read the way a scan reads them (regular files only, size
+    checked first): a FIFO or a link to /dev/zero named like a source file must not hang or
+    exhaust a survey. A file that cannot be read is hashed by why it is not read, so a change
+    in that is a change too."""
     hashes: dict[str, str] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED)
         for name in sorted(filenames):
             if name.endswith(SOURCE_SUFFIXES):
                 path = Path(dirpath) / name
-                try:
-                    hashes[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
-                except OSError:
-                    continue
+                data = read_bytes(path, max_bytes)
+                if isinstance(data, tuple):
+                    data = ":".join(data).encode("utf-8")
+                hashes[display_path(path, root)] = hashlib.sha256(data).hexdigest()
     return hashes
 
 

@@ -2,6 +2,8 @@
 
 ts-plugin is compiled JavaScript; node is needed only for TypeScript scans, and its absence
 (or a missing build) is a clear error, never a silent empty scan. Nothing is downloaded.
+Every way node can fail (missing, killed, timed out, a non-zero exit, output that is not IR)
+is a `FrontendUnavailable` with one line saying which, never a traceback.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -31,21 +34,63 @@ def plugin_path() -> Path:
     return here.parents[2] / "ts-plugin" / "dist" / "cli.js"
 
 
+def settings_argument(depth: int, max_file_bytes: int, exclude: list[str] | tuple[str, ...] = (),
+                      **extra) -> str:
+    """The one `--settings` JSON object of ts-plugin's command line (ts-plugin/README.md)."""
+    return json.dumps({"depth": depth, "maxFileBytes": max_file_bytes, "exclude": list(exclude), **extra},
+                      sort_keys=True, ensure_ascii=True)
+
+
 def run(root: Path, depth: int = 6, max_file_bytes: int = 2_000_000, timeout: float = 3600,
-        settings: dict | None = None) -> list[dict]:
-    """`settings`: further settings as one JSON object (ts-plugin/src/settings.ts), e.g. the
-    user's extra `effects` and `statements` from `[tool.txscan]`."""
+        exclude: list[str] | tuple[str, ...] = (), **extra_settings) -> list[dict]:
     node = shutil.which("node")
     if node is None:
         raise FrontendUnavailable("node was not found on PATH; it is needed to scan TypeScript applications")
     cli = plugin_path()
-    if not cli.exists():
+    if not cli.is_file():
         raise FrontendUnavailable(f"the TypeScript front end is not built ({cli} is missing); "
                                   "run `npm ci && npm run build --workspace ts-plugin`")
-    command = [node, str(cli), str(root), "--depth", str(depth), "--max-file-bytes", str(max_file_bytes)]
-    if settings:
-        command += ["--settings", json.dumps(settings, sort_keys=True)]
-    completed = subprocess.run(command, capture_output=True, text=True, timeout=timeout, encoding="utf-8")
+    command = [node, str(cli), "--settings", settings_argument(depth, max_file_bytes, exclude, **extra_settings),
+               os.fspath(root)]
+    try:
+        completed = subprocess.run(command, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        raise FrontendUnavailable(f"the TypeScript front end did not finish within {timeout:g} s") from exc
+    except OSError as exc:
+        raise FrontendUnavailable(f"cannot run node ({node}): {exc.strerror or exc}") from exc
+    if completed.returncode < 0:
+        name = _signal_name(-completed.returncode)
+        raise FrontendUnavailable(f"the TypeScript front end was killed by {name} (out of memory or stopped)")
     if completed.returncode != 0:
-        raise FrontendUnavailable(f"ts-plugin failed (exit {completed.returncode}): {completed.stderr.strip()[:2000]}")
-    return list(ir.loads(completed.stdout))
+        raise FrontendUnavailable(f"the TypeScript front end failed (exit {completed.returncode}): "
+                                  f"{_last_line(completed.stderr)}")
+    try:
+        records = list(ir.loads(completed.stdout.decode("utf-8")))
+    except UnicodeDecodeError as exc:
+        raise FrontendUnavailable(f"the TypeScript front end printed bytes that are not UTF-8 (at byte {exc.start}); "
+                                  "not IR") from exc
+    except (ValueError, AttributeError) as exc:
+        raise FrontendUnavailable(f"the TypeScript front end printed something that is not IR: {exc}") from exc
+    for number, record in enumerate(records, 1):
+        if not isinstance(record, dict) or record.get("type") not in _RECORD_TYPES:
+            raise FrontendUnavailable(f"the TypeScript front end printed something that is not IR: record {number} "
+                                      "has no known type")
+    return records
+
+
+_RECORD_TYPES = ("meta", "entity", "transaction", "diagnostic")
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _last_line(stderr: bytes) -> str:
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    # ts-plugin's own message first; otherwise the first line that is not a stack frame.
+    own = [line for line in lines if line.startswith("txscan-ts:")]
+    plain = [line for line in lines if not line.startswith("at ")]
+    return (own or plain or lines or ["no message"])[0][:500]

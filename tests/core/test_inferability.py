@@ -98,3 +98,21 @@ def test_reconnaissance_suggestion_for_a_mismatch():
     assert suggestion["kind"] == "reconnaissance"
     assert 'Account.objects.filter(email=email).values_list("pk", flat=True)' in suggestion["code"]
     assert "pk__in=account_pks, email=email" in suggestion["code"]
+
+
+FLAG_CASES = {
+    "pattern on another attribute": (term("username", "pattern"), "pattern", True),
+    "range on another attribute": (term("created", "range"), "range", True),
+    "range on the primary key": (term("pk", "range"), "range", False),
+    "subquery on another attribute": (term("tags", "other"), "unknown", True),
+    "equality on another attribute": (term("email"), "cda-mismatch", True),
+    "primary key": (term("pk"), "key", False),
+}
+
+
+@pytest.mark.parametrize("predicate,category,mismatch", FLAG_CASES.values(), ids=FLAG_CASES.keys())
+def test_cda_mismatch_flag_holds_whatever_the_category(predicate, category, mismatch):
+    result = analyze(records(txn(stmt("s1", predicate=predicate))))
+    statement = result["transactions"][0]["statements"][0]
+    assert statement["inferability"] == category
+    assert ("cda-mismatch" in statement["flags"]) is mismatch

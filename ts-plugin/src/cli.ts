@@ -1,25 +1,64 @@
 #!/usr/bin/env node
-// txscan TypeScript front end: `node dist/cli.js [--tsconfig FILE] [--max-file-bytes N]
-// [--depth N] [--settings JSON] PATH` writes IR version 1 (JSON lines) for the TypeORM
-// application at PATH. `--settings` is one JSON object of further settings (src/settings.ts).
-// Exit 0 when the scan completed (bad files are diagnostics), 2 for usage errors.
+// txscan TypeScript front end: `node dist/cli.js [--settings JSON] [--tsconfig FILE]
+// [--max-file-bytes N] [--depth N] PATH` writes IR version 1 (JSON lines) for the TypeORM
+// application at PATH. Exit 0 when the scan completed (bad files are diagnostics), 2 for usage
+// errors, 3 for an internal error (one line on stderr, never a stack trace unless
+// TXSCAN_DEBUG is set).
 import * as fs from "fs";
 import { DEFAULTS, scan } from "./scan";
-import { parseSettings, UserCatalog } from "./settings";
+import { ScanOptions } from "./program";
+import { catalogOf, UserCatalog } from "./settings";
 
-const USAGE = "usage: txscan-ts [--tsconfig FILE] [--max-file-bytes N] [--depth N] [--settings JSON] PATH";
+const USAGE = "usage: txscan-ts [--settings JSON] [--tsconfig FILE] [--max-file-bytes N] [--depth N] PATH";
+const INTERNAL_ERROR = 3;
 
 function fail(msg: string): never {
   process.stderr.write(`txscan-ts: ${msg}\n${USAGE}\n`);
   process.exit(2);
 }
 
+type Settings = Partial<Omit<ScanOptions, "root" | "tsconfig">>;
+
+/**
+ * `--settings` is one JSON object carrying [tool.txscan] to this side: `exclude` (list of
+ * names), `maxFileBytes`, `depth`, and the user's extra `effects` and `statements`
+ * (src/settings.ts). Keys this version does not know are ignored, so the Python
+ * side can add settings (e.g. extra callees) without breaking an older build.
+ */
+function parseSettings(text: string): Settings {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    fail("--settings needs a JSON object");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) fail("--settings needs a JSON object");
+  const raw = value as Record<string, unknown>;
+  const out: Settings = {};
+  const count = (key: "maxFileBytes" | "depth") => {
+    const v = raw[key];
+    if (v === undefined) return;
+    if (typeof v !== "number" || !Number.isInteger(v) || v < 1) fail(`--settings ${key} must be a whole number of 1 or more`);
+    out[key] = v;
+  };
+  count("maxFileBytes");
+  count("depth");
+  if (raw.exclude !== undefined) {
+    if (!Array.isArray(raw.exclude) || !raw.exclude.every((x) => typeof x === "string")) fail("--settings exclude must be a list of names");
+    out.exclude = raw.exclude as string[];
+  }
+  for (const [key, v] of Object.entries(raw)) {
+    if (!(key in out) && v !== undefined && !["maxFileBytes", "depth", "exclude"].includes(key)) (out as Record<string, unknown>)[key] = v;
+  }
+  return out;
+}
+
 function main(argv: string[]): void {
   let tsconfig: string | undefined;
-  let maxFileBytes = DEFAULTS.maxFileBytes;
-  let depth = DEFAULTS.depth;
+  let settings: Settings = {};
+  let maxFileBytes: number | undefined;
+  let depth: number | undefined;
   let root: string | undefined;
-  let catalog: UserCatalog | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = (): string => {
@@ -36,15 +75,9 @@ function main(argv: string[]): void {
       process.stdout.write(USAGE + "\n");
       process.exit(0);
     } else if (a === "--tsconfig" || a.startsWith("--tsconfig=")) tsconfig = value();
+    else if (a === "--settings" || a.startsWith("--settings=")) settings = parseSettings(value());
     else if (a === "--max-file-bytes" || a.startsWith("--max-file-bytes=")) maxFileBytes = int(value());
     else if (a === "--depth" || a.startsWith("--depth=")) depth = int(value());
-    else if (a === "--settings" || a.startsWith("--settings=")) {
-      try {
-        catalog = parseSettings(value());
-      } catch (e) {
-        fail((e as Error).message);
-      }
-    }
     else if (a.startsWith("-") && a !== "-") fail(`unknown option ${a}`);
     else if (root === undefined) root = a;
     else fail(`unexpected argument ${a}`);
@@ -59,8 +92,29 @@ function main(argv: string[]): void {
   }
   if (!stat.isDirectory()) fail(`${root} is not a directory`);
   if (tsconfig !== undefined && !fs.existsSync(tsconfig)) fail(`cannot read tsconfig ${tsconfig}`);
-  const result = scan(root, { tsconfig, maxFileBytes, depth, catalog });
+  let catalog: UserCatalog;
+  try {
+    catalog = catalogOf(settings as Record<string, unknown>);
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  const { effects: _effects, statements: _statements, ...rest } = settings as Record<string, unknown>;
+  const options = {
+    ...(rest as Settings),
+    catalog,
+    tsconfig,
+    maxFileBytes: maxFileBytes ?? settings.maxFileBytes ?? DEFAULTS.maxFileBytes,
+    depth: depth ?? settings.depth ?? DEFAULTS.depth,
+  };
+  const result = scan(root, options);
   process.stdout.write(result.ir);
 }
 
-main(process.argv.slice(2));
+try {
+  main(process.argv.slice(2));
+} catch (e) {
+  if (process.env.TXSCAN_DEBUG) process.stderr.write(`${(e as Error)?.stack ?? e}\n`);
+  const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  process.stderr.write(`txscan-ts: internal error: ${message.split("\n")[0]}\n`);
+  process.exit(INTERNAL_ERROR);
+}

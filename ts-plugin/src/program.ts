@@ -17,6 +17,8 @@ export interface ScanOptions {
   tsconfig?: string;
   maxFileBytes: number;
   depth: number;
+  /** Folder or file names (`*`/`?` patterns) never scanned, besides SKIP_DIRS: `exclude` of [tool.txscan]. */
+  exclude?: string[];
 }
 
 export interface ProgramSetup {
@@ -42,27 +44,158 @@ function diag(file: string, line: number, code: string, severity: DiagnosticReco
   return { ir: 1, type: "diagnostic", file, line, code, severity, message };
 }
 
-/** All files under root, sorted, skipping dependency and output folders and dot-folders. */
-function listFiles(rootDir: string): string[] {
+/** A `*`/`?` pattern of [tool.txscan] exclude as a regular expression over one name. */
+function namePattern(glob: string): RegExp {
+  const body = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  return new RegExp(`^${body}$`);
+}
+
+/** A file or folder name as text: bytes that are not UTF-8 are shown as `\xNN` (as the Python side does). */
+function displayName(raw: Buffer): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(raw);
+  } catch {
+    let out = "";
+    for (let i = 0; i < raw.length; ) {
+      let taken = 0;
+      for (let n = Math.min(4, raw.length - i); n >= 1 && taken === 0; n--) {
+        try {
+          out += new TextDecoder("utf-8", { fatal: true }).decode(raw.subarray(i, i + n));
+          taken = n;
+        } catch {
+          /* shorter */
+        }
+      }
+      if (taken === 0) {
+        out += `\\x${raw[i].toString(16).padStart(2, "0")}`;
+        taken = 1;
+      }
+      i += taken;
+    }
+    return out;
+  }
+}
+
+/**
+ * All regular files under root, sorted, skipping dependency and output folders, dot-folders and
+ * excluded names. A folder that cannot be listed, a source file that is not a regular file (a
+ * FIFO, a device, a broken link) or whose name is not UTF-8 is a diagnostic, never read.
+ */
+function listFiles(rootDir: string, exclude: string[], diagnostics: DiagnosticRecord[]): string[] {
   const out: string[] = [];
+  const excluded = exclude.map(namePattern);
+  const isExcluded = (name: string) => SKIP_DIRS.has(name) || excluded.some((re) => re.test(name));
   const walk = (dir: string) => {
-    let entries: fs.Dirent[];
+    let entries: fs.Dirent<Buffer>[];
     try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
+      entries = fs.readdirSync(dir, { withFileTypes: true, encoding: "buffer" });
+    } catch (e) {
+      diagnostics.push(diag(relPath(rootDir, dir) || ".", 0, "unreadable", "error",
+        `folder cannot be read (${(e as NodeJS.ErrnoException).code ?? "error"}); its files are not analysed`));
       return;
     }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    entries.sort((a, b) => Buffer.compare(a.name, b.name));
     for (const e of entries) {
-      const full = path.join(dir, e.name);
+      const plain = new TextDecoder("utf-8").decode(e.name);
+      const shown = displayName(e.name);
+      const full = path.join(dir, plain);
+      const relShown = relPath(rootDir, dir) ? `${relPath(rootDir, dir)}/${shown}` : shown;
       if (e.isDirectory()) {
-        if (SKIP_DIRS.has(e.name) || e.name.startsWith(".")) continue;
+        if (isExcluded(plain) || plain.startsWith(".")) continue;
+        if (shown !== plain) {
+          diagnostics.push(diag(relShown, 0, "unreadable", "error", "folder name is not valid UTF-8; its files are not analysed"));
+          continue;
+        }
         walk(full);
-      } else if (e.isFile()) out.push(full);
+        continue;
+      }
+      if (isExcluded(plain)) continue;
+      const source = TS_SOURCE.test(plain);
+      if (source && shown !== plain) {
+        diagnostics.push(diag(relShown, 0, "unreadable", "error", "file name is not valid UTF-8; not read"));
+        continue;
+      }
+      if (e.isFile()) {
+        out.push(full);
+        continue;
+      }
+      if (!source) continue;
+      // a link, FIFO, socket or device named like a source file
+      let kind = "a special file";
+      try {
+        const st = fs.statSync(full);
+        if (st.isFile()) {
+          out.push(full);
+          continue;
+        }
+        kind = st.isFIFO() ? "a FIFO" : st.isCharacterDevice() ? "a character device" : st.isDirectory() ? "a folder"
+          : st.isSocket() ? "a socket" : kind;
+      } catch (err) {
+        kind = `a broken link (${(err as NodeJS.ErrnoException).code ?? "error"})`;
+      }
+      diagnostics.push(diag(relShown, 0, "unreadable", "error", `not a regular file (${kind}); not read`));
     }
   };
   walk(rootDir);
   return out;
+}
+
+/** Read a regular file of at most maxBytes without blocking (a FIFO is never waited on). */
+export function readRegularFile(file: string, maxBytes: number): Buffer | { code: string; reason: string } {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    return { code: "unreadable", reason: `cannot read (${(e as NodeJS.ErrnoException).code ?? "error"})` };
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return { code: "unreadable", reason: "not a regular file; not read" };
+    if (st.size > maxBytes) return { code: "too-large", reason: `file has ${st.size} bytes, over the limit of ${maxBytes}; skipped` };
+    const buf = Buffer.alloc(st.size);
+    let got = 0;
+    while (got < st.size) {
+      const n = fs.readSync(fd, buf, got, st.size - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } catch (e) {
+    return { code: "unreadable", reason: `cannot read (${(e as NodeJS.ErrnoException).code ?? "error"})` };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Deepest bracket nesting of a source text (parentheses, brackets, braces; strings and comments
+ * skipped roughly). The compiler's parser and txscan's walker recurse per level: a file deeper
+ * than MAX_NESTING would overflow the stack and lose the whole scan, so it is a diagnostic.
+ */
+export const MAX_NESTING = 150;
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 40 || c === 91 || c === 123) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+    } else if (c === 41 || c === 93 || c === 125) {
+      if (depth > 0) depth--;
+    } else if (c === 47 && text.charCodeAt(i + 1) === 47) {
+      const end = text.indexOf("\n", i);
+      i = end < 0 ? text.length : end;
+    } else if (c === 47 && text.charCodeAt(i + 1) === 42) {
+      const end = text.indexOf("*/", i + 2);
+      i = end < 0 ? text.length : end + 1;
+    } else if (c === 34 || c === 39) {
+      let j = i + 1;
+      while (j < text.length && text.charCodeAt(j) !== c && text.charCodeAt(j) !== 10) j += text.charCodeAt(j) === 92 ? 2 : 1;
+      i = j;
+    }
+  }
+  return deepest;
 }
 
 /** Defaults for apps without a usable tsconfig: decorators on, modern target. */
@@ -159,7 +292,7 @@ const sharedFiles = new Map<string, ts.SourceFile>();
 export function setupProgram(opts: ScanOptions): ProgramSetup {
   const rootDir = path.resolve(opts.root);
   const diagnostics: DiagnosticRecord[] = [];
-  const allFiles = listFiles(rootDir);
+  const allFiles = listFiles(rootDir, opts.exclude ?? [], diagnostics);
 
   let configPath = opts.tsconfig ? path.resolve(opts.tsconfig) : path.join(rootDir, "tsconfig.json");
   let options: ts.CompilerOptions;
@@ -175,16 +308,14 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
   const roots: string[] = [];
   const oversized = new Set<string>();
   const undecodable = new Set<string>();
+  /** Files the host could not read or would not parse: absolute path -> [code, reason]. */
+  const refused = new Map<string, [string, string]>();
   for (const f of allFiles) {
     const rel = relPath(rootDir, f);
     if (JS_SOURCE.test(f)) {
       // JavaScript is not analysed; say so where it could hide transactions.
-      let text = "";
-      try {
-        text = fs.statSync(f).size <= opts.maxFileBytes ? fs.readFileSync(f, "utf8") : "";
-      } catch {
-        /* unreadable: nothing to report beyond skipping */
-      }
+      const content = readRegularFile(f, opts.maxFileBytes);
+      const text = Buffer.isBuffer(content) ? content.toString("utf8") : "";
       if (/\btypeorm\b|\.transaction\s*\(|startTransaction\s*\(/.test(text)) {
         diagnostics.push(diag(rel, 0, "unknown-orm-pattern", "info", "JavaScript file uses TypeORM but is not analysed (TypeScript only)"));
       }
@@ -194,7 +325,8 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
     let size = 0;
     try {
       size = fs.statSync(f).size;
-    } catch {
+    } catch (e) {
+      diagnostics.push(diag(rel, 0, "unreadable", "error", `cannot read (${(e as NodeJS.ErrnoException).code ?? "error"}); not analysed`));
       continue;
     }
     if (size > opts.maxFileBytes) {
@@ -215,14 +347,10 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
     if (isShared && sharedFiles.has(key)) return sharedFiles.get(key);
     if (oversized.has(resolved)) return ts.createSourceFile(fileName, "", languageVersion);
     if (resolved.startsWith(rootDir + path.sep) && !resolved.includes(`${path.sep}node_modules${path.sep}`)) {
-      let buf: Buffer;
-      try {
-        buf = fs.readFileSync(resolved);
-      } catch {
-        return undefined;
-      }
-      if (buf.length > opts.maxFileBytes) {
-        oversized.add(resolved);
+      const buf = readRegularFile(resolved, opts.maxFileBytes);
+      if (!Buffer.isBuffer(buf)) {
+        if (buf.code === "too-large") oversized.add(resolved);
+        else refused.set(resolved, [buf.code, buf.reason]);
         return ts.createSourceFile(fileName, "", languageVersion);
       }
       let text: string;
@@ -230,6 +358,11 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
         text = new TextDecoder("utf-8", { fatal: true }).decode(buf);
       } catch {
         undecodable.add(resolved);
+        return ts.createSourceFile(fileName, "", languageVersion);
+      }
+      const depth = nestingDepth(text);
+      if (depth > MAX_NESTING) {
+        refused.set(resolved, ["parse-error", `nesting ${depth} levels deep (the limit is ${MAX_NESTING}); file not analysed`]);
         return ts.createSourceFile(fileName, "", languageVersion);
       }
       return ts.createSourceFile(fileName, text, languageVersion, true);
@@ -264,7 +397,15 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
   for (const f of roots) {
     const sf = program.getSourceFile(f);
     const rel = relPath(rootDir, f);
-    if (!sf) continue;
+    const problem = refused.get(path.resolve(f));
+    if (problem) {
+      diagnostics.push(diag(rel, 0, problem[0], "error", `${problem[1]}`));
+      continue;
+    }
+    if (!sf) {
+      diagnostics.push(diag(rel, 0, "unreadable", "error", "cannot read; not analysed"));
+      continue;
+    }
     if (undecodable.has(path.resolve(f))) {
       diagnostics.push(diag(rel, 0, "decode-error", "warning", "file is not valid UTF-8; skipped"));
       continue;

@@ -21,7 +21,7 @@ export interface ScanResult {
 export const DEFAULTS = { maxFileBytes: 2_000_000, depth: 6 };
 
 export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> & { catalog?: UserCatalog } = {}): ScanResult {
-  const opts: ScanOptions = { root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth, tsconfig: options.tsconfig };
+  const opts: ScanOptions = { ...options, root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth, tsconfig: options.tsconfig };
   const setup = setupProgram(opts);
   const { checker, rootDir, files } = setup;
   const diagnostics: DiagnosticRecord[] = [...setup.diagnostics];

@@ -27,6 +27,11 @@ export function parseSettings(text: string): UserCatalog {
     throw new Error(`--settings is not JSON: ${(e as Error).message}`);
   }
   if (!isObject(data)) throw new Error("--settings must be a JSON object");
+  return catalogOf(data);
+}
+
+/** The user catalog of a parsed settings object; throws an Error with a one-line reason. */
+export function catalogOf(data: Record<string, unknown>): UserCatalog {
   return {
     effects: table(data.effects, "effects", (v) => typeof v === "string" && v.length > 0, "a category name"),
     statements: table(data.statements, "statements", (v) => typeof v === "string" && KINDS.has(v), `one of ${[...KINDS].join(", ")}`) as Map<string, StatementKind>,

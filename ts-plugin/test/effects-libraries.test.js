@@ -99,7 +99,7 @@ test("--settings: JSON object passed on the command line; bad settings exit 2 wi
   const ok = spawnSync(process.execPath, [cli, dir, "--settings", JSON.stringify({ effects: { "src.service.Mailer": "email" } })], { encoding: "utf-8" });
   assert.equal(ok.status, 0, ok.stderr);
   assert.match(ok.stdout, /"callee":"src.service.Mailer.welcome","category":"email"/);
-  for (const [bad, reason] of [["{", /not JSON/], ["[]", /must be a JSON object/], [`{"statements":{"x.y":"upsert"}}`, /statements\.x\.y must be one of read/]]) {
+  for (const [bad, reason] of [["{", /needs a JSON object/], ["[]", /needs a JSON object/], [`{"statements":{"x.y":"upsert"}}`, /statements\.x\.y must be one of read/]]) {
     const r = spawnSync(process.execPath, [cli, dir, "--settings", bad], { encoding: "utf-8" });
     assert.equal(r.status, 2);
     assert.match(r.stderr.split("\n")[0], reason);

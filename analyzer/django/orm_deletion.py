@@ -1,0 +1,63 @@
+"""Deletion in the walk: Django's Collector runs statements on related rows before a delete.
+
+For every foreign key or one-to-one field of another model that points at the deleted model,
+its `on_delete` decides (django.db.models.deletion): CASCADE reads the related rows and
+deletes them (a single DELETE by the foreign key when those rows have nothing further to
+collect), SET_NULL/SET_DEFAULT/SET read them and update them, PROTECT/RESTRICT read them to
+refuse, DO_NOTHING runs nothing. One level is followed: a related model's own dependents are
+not collected again (bounded work per delete).
+"""
+
+from __future__ import annotations
+
+from .values import Val, plain, union
+from .walk_helpers import _term
+
+# on_delete rule -> what the collector does with the related rows.
+ON_DELETE = {"CASCADE": "delete", "SET_NULL": "update", "SET_DEFAULT": "update", "SET": "update",
+             "PROTECT": "read", "RESTRICT": "read", "DO_NOTHING": None}
+
+
+class DeletionMixin:
+    """Mixed into Walker (walker.py); uses its emit_* methods and context."""
+
+    def collect_related(self, node, entity: str | None, key_sources, uses=()) -> list[str]:
+        """Statements Django's collector runs on rows pointing at the deleted `entity` rows
+        selected by `key_sources`; returns the ids of the reads (the delete depends on them)."""
+        reads: list[str] = []
+        for other, attr, kind, _through in sorted(self.ctx.reverse.get(entity or "", {}).values()):
+            related = self.ctx.entities.get(other)
+            if kind not in ("fk", "o2o") or related is None:
+                continue
+            action = ON_DELETE.get(related.on_delete.get(attr, "CASCADE"), "delete")
+            if action is None:
+                continue
+            predicate = _term(attr, attr, "eq", key_sources)
+            api = f"collect:{other}.{attr}"
+            if action == "delete" and not self._has_dependents(other):
+                # Fast delete: nothing to collect below these rows, one DELETE by the foreign key.
+                self.emit_statement(node, other, "delete", api, predicate, uses=list(uses))
+                continue
+            sid = self.emit_statement(node, other, "read", api, predicate, uses=list(uses))
+            reads.append(sid)
+            by_pk = _term("pk", "pk__in", "in", {("result", sid)})
+            if action == "delete":
+                self.emit_statement(node, other, "delete", api, by_pk, uses=[sid])
+            elif action == "update":
+                self.emit_statement(node, other, "write", api, by_pk, values=[
+                    {"attribute": attr, "sources": [{"kind": "constant", "name": "NULL"}]}], uses=[sid])
+        return reads
+
+    def collector_collect(self, node, positional: list) -> Val:
+        """An app's Collector subclass: `collect([obj])` then `delete()` deletes those rows (with
+        what points at them); the statements are reported at the collect() call."""
+        for item in positional[0].items if positional else ():
+            if item.kind == "instance":
+                self.instance_statement(node, item, None, "delete", "collector.delete", [])
+        return plain(union(positional))
+
+    def _has_dependents(self, entity: str) -> bool:
+        """Rows of `entity` cannot be fast-deleted: others point at them, or delete signals listen."""
+        if self.ctx.signals.get(("delete", entity)):
+            return True
+        return any(kind in ("fk", "o2o") for _o, _a, kind, _t in self.ctx.reverse.get(entity, {}).values())
