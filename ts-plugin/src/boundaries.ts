@@ -46,9 +46,21 @@ export interface WrapperInfo {
   fn: ts.FunctionLikeDeclaration;
   qualname: string;
   callbackIndex: number;
+  /** other parameters that may carry the callback (overloads: `withTransaction(work)` and
+   *  `withTransaction(ctx, work)`); a call site's function argument among them is the callback */
+  altIndexes?: number[];
   bind: { index: number; as: "manager" | "runner" }[];
   boundary: Boundary;
   mode: WalkMode;
+}
+
+/** The argument of a wrapper call that is its callback. */
+export function callbackArgIndex(w: WrapperInfo, call: ts.CallExpression): number {
+  for (const i of [w.callbackIndex, ...(w.altIndexes ?? [])]) {
+    const a = call.arguments[i];
+    if (a && isFunctionLike(stripParens(a))) return i;
+  }
+  return w.callbackIndex;
 }
 
 const TRANSACTIONAL_MODULES = new Set([
@@ -104,6 +116,9 @@ function objectOptions(e: ts.Expression | undefined): Record<string, string> {
 export class BoundaryFinder {
   readonly sites: BoundarySite[] = [];
   readonly wrappers = new Map<ts.Node, WrapperInfo>();
+  /** functions that start a transaction committed elsewhere (`connection.startTransaction(ctx)`
+   *  of a request-context app), and the functions they are nested in */
+  readonly startHelpers = new Set<ts.Node>();
   /** @Transactional methods: declaration -> propagation */
   readonly transactional = new Map<ts.Node, string>();
   /** functions that start a QueryRunner transaction and return the runner: name */
@@ -158,6 +173,10 @@ export class BoundaryFinder {
   find(files: ts.SourceFile[]): void {
     // Pass 1: direct boundaries and wrappers.
     for (const sf of files) this.visit(sf);
+    // Pass 1b: wrappers that start the transaction through a helper and run a callback in it,
+    // then wrappers that hand their callback on to a wrapper.
+    this.findContextWrappers(files);
+    this.findChainedWrappers(files);
     // Pass 2: call sites of wrappers.
     if (this.wrappers.size || this.runnerFactories.size) for (const sf of files) this.visitWrapperCalls(sf);
     this.dropNested();
@@ -306,6 +325,107 @@ export class BoundaryFinder {
     });
   }
 
+  /** A function that starts a transaction through a helper (a function whose
+   *  `startTransaction()` is committed elsewhere), commits it, and calls a callback parameter in
+   *  between is a wrapper (vendure's `TransactionWrapper.executeInTransaction(ctx, work)`). The
+   *  callback gets a context, not the manager: it runs in request-context mode. */
+  private findContextWrappers(files: ReadonlyArray<ts.SourceFile>): void {
+    const starters = this.startHelpers;
+    for (const d of this.dynamic) {
+      // the function holding the start, and the functions it is nested in (a local
+      // `attemptStart()` retried by its method)
+      for (let fn = enclosingFunction(d.node); fn; fn = enclosingFunction(fn)) starters.add(fn);
+    }
+    if (starters.size === 0) return;
+    const used = new Set<ts.Node>();
+    const visit = (n: ts.Node): void => {
+      if (isFunctionLike(n) && (n as ts.FunctionLikeDeclaration).body && !this.wrappers.has(n)) {
+        const fn = n as ts.FunctionLikeDeclaration;
+        let start: ts.Node | undefined;
+        let commits = false;
+        const scan = (c: ts.Node): void => {
+          if (c !== fn && isFunctionLike(c)) return; // not inside nested functions
+          if (ts.isCallExpression(c)) {
+            const decl = this.declarationOf(c);
+            if (decl && starters.has(decl)) start ??= decl;
+            if (ts.isPropertyAccessExpression(c.expression) && c.expression.name.text === "commitTransaction") commits = true;
+          }
+          ts.forEachChild(c, scan);
+        };
+        scan(fn.body!);
+        const inner = start && commits ? this.paramCall(fn.body!, fn) : undefined;
+        if (start && inner) {
+          this.registerWrapper(fn, { callbackIndex: inner.index, bind: [], boundary: "query-runner", mode: "context" });
+          used.add(start);
+        }
+      }
+      ts.forEachChild(n, visit);
+    };
+    for (const f of files) visit(f);
+    // the helper's start is part of each wrapper's transactions
+    const startedBy = (n: ts.Node): boolean => {
+      for (let fn = enclosingFunction(n); fn; fn = enclosingFunction(fn)) if (used.has(fn)) return true;
+      return false;
+    };
+    const kept = this.dynamic.filter((d) => !startedBy(d.node));
+    this.dynamic.length = 0;
+    this.dynamic.push(...kept);
+  }
+
+  /** A function that passes its callback parameter (directly, or through a local variable
+   *  assigned from parameters) as the callback of a wrapper is a wrapper of the same kind. */
+  private findChainedWrappers(files: ReadonlyArray<ts.SourceFile>): void {
+    for (let round = 0; round < 3; round++) {
+      let added = false;
+      const visit = (n: ts.Node): void => {
+        if (ts.isCallExpression(n)) {
+          const w = this.wrapperOf(n);
+          const fn = enclosingFunction(n);
+          if (w && fn && fn !== w.fn && !this.wrappers.has(fn)) {
+            const arg = n.arguments[w.callbackIndex];
+            const idx = arg ? this.parameterSources(fn, arg) : [];
+            if (idx.length) {
+              const last = idx[idx.length - 1];
+              this.registerWrapper(fn, { callbackIndex: last, altIndexes: idx.filter((i) => i !== last), bind: w.bind, boundary: w.boundary, mode: w.mode });
+              added = true;
+            }
+          }
+        }
+        ts.forEachChild(n, visit);
+      };
+      for (const f of files) visit(f);
+      if (!added) break;
+    }
+  }
+
+  /** Parameters of `fn` an expression is (a parameter, or a local `let` assigned only from parameters). */
+  private parameterSources(fn: ts.FunctionLikeDeclaration, e: ts.Expression): number[] {
+    e = stripParens(e);
+    while (ts.isNonNullExpression(e)) e = stripParens(e.expression);
+    const direct = this.paramIndexOf(fn, e);
+    if (direct >= 0) return [direct];
+    if (!ts.isIdentifier(e) || !fn.body) return [];
+    const sym = this.checker.getSymbolAtLocation(e);
+    const decl = sym?.valueDeclaration;
+    if (!decl || !ts.isVariableDeclaration(decl) || enclosingFunction(decl) !== fn) return [];
+    const out = new Set<number>();
+    let other = false;
+    const rhs: ts.Expression[] = decl.initializer ? [decl.initializer] : [];
+    const visit = (n: ts.Node): void => {
+      if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(n.left) && this.checker.getSymbolAtLocation(n.left) === sym) rhs.push(n.right);
+      ts.forEachChild(n, visit);
+    };
+    visit(fn.body);
+    for (let r of rhs) {
+      r = stripParens(r);
+      while (ts.isNonNullExpression(r)) r = stripParens(r.expression);
+      const i = this.paramIndexOf(fn, r);
+      if (i >= 0) out.add(i);
+      else other = true;
+    }
+    return other ? [] : [...out].sort((a, b) => a - b);
+  }
+
   private addRunInTransaction(call: ts.CallExpression): void {
     const fn = enclosingFunction(call);
     if (!fn) return;
@@ -424,8 +544,9 @@ export class BoundaryFinder {
     if (ts.isCallExpression(node)) {
       const w = this.wrapperOf(node);
       const fn = enclosingFunction(node);
-      if (w && fn && fn !== w.fn) {
-        const body = this.callbackOf(node.arguments[w.callbackIndex]);
+      const enhancer = fn && ts.isClassLike(fn.parent) && this.contexts.isTransactionEnhancer(fn.parent);
+      if (w && fn && fn !== w.fn && !this.wrappers.has(fn) && !enhancer) {
+        const body = this.callbackOf(node.arguments[callbackArgIndex(w, node)]);
         const anchor = ts.isPropertyAccessExpression(node.expression) ? node.expression.name : node.expression;
         this.sites.push({
           boundary: w.boundary, mode: w.mode, anchor, line: lineOf(anchor), endLine: endLineOf(node), fn, body, bind: w.bind,

@@ -7,6 +7,7 @@
 import * as fs from "fs";
 import { DEFAULTS, scan } from "./scan";
 import { ScanOptions } from "./program";
+import { catalogOf, UserCatalog } from "./settings";
 
 const USAGE = "usage: txscan-ts [--settings JSON] [--tsconfig FILE] [--max-file-bytes N] [--depth N] PATH";
 const INTERNAL_ERROR = 3;
@@ -20,7 +21,8 @@ type Settings = Partial<Omit<ScanOptions, "root" | "tsconfig">>;
 
 /**
  * `--settings` is one JSON object carrying [tool.txscan] to this side: `exclude` (list of
- * names), `maxFileBytes`, `depth`. Keys this version does not know are ignored, so the Python
+ * names), `maxFileBytes`, `depth`, and the user's extra `effects` and `statements`
+ * (src/settings.ts). Keys this version does not know are ignored, so the Python
  * side can add settings (e.g. extra callees) without breaking an older build.
  */
 function parseSettings(text: string): Settings {
@@ -90,8 +92,16 @@ function main(argv: string[]): void {
   }
   if (!stat.isDirectory()) fail(`${root} is not a directory`);
   if (tsconfig !== undefined && !fs.existsSync(tsconfig)) fail(`cannot read tsconfig ${tsconfig}`);
+  let catalog: UserCatalog;
+  try {
+    catalog = catalogOf(settings as Record<string, unknown>);
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  const { effects: _effects, statements: _statements, ...rest } = settings as Record<string, unknown>;
   const options = {
-    ...settings,
+    ...(rest as Settings),
+    catalog,
     tsconfig,
     maxFileBytes: maxFileBytes ?? settings.maxFileBytes ?? DEFAULTS.maxFileBytes,
     depth: depth ?? settings.depth ?? DEFAULTS.depth,

@@ -392,8 +392,13 @@ export class EntityIndex {
     for (const col of fields) if (joinColumns.has(col)) aliases.set(col, joinColumns.get(col)!);
     // fields name foreign keys by their relation (`owner`, not `ownerId`)
     for (let i = fields.length - 1; i >= 0; i--) if (joinColumns.has(fields[i]) && fields.includes(joinColumns.get(fields[i])!)) fields.splice(i, 1);
-    for (const p of pk) aliases.set(p, "pk");
-    for (const [k, v] of [...aliases]) if (pk.includes(v)) aliases.set(k, "pk");
+    // A single-column key is `pk`. The columns of a composite key keep their names: an equality
+    // on some of them is not a key lookup (statements with all of them get one `pk` term,
+    // predicates.ts compositeKeys).
+    if (pk.length === 1) {
+      for (const p of pk) aliases.set(p, "pk");
+      for (const [k, v] of [...aliases]) if (pk.includes(v)) aliases.set(k, "pk");
+    } else for (let i = 0; i < pk.length; i++) pk[i] = aliases.get(pk[i]) ?? pk[i];
 
     const name = f.node.name?.text ?? `<class>@${lineOf(f.node)}`;
     let table: string | null = null;
@@ -478,7 +483,7 @@ export class EntityIndex {
         if (c) unique.push(c);
       }
     }
-    for (const p of pk) aliases.set(p, "pk");
+    if (pk.length === 1) aliases.set(pk[0], "pk");
     const sf = n.getSourceFile();
     const decl = ts.isVariableDeclaration(n.parent) ? n.parent : n;
     const record: EntityRecord = {

@@ -230,3 +230,17 @@ export function orPredicates(a: Predicate | null, b: Predicate): Predicate {
   const flat = (p: Predicate): Predicate[] => ("bool" in p && p.bool === "or" ? p.args : [p]);
   return { bool: "or", args: [...flat(a), ...flat(b)] };
 }
+
+/** Statements of an entity with a composite primary key: under each `and`, equality terms on
+ *  every key column together are one `pk` term (the row is known); an equality on only some
+ *  of them stays a term per column (not a key lookup). */
+export function compositeKeys(p: Predicate | null, pk: ReadonlyArray<string>): Predicate | null {
+  if (!p || pk.length < 2 || "attribute" in p) return p;
+  const args = p.args.map((a) => compositeKeys(a, pk)!);
+  if (p.bool !== "and") return { bool: p.bool, args };
+  const keyTerms = pk.map((col) => args.find((a): a is Term => "attribute" in a && a.attribute === col && a.op === "eq"));
+  if (keyTerms.some((t) => !t)) return { bool: "and", args };
+  const terms = keyTerms as Term[];
+  const key: Term = { attribute: "pk", lookup: terms.map((t) => t.lookup).join("+"), op: "eq", sources: normSources(terms.flatMap((t) => t.sources)) };
+  return { bool: "and", args: [key, ...args.filter((a) => !terms.includes(a as Term))] };
+}

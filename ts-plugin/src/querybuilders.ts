@@ -10,7 +10,8 @@ import { stripParens } from "./names";
 import { conditionPredicate, EVERY_ROW, orPredicates, pkEquals, pkIn, wherePredicate } from "./predicates";
 import { firstRow, andPredicatesSafe, valuesOf } from "./repository-statements";
 import { Operand, parseCondition } from "./sql";
-import { allSources, Handle, normSources, QueryBuilderState, UNKNOWN, Value } from "./values";
+import { allSources, Handle, known, normSources, QueryBuilderState, truthOf, UNKNOWN, Value } from "./values";
+import { QUERY_CACHE_CALLEE } from "./query-cache";
 import type { TransactionWalk } from "./walker";
 
 export function newQb(kind: QueryBuilderState["kind"], entity: string | null, alias: string | null, handle: Handle): QueryBuilderState {
@@ -40,12 +41,18 @@ export function qbCall(w: TransactionWalk, call: ts.CallExpression, recv: Value,
   const main = () => (qb.entity ? ents.byName(qb.entity) : undefined);
   switch (name) {
     case "select": case "addSelect": case "distinct": case "distinctOn": case "orderBy": case "addOrderBy": case "groupBy":
-    case "addGroupBy": case "limit": case "offset": case "take": case "skip": case "cache": case "withDeleted": case "comment":
+    case "addGroupBy": case "limit": case "offset": case "take": case "skip": case "withDeleted": case "comment":
     case "printSql": case "useTransaction": case "callListeners": case "returning": case "output": case "updateEntity":
     case "setOnLocked": case "loadAllRelationIds": case "loadRelationIdAndMap": case "loadRelationCountAndMap": case "orIgnore":
     case "orUpdate": case "onConflict": case "timeTravelQuery": case "setQueryRunner": case "setFindOptions":
       w.evalArgs(call, frame);
       return self;
+    case "cache": {
+      // results kept in the data source's query cache: Redis is an effect (query-cache.ts)
+      const v = w.evalArgs(call, frame);
+      if (w.env.externalQueryCache && qb.handle.tx && truthOf(v[0] ?? known(true)) !== false) w.emitEffect(frame, call, "cache", QUERY_CACHE_CALLEE, []);
+      return self;
+    }
     case "having": case "andHaving": case "orHaving": {
       const v = w.evalArgs(call, frame);
       if (v[1]?.props) for (const [k, pv] of v[1].props) qb.params.set(k, pv);

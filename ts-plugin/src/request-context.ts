@@ -96,6 +96,12 @@ export class RequestContextIndex {
     return !!fn.body && /\b(UseInterceptors|UseGuards|applyDecorators)\b/.test(fn.body.getText());
   }
 
+  /** Whether a class is the interceptor/guard of a transaction decorator (its transactions
+   *  are reported at each decorated method). */
+  isTransactionEnhancer(cls: ts.Node): boolean {
+    return this.classes.get(cls) === true;
+  }
+
   /** An interceptor/guard class (given by name) whose code starts a transaction. */
   private enhancerStarts(arg: ts.Expression): boolean {
     const cls = this.appClass(arg);

@@ -7,6 +7,9 @@ import { HandleTypes } from "./handles";
 import { DiagnosticRecord, renderIr, TransactionRecord } from "./ir";
 import { lineOf, OriginResolver } from "./names";
 import { relPath, ScanOptions, setupProgram } from "./program";
+import { ContainerIndex, ProviderIndex } from "./providers";
+import { configuresExternalQueryCache } from "./query-cache";
+import { EMPTY_CATALOG, UserCatalog } from "./settings";
 import { TransactionWalk } from "./walker";
 
 export interface ScanResult {
@@ -17,7 +20,7 @@ export interface ScanResult {
 
 export const DEFAULTS = { maxFileBytes: 2_000_000, depth: 6 };
 
-export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> = {}): ScanResult {
+export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> & { catalog?: UserCatalog } = {}): ScanResult {
   const opts: ScanOptions = { ...options, root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth, tsconfig: options.tsconfig };
   const setup = setupProgram(opts);
   const { checker, rootDir, files } = setup;
@@ -32,7 +35,10 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> =
 
   const env = {
     checker, rootDir, entities, origins: new OriginResolver(checker), handles: new HandleTypes(checker, entities), boundaries,
-    maxDepth: opts.depth, isAppFile, diagnostics,
+    maxDepth: opts.depth, isAppFile, diagnostics, catalog: options.catalog ?? EMPTY_CATALOG,
+    externalQueryCache: configuresExternalQueryCache(files),
+    providers: new ProviderIndex(checker, files, isAppFile),
+    container: new ContainerIndex(checker, files, isAppFile),
   };
   for (const d of boundaries.dynamic) {
     diagnostics.push({ ir: 1, type: "diagnostic", file: relPath(rootDir, d.node.getSourceFile().fileName), line: lineOf(d.node), code: "dynamic-boundary", severity: "info", message: d.message });

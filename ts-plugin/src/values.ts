@@ -82,6 +82,10 @@ export interface Value {
   insertResult?: string;
   /** a service obtained with `withTransaction(manager)`: its repositories are the transaction's */
   txService?: boolean;
+  /** an instance of this application class (a service resolved from a container by name) */
+  instanceOf?: ts.ClassLikeDeclaration;
+  /** a service resolved from a container by a name txscan could not bind to a class */
+  unresolvedService?: string;
   /** raw SQL expression (`() => "balance - 1"` in update values) */
   sqlExpression?: boolean;
   /** a string that could be read statically */
@@ -91,6 +95,9 @@ export interface Value {
   entityClass?: string;
   /** the function's resolve callback inside `new Promise((resolve) => ...)` */
   promiseResolve?: boolean;
+  /** a promise that settles after a timer (`new Promise(r => setTimeout(r, ms))`,
+   *  timers/promises): a sleep only where the transaction awaits it */
+  timer?: PendingTimer;
   /** a primitive known at this point of the walk (literals, literal arguments and defaults of
    *  the call being inlined, members absent from an exact object literal): branch conditions
    *  over such values are folded */
@@ -98,6 +105,12 @@ export interface Value {
   /** an object literal whose members are all known (`{}` default of an options parameter):
    *  a member it does not have is `undefined` */
   exact?: boolean;
+}
+
+export interface PendingTimer {
+  at: ts.Node;
+  callee: string;
+  via: string[];
 }
 
 export const UNKNOWN: Value = { sources: [{ kind: "unknown" }] };
@@ -202,6 +215,8 @@ export function union(...vals: (Value | undefined)[]): Value {
     out.closure ??= v.closure;
     out.insertResult ??= v.insertResult;
     out.txService ||= v.txService;
+    out.instanceOf ??= v.instanceOf;
+    out.timer ??= v.timer;
   }
   return out;
 }

@@ -4,20 +4,23 @@
 // use), external effects, unresolved calls, and branch/loop structure with the sources of
 // their conditions. It reports facts only; verdicts are the core's.
 import * as ts from "typescript";
-import { BoundaryFinder, BoundarySite, JOINING_PROPAGATIONS, WalkMode } from "./boundaries";
-import { ACTIVE_RECORD_INSTANCE, OPTIONAL_TARGET, REPOSITORY_METHODS } from "./catalog/statements";
-import { matchEffect } from "./catalog/effects";
+import { BoundaryFinder, BoundarySite, callbackArgIndex, JOINING_PROPAGATIONS, WalkMode } from "./boundaries";
+import { ACTIVE_RECORD_INSTANCE, apiOf, OPTIONAL_TARGET, REPOSITORY_METHODS } from "./catalog/statements";
+import { calleeOf, matchEffect } from "./catalog/effects";
+import { lookupCallee, UserCatalog } from "./settings";
 import { EntityIndex, EntityInfo, typeormExportName } from "./entities";
 import { HandleTypes } from "./handles";
-import { DiagnosticRecord, Predicate, Source, StatementStep, Step, TransactionRecord } from "./ir";
+import { DiagnosticRecord, Predicate, Source, StatementKind, StatementStep, Step, TransactionRecord } from "./ir";
 import { lineOf, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
-import { FIND_OPERATOR_NAMES, pkEquals } from "./predicates";
+import { compositeKeys, FIND_OPERATOR_NAMES, pkEquals } from "./predicates";
 import { RepositoryAccessor } from "./request-context";
 import { relPath } from "./program";
 import { Frame } from "./frame";
 import { newQb, qbCall } from "./querybuilders";
+import { QUERY_CACHE_CALLEE } from "./query-cache";
+import { ContainerIndex, ProviderIndex } from "./providers";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
-import { allSources, constant, Handle, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
+import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
 export interface WalkEnv {
   checker: ts.TypeChecker;
@@ -29,11 +32,21 @@ export interface WalkEnv {
   maxDepth: number;
   isAppFile(sf: ts.SourceFile): boolean;
   diagnostics: DiagnosticRecord[];
+  /** the user's extra effects and statements (`--settings`) */
+  catalog: UserCatalog;
+  /** the data source caches query results in Redis (query-cache.ts) */
+  externalQueryCache: boolean;
+  /** NestJS providers bound to tokens (providers.ts) */
+  providers: ProviderIndex;
+  /** services registered in a container by name (providers.ts) */
+  container: ContainerIndex;
 }
 
 const ARRAY_ITERATION = new Set(["forEach", "map", "flatMap", "filter", "reduce", "reduceRight", "some", "every", "find", "findIndex", "findLast"]);
 const PROMISE_COMBINATORS = new Set(["all", "allSettled", "race", "any"]);
 const NODE_BUDGET = 250_000;
+/** Calls that, on an untyped receiver, could start database work besides the repository methods. */
+const UNTYPED_ORM_ENTRY_POINTS = new Set(["createQueryBuilder", "query", "getRepository", "transaction", "increment", "decrement", "softDelete", "restore"]);
 
 export class TransactionWalk {
   private counter = 0;
@@ -47,10 +60,19 @@ export class TransactionWalk {
   private outerCache = new Map<ts.Symbol, Value>();
   private outerActive = new Set<ts.Symbol>();
   private mode: WalkMode;
+  /** loops being walked, innermost last; `starts`: a `startTransaction()` ran in this one */
+  private loops: { node: ts.Node; starts: boolean }[] = [];
+  /** the timer armed by the promise executor being walked */
+  private executorTimer: PendingTimer | undefined;
+
+  /** a request-context transaction in manual mode (`@Transaction("manual")`) that has not
+   *  started yet: it starts at the call of a start helper (`connection.startTransaction(ctx)`) */
+  private manualPending: boolean;
 
   constructor(readonly env: WalkEnv, private site: BoundarySite) {
     this.mode = site.mode;
-    this.recording = site.mode !== "runner";
+    this.manualPending = site.mode === "context" && Object.values(site.options).includes("manual");
+    this.recording = site.mode !== "runner" && !this.manualPending;
   }
 
   get checker(): ts.TypeChecker {
@@ -76,7 +98,7 @@ export class TransactionWalk {
         // callback given by reference: this.work / work / this.work.bind(this)
         const target = this.resolveFunction(site.body as ts.Expression, entry);
         if (target) this.invokeEntryCallback(target.fn, entry, target.parent);
-        else this.unresolved(entry, site.body, site.body.getText(), "transaction callback not resolvable");
+        else this.unresolved(entry, site.body, site.body.getText(), "dynamic-dispatch");
       } else if (site.body) {
         this.invokeEntryCallback(site.body as ts.FunctionLikeDeclaration, entry, entry);
       } else {
@@ -146,10 +168,11 @@ export class TransactionWalk {
     else frame.returns.push(this.evalExpr(fn.body, frame));
   }
 
-  private tick(node: ts.Node, _frame: Frame): boolean {
+  private tick(node: ts.Node, frame: Frame): boolean {
     if (++this.nodes <= NODE_BUDGET) return true;
     if (!this.budgetReported) {
       this.budgetReported = true;
+      this.unresolved(frame, node, qualifiedName(this.env.rootDir, frame.fn ?? this.site.fn), "budget");
       this.diag(node, "depth-limit", "warning", `transaction too large to follow completely (over ${NODE_BUDGET} nodes); rest skipped`);
     }
     return false;
@@ -186,6 +209,27 @@ export class TransactionWalk {
       if (this.walkStatement(s, frame)) return true;
     }
     return false;
+  }
+
+  private inLoop(node: ts.Node, frame: Frame, body: Step[], f: () => void): void {
+    this.loops.push({ node, starts: false });
+    try {
+      this.withSink(frame, body, f);
+    } finally {
+      this.loops.pop();
+    }
+  }
+
+  /** `await v`: a timer promise awaited in the transaction's own path is a sleep. Two waits are
+   *  not: a timer raced against other work (`Promise.race([work, timeout])` settles with the
+   *  work; its result carries no timer), and the back-off of a loop that retries
+   *  `startTransaction()` without committing in it (the transaction has not begun). */
+  private awaitValue(v: Value, frame: Frame): Value {
+    const t = v.timer;
+    if (!t) return v;
+    const loop = this.loops[this.loops.length - 1];
+    if (loop?.starts && !mentions(loop.node, "commitTransaction")) return derive(v);
+    return this.emitEffect(frame, t.at, "sleep", t.callee, [v], t.via);
   }
 
   private withSink(frame: Frame, sink: Step[], f: () => void): void {
@@ -301,7 +345,7 @@ export class TransactionWalk {
       const iter = this.evalExpr(s.expression, frame);
       const elem = ts.isForInStatement(s) ? { sources: iter.sources } : elementOf(iter);
       const body: Step[] = [];
-      this.withSink(frame, body, () => {
+      this.inLoop(s, frame, body, () => {
         const init = s.initializer;
         if (ts.isVariableDeclarationList(init)) for (const d of init.declarations) this.bindName(d.name, elem, frame);
         else this.assignTo(init, elem, frame);
@@ -318,7 +362,7 @@ export class TransactionWalk {
       }
       const body: Step[] = [];
       let cond: Value = constant();
-      this.withSink(frame, body, () => {
+      this.inLoop(s, frame, body, () => {
         if (s.condition) cond = this.evalExpr(s.condition, frame);
         this.walkStatement(s.statement, frame);
         if (s.incrementor) this.evalExpr(s.incrementor, frame);
@@ -329,7 +373,7 @@ export class TransactionWalk {
     if (ts.isWhileStatement(s) || ts.isDoStatement(s)) {
       const body: Step[] = [];
       let cond: Value = constant();
-      this.withSink(frame, body, () => {
+      this.inLoop(s, frame, body, () => {
         if (ts.isWhileStatement(s)) cond = this.evalExpr(s.expression, frame);
         this.walkStatement(s.statement, frame);
         if (ts.isDoStatement(s)) cond = this.evalExpr(s.expression, frame);
@@ -480,7 +524,7 @@ export class TransactionWalk {
       case ts.SyntaxKind.SatisfiesExpression:
         return this.evalExpr((e as ts.ParenthesizedExpression).expression, frame);
       case ts.SyntaxKind.AwaitExpression:
-        return this.evalExpr((e as ts.AwaitExpression).expression, frame);
+        return this.awaitValue(this.evalExpr((e as ts.AwaitExpression).expression, frame), frame);
       case ts.SyntaxKind.StringLiteral:
       case ts.SyntaxKind.NoSubstitutionTemplateLiteral:
         return known((e as ts.StringLiteral).text, (e as ts.StringLiteral).text);
@@ -905,6 +949,12 @@ export class TransactionWalk {
       return UNKNOWN;
     }
 
+    if (this.manualPending && this.startsManualTransaction(call)) {
+      this.evalArgs(call, frame);
+      this.manualPending = false;
+      this.recording = true;
+      return UNKNOWN;
+    }
     // the call of a runner factory that starts this transaction
     if (call === this.site.startCall) {
       this.evalArgs(call, frame);
@@ -928,11 +978,18 @@ export class TransactionWalk {
       const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : literalKey(callee.argumentExpression);
       // Promise.all([...]) and friends
       if (ts.isIdentifier(recvExpr) && recvExpr.text === "Promise" && name && PROMISE_COMBINATORS.has(name)) {
+        if (name === "race") {
+          const raced = (this.evalArgs(call, frame)[0] ?? UNKNOWN);
+          return { sources: raced.sources, items: raced.items, elems: raced.elems }; // its timers only bound the wait
+        }
         const args = this.evalArgs(call, frame);
         const a = args[0] ?? UNKNOWN;
-        return { sources: a.sources, items: a.items, elems: a.elems };
+        // all/allSettled/any wait for their members: a timer among them is waited on
+        const timer = a.timer ?? a.items?.find((i) => i.timer)?.timer ?? a.elems?.timer;
+        return { sources: a.sources, items: a.items, elems: a.elems, timer };
       }
       const recv = this.evalExpr(recvExpr, frame);
+      if (name === "startTransaction") for (const l of this.loops) l.starts = true;
       if (name) {
         const r = this.methodCall(call, recv, name, frame);
         if (r) return r;
@@ -1004,13 +1061,14 @@ export class TransactionWalk {
       if (r) return r;
     }
     // ActiveRecord instance: user.save()
-    if (ACTIVE_RECORD_INSTANCE[name]) {
+    const arApi = apiOf(ACTIVE_RECORD_INSTANCE, name);
+    if (arApi) {
       const info = recv.obj?.entity ? this.env.entities.byName(recv.obj.entity) : this.env.entities.byType(this.checker.getTypeAtLocation(recvExpr));
       if (info?.activeRecord) {
         const handle: Handle = { kind: "repo", entity: info.record.name, tx: this.mode === "cls", activeRecord: true, text: recvExpr.getText() };
         this.evalArgs(call, frame);
         const objVal = recv.obj ? recv : { ...recv, obj: { entity: info.record.name, origin: "input" as const, fields: new Map(), name: recvExpr.getText() } };
-        return entityStatement(this, call, handle, info, name, ACTIVE_RECORD_INSTANCE[name], objVal, frame);
+        return entityStatement(this, call, handle, info, name, arApi, objVal, frame);
       }
     }
     // transaction boundaries met inside the walk
@@ -1158,7 +1216,7 @@ export class TransactionWalk {
       return undefined;
     }
     if (name === "query") return rawQuery(this, call, h, frame);
-    const api = REPOSITORY_METHODS[name];
+    const api = apiOf(REPOSITORY_METHODS, name);
     if (!api) {
       // a method of a custom repository: walk it with `this` = this handle
       return undefined;
@@ -1185,6 +1243,9 @@ export class TransactionWalk {
       const t = this.checker.getTypeAtLocation(argExprs[0]);
       if (this.checker.isArrayType(t) || this.checker.isTupleType(t)) vals[0] = { ...vals[0], elems: { sources: vals[0].sources } };
     }
+    if (this.env.externalQueryCache && (h.tx || this.mode === "cls") && api.shape === "options" && vals[0]?.props?.has("cache") && truthOf(vals[0].props.get("cache")!) !== false) {
+      this.emitEffect(frame, call, "cache", QUERY_CACHE_CALLEE, []);
+    }
     return repositoryStatement(this, call, h, info, name, api, vals, argExprs, frame);
   }
 
@@ -1201,8 +1262,14 @@ export class TransactionWalk {
       const ex = this.evalExpr(n.arguments[0], frame);
       if (ex.closure) {
         const resolve: Value = { sources: [{ kind: "constant" }], promiseResolve: true };
-        const r = this.invoke(ex.closure.fn, [resolve, resolve], undefined, n, frame, ex.closure.frame as Frame | undefined, true, true);
-        return r;
+        const outer = this.executorTimer;
+        this.executorTimer = undefined;
+        try {
+          const r = this.invoke(ex.closure.fn, [resolve, resolve], undefined, n, frame, ex.closure.frame as Frame | undefined, true, true);
+          return this.executorTimer ? { ...r, timer: this.executorTimer } : r;
+        } finally {
+          this.executorTimer = outer;
+        }
       }
       return UNKNOWN;
     }
@@ -1219,21 +1286,46 @@ export class TransactionWalk {
     if (origin) {
       if (frame.inPromiseExecutor && origin.module === "<global>" && origin.path[0] === "setTimeout") {
         this.evalArgs(call, frame);
-        return this.emitEffect(frame, call, "sleep", "setTimeout", []);
+        if (this.recording) this.executorTimer ??= { at: call, callee: "setTimeout", via: frame.via };
+        return UNKNOWN;
       }
-      const m = matchEffect(origin.module, origin.path);
+      const own = lookupCallee(this.env.catalog.statements, calleeOf(origin.module, origin.path));
+      if (own) return this.userStatement(call, frame, own, calleeOf(origin.module, origin.path));
+      const m = matchEffect(origin.module, origin.path, this.env.catalog.effects);
       if (m) {
         const args = this.evalArgs(call, frame);
+        if (m.category === "sleep") {
+          // a timer promise: a sleep where it is awaited
+          const v: Value = { sources: normSources(args.flatMap((a) => a.sources).concat([{ kind: "constant" }])) };
+          if (this.recording) v.timer = { at: call, callee: m.callee, via: frame.via };
+          return v;
+        }
         return this.emitEffect(frame, call, m.category, m.callee, args);
       }
     }
-    // the application's own code
-    const target = this.resolveFunction(call.expression, frame, call);
+    // a service resolved from a container by name
+    const resolved = this.containerResolve(call, recv);
+    if (resolved) return resolved;
+    if (recv?.unresolvedService && this.recording) {
+      this.evalArgs(call, frame);
+      this.unresolved(frame, call, `${recv.unresolvedService}.${shortText(call.expression).split(".").pop()}`, "unresolved-receiver");
+      return { sources: [{ kind: "unknown" }], unresolvedService: recv.unresolvedService }; // `withTransaction(m)` chains on it
+    }
+    // the application's own code (a member injected by token: the class the token is bound to;
+    // an instance of a known class)
+    const injected = this.injectedMethod(call, recv);
+    const target = injected ? { fn: injected, parent: undefined } : this.resolveFunction(call.expression, frame, call);
     if (target) {
+      const userNamed = this.userCatalogCall(call, target.fn, frame);
+      if (userNamed) return userNamed;
       const args = this.evalArgs(call, frame);
       let thisValue: Value | undefined = recv;
       if (recv?.isThis && frame.thisValue) thisValue = frame.thisValue;
-      if (recv?.handle?.customClass || recv?.handle) thisValue = recv;
+      if (recv?.handle?.customClass || recv?.handle || recv?.txService || recv?.instanceOf) thisValue = recv;
+      // `service.withTransaction(manager)`: a copy of the service bound to the transaction
+      if (args.some((a) => a.handle?.tx) && this.returnsOwnInstance(target.fn)) {
+        return { sources: [{ kind: "unknown" }], isThis: true, txService: true, instanceOf: recv?.instanceOf ?? classOf(target.fn) };
+      }
       return this.invoke(target.fn, args, thisValue, call, frame, target.parent, false, false, exactCall(call));
     }
     // unknown/library call: walk function arguments in place, derive data from arguments
@@ -1247,13 +1339,113 @@ export class TransactionWalk {
     for (const a of args) {
       if (a.closure) this.invoke(a.closure.fn, [], undefined, call, frame, a.closure.frame as Frame | undefined, true);
     }
-    if (handleArg && this.recording && !this.isKnownLibraryCall(call)) {
-      this.unresolved(frame, call, shortText(call.expression), "transaction handle passed to a function txscan cannot follow");
+    const appDecl = this.recording ? this.appDeclarationWithoutBody(call) : undefined;
+    if (appDecl) this.unresolved(frame, call, appDecl, "dynamic-dispatch"); // abstract or interface method
+    else if (handleArg && this.recording && !this.isKnownLibraryCall(call)) {
+      // a function value (callback, property) runs code chosen at run time
+      this.unresolved(frame, call, shortText(call.expression), this.isCallOfValue(call) ? "dynamic-dispatch" : "unresolved-receiver");
+    } else if (this.recording && recv && this.untypedOrmCall(call, recv)) {
+      this.unresolved(frame, call, shortText(call.expression), "unresolved-receiver");
     }
-    const appDecl = this.appDeclarationWithoutBody(call);
-    if (appDecl && this.recording) this.unresolved(frame, call, appDecl, "declaration without body (abstract or interface)");
     const sources = normSources([...(recv?.sources ?? []), ...args.flatMap((a) => a.sources), { kind: "constant" }]);
     return { sources: sources.length ? sources : [{ kind: "unknown" }] };
+  }
+
+  /** `x.save(...)`, `x.findOneBy(...)`, `x.createQueryBuilder()` on a receiver typed `any` (or
+   *  of a type that did not resolve) whose value the walk does not know either: it could be a
+   *  manager or repository, so the transaction cannot be called complete. Array-like calls
+   *  (`find(cb)`) and values the walk knows (literals, objects, arrays) are not. */
+  private untypedOrmCall(call: ts.CallExpression, recv: Value): boolean {
+    const callee = stripParens(call.expression);
+    if (!ts.isPropertyAccessExpression(callee)) return false;
+    const name = callee.name.text;
+    if (!apiOf(REPOSITORY_METHODS, name) && !UNTYPED_ORM_ENTRY_POINTS.has(name)) return false;
+    // a value from another library (`createHash("sha1").update(...)` without its types)
+    const origin = this.env.origins.ofExpression(callee.expression);
+    if (origin && origin.module !== "typeorm" && !origin.module.startsWith("@nestjs/typeorm")) return false;
+    if (recv.handle || recv.qb || recv.obj || recv.props || recv.items || recv.elems || recv.lit || recv.closure || recv.text !== undefined) return false;
+    const first = call.arguments[0] ? stripParens(call.arguments[0]) : undefined;
+    if (first && (ts.isArrowFunction(first) || ts.isFunctionExpression(first))) return false;
+    const t = this.checker.getTypeAtLocation(callee.expression);
+    return (t.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0;
+  }
+
+  private mayBeAwaitable(t: ts.Type): boolean {
+    const parts = t.isUnion() ? t.types : [t];
+    return parts.some((p) => (p.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0 || !!p.getProperty("then"));
+  }
+
+  /** The callee is a value (a parameter, a variable holding a function), not a declared function. */
+  private isCallOfValue(call: ts.CallExpression): boolean {
+    const e = stripParens(call.expression);
+    const sym = this.checker.getSymbolAtLocation(ts.isPropertyAccessExpression(e) ? e.name : e);
+    const decl = sym?.valueDeclaration;
+    if (!sym || !decl) return false;
+    return ts.isParameter(decl) || ts.isVariableDeclaration(decl) || ts.isPropertyDeclaration(decl) || ts.isPropertySignature(decl);
+  }
+
+  /** `scope.resolve("orderService")` / `container.resolve("orderService")`: an instance of the
+   *  class registered (or named by convention) under that name; otherwise calls on it are
+   *  unresolved receivers. */
+  private containerResolve(call: ts.CallExpression, recv: Value | undefined): Value | undefined {
+    const callee = stripParens(call.expression);
+    if (!ts.isPropertyAccessExpression(callee) || callee.name.text !== "resolve" || !recv || recv.handle || recv.props) return undefined;
+    const arg = call.arguments[0] ? stripParens(call.arguments[0]) : undefined;
+    if (!arg || !(ts.isStringLiteral(arg) || ts.isNoSubstitutionTemplateLiteral(arg)) || call.arguments.length > 2) return undefined;
+    const cls = this.env.container.classOf(arg.text);
+    if (cls) return { sources: [{ kind: "unknown" }], isThis: true, instanceOf: cls };
+    return { sources: [{ kind: "unknown" }], unresolvedService: arg.text };
+  }
+
+  private startsManualTransaction(call: ts.CallExpression): boolean {
+    const decl = this.checker.getResolvedSignature(call)?.declaration;
+    if (!decl || ts.isJSDocSignature(decl)) return false;
+    if (this.env.boundaries.startHelpers.has(decl)) return true;
+    // an overload's implementation
+    const sym = decl.name ? this.checker.getSymbolAtLocation(decl.name) : undefined;
+    return !!sym?.declarations?.some((d) => this.env.boundaries.startHelpers.has(d));
+  }
+
+  /** A method whose declared result is the instance's own type (`withTransaction(m): this`). */
+  private returnsOwnInstance(fn: ts.FunctionLikeDeclaration): boolean {
+    const cls = classOf(fn);
+    if (!cls) return false;
+    const sig = this.checker.getSignatureFromDeclaration(fn);
+    const ret = sig && this.checker.getReturnTypeOfSignature(sig);
+    if (!ret) return false;
+    if ((ret as ts.Type & { isThisType?: boolean }).isThisType) return true;
+    const sym = ret.getSymbol();
+    return !!sym && !!cls.name && sym === this.checker.getSymbolAtLocation(cls.name);
+  }
+
+  private injectedMethod(call: ts.CallExpression, recv: Value | undefined): ts.FunctionLikeDeclaration | undefined {
+    const callee = stripParens(call.expression);
+    if (!ts.isPropertyAccessExpression(callee)) return undefined;
+    if (recv?.instanceOf) return this.env.providers.method(recv.instanceOf, callee.name.text);
+    const cls = this.env.providers.classOfMember(callee.expression);
+    return cls ? this.env.providers.method(cls, callee.name.text) : undefined;
+  }
+
+  /** An application function the user's catalog names is not walked: its call is the effect or
+   *  the statement. */
+  private userCatalogCall(call: ts.CallExpression, fn: ts.FunctionLikeDeclaration, frame: Frame): Value | undefined {
+    const { effects, statements } = this.env.catalog;
+    if (effects.size === 0 && statements.size === 0) return undefined;
+    const name = qualifiedName(this.env.rootDir, fn);
+    const kind = lookupCallee(statements, name);
+    if (kind) return this.userStatement(call, frame, kind, name);
+    const category = lookupCallee(effects, name);
+    if (category) return this.emitEffect(frame, call, category, name, this.evalArgs(call, frame));
+    return undefined;
+  }
+
+  /** A database call from the user's catalog: its rows are not known (dynamic predicate). */
+  private userStatement(call: ts.CallExpression, frame: Frame, kind: StatementKind, api: string): Value {
+    const args = this.evalArgs(call, frame);
+    return this.emitStatement(frame, call, null, {
+      entity: null, kind, api, predicate: kind === "insert" ? null : { bool: "and", args: [] }, dynamic: kind !== "insert", values: [],
+      uses: stepIds(args.flatMap((a) => allSources(a))),
+    }, true);
   }
 
   private isKnownLibraryCall(call: ts.CallExpression): boolean {
@@ -1268,10 +1460,14 @@ export class TransactionWalk {
     if (!decl || ts.isJSDocSignature(decl)) return undefined;
     const sf = decl.getSourceFile();
     if (sf.isDeclarationFile || !this.env.isAppFile(sf)) return undefined;
+    if (ts.getCombinedModifierFlags(decl) & ts.ModifierFlags.Ambient) return undefined; // `declare function`: code outside the app
     if ((ts.isMethodDeclaration(decl) || ts.isMethodSignature(decl) || ts.isFunctionDeclaration(decl)) && !(decl as ts.MethodDeclaration).body) {
       // an overload signature whose implementation is there is not missing a body
       const sym = decl.name ? this.checker.getSymbolAtLocation(decl.name) : undefined;
       if (sym?.declarations?.some((d) => ts.isFunctionLike(d) && (d as ts.FunctionLikeDeclaration).body)) return undefined;
+      // a method that returns no promise (a logger's `warn(): void`) cannot run a statement the
+      // transaction waits for
+      if (!this.mayBeAwaitable(this.checker.getReturnTypeOfSignature(sig!))) return undefined;
       return qualifiedName(this.env.rootDir, decl);
     }
     return undefined;
@@ -1377,7 +1573,12 @@ export class TransactionWalk {
 
   private callWrapper(call: ts.CallExpression, w: import("./boundaries").WrapperInfo, frame: Frame): Value {
     const args = this.evalArgs(call, frame);
-    const cb = args[w.callbackIndex];
+    const cb = args[callbackArgIndex(w, call)];
+    if (w.mode === "context" && this.mode === "context" && cb?.closure) {
+      // inside a request-context transaction the wrapper joins it (a savepoint): its callback's
+      // repositories come from the same context
+      return this.invoke(cb.closure.fn, cb.closure.fn.parameters.map(() => UNKNOWN), undefined, call, frame, cb.closure.frame as Frame | undefined, true);
+    }
     const joins = args.some((a) => a.handle?.tx);
     if (!cb?.closure || !joins) return UNKNOWN; // a transaction of its own, reported at this call
     const fn = cb.closure.fn;
@@ -1404,22 +1605,24 @@ export class TransactionWalk {
     // subqueries, the parameters of SQL txscan could not read. Keys and values from earlier
     // steps are already in their sources (the core reads those as key/value dependencies).
     const used = new Set<string>(s.uses);
+    const pk = s.entity ? this.env.entities.byName(s.entity)?.record.pk : undefined;
+    const predicate = pk && pk.length > 1 ? compositeKeys(s.predicate, pk) : s.predicate;
     const step: StatementStep = {
       node: "statement", id, file: this.fileOf(at), line: lineOf(at), via: frame.via, entity: s.entity, kind: s.kind, api: s.api,
-      predicate: s.predicate, dynamic: s.dynamic, values: s.values,
+      predicate, dynamic: s.dynamic, values: s.values,
       uses: [...used].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1))),
     };
     if (s.sql !== undefined) step.sql = s.sql;
     frame.sink.push(step);
-    const key = !many && (s.kind === "read" || s.kind === "lock") ? pkKeyOf(s.predicate) : undefined;
+    const key = !many && (s.kind === "read" || s.kind === "lock") ? pkKeyOf(predicate) : undefined;
     return { sources: [{ kind: "result", step: id }], obj: { entity: s.entity, origin: "loaded", step: id, fields: new Map(), many, key } };
   }
 
-  emitEffect(frame: Frame, at: ts.Node, category: string, callee: string, args: Value[]): Value {
+  emitEffect(frame: Frame, at: ts.Node, category: string, callee: string, args: Value[], via = frame.via): Value {
     if (!this.recording) return UNKNOWN;
     const id = `s${++this.counter}`;
     frame.sink.push({
-      node: "effect", id, file: this.fileOf(at), line: lineOf(at), via: frame.via, category, callee,
+      node: "effect", id, file: this.fileOf(at), line: lineOf(at), via, category, callee,
       uses: stepIds(args.flatMap((a) => allSources(a))),
     });
     return { sources: [{ kind: "external", step: id }] };
@@ -1625,4 +1828,21 @@ function skipParentParens(n: ts.Node): ts.Node {
 function shortText(n: ts.Node): string {
   const t = n.getText().replace(/\s+/g, " ");
   return t.length > 80 ? t.slice(0, 77) + "..." : t;
+}
+
+/** Whether an identifier with this text occurs under `node`. */
+function mentions(node: ts.Node, name: string): boolean {
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (ts.isIdentifier(n) && n.text === name) found = true;
+    else ts.forEachChild(n, visit);
+  };
+  visit(node);
+  return found;
+}
+
+/** The class a method belongs to. */
+function classOf(fn: ts.FunctionLikeDeclaration): ts.ClassLikeDeclaration | undefined {
+  return ts.isClassLike(fn.parent) ? fn.parent : undefined;
 }

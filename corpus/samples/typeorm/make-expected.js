@@ -54,6 +54,7 @@ const AU = "src/audit/audit.service.ts";
 const CC = "src/cart/cart.controller.ts";
 const CA = "src/cart/cart.service.ts";
 const TC = "src/common/transactional-connection.ts";
+const SH = "src/shipping/shipping.service.ts";
 
 const NEST_SHOP = {
   transactions: [
@@ -235,6 +236,25 @@ const NEST_SHOP = {
     { file: RS, fn: "async openOrderCount(", at: ".transaction(", function: "src.reports.reports.service.ReportsService.openOrderCount",
       boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "none",
       statements: [[RS, "async openOrderCount(", "this.findBy(", "Order", "read", "cda-mismatch"]] },
+    { file: SH, fn: "async ship(", at: ".transaction(", function: "src.shipping.shipping.service.ShippingService.ship",
+      boundary: "transaction-callback", interactivity: "interactive-strict", reasons: ["http"], rw: "full",
+      statements: [
+        [SH, "async ship(", "findOneByOrFail(Order", "Order", "read", "key"],
+        [SH, "async ship(", "em.insert(Shipment", "Shipment", "insert", "insert"],
+        [SH, "async ship(", "em.update(Order", "Order", "write", "key"],
+      ],
+      note: "the carrier is injected by token (@Inject(CARRIER), bound with useClass in AppModule) and books over HTTP" },
+    { file: SH, fn: "async relabel(", at: ".transaction(", function: "src.shipping.shipping.service.ShippingService.relabel",
+      boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "full",
+      statements: [
+        [SH, "async relabel(", "em.findOneBy(Shipment", "Shipment", "read", "key"],
+        [SH, "async relabel(", "em.update(Shipment", "Shipment", "write", "key"],
+      ],
+      note: "a timeout raced against a read is not a sleep; both key columns make a key lookup" },
+    { file: SH, fn: "async cancelShipments(", at: ".transaction(", function: "src.shipping.shipping.service.ShippingService.cancelShipments",
+      boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "none",
+      statements: [[SH, "async cancelShipments(", "em.delete(Shipment", "Shipment", "delete", "cda-mismatch"]],
+      note: "one of the two key columns is not a key lookup" },
   ],
   entities: [
     { name: "Customer", pk: ["id"], unique: [["email"]] },
@@ -248,6 +268,7 @@ const NEST_SHOP = {
     { name: "Notification", pk: ["id"], unique: [] },
     { name: "EmailNotification", pk: ["id"], unique: [] },
     { name: "OrderSummary", pk: [], unique: [] },
+    { name: "Shipment", pk: ["orderId", "carrier"], unique: [] },
   ],
   diagnostics: [
     [OS, "escaped-manager"],
@@ -264,8 +285,23 @@ const IN = "src/services/interest.ts";
 const OB = "src/services/outbound.ts";
 const LA = "src/services/legacy-admin.ts";
 
+const AD = "src/routes/admin.ts";
+const FS = "src/container/services.ts";
+
 const EXPRESS_LEDGER = {
   transactions: [
+    { file: AD, fn: "/admin/accounts/:id/freeze", at: ".transaction(", function: "src.routes.admin.adminRouter.post@8",
+      boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "full",
+      statements: [
+        [AD, "/admin/accounts/:id/freeze", "findOneByOrFail(Account", "Account", "read", "key"],
+        [FS, "async freeze(", "update(Account", "Account", "write", "key"],
+        [FS, "async freeze(", "insert(AuditEvent", "AuditEvent", "insert", "insert"],
+      ],
+      note: "the service is resolved from the container by its registered name; withTransaction(manager) binds its copy to the transaction" },
+    { file: AD, fn: "/admin/accounts/:id/report", at: ".transaction(", function: "src.routes.admin.adminRouter.post@18",
+      boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "full",
+      statements: [[AD, "/admin/accounts/:id/report", "findOneByOrFail(Account", "Account", "read", "key"]],
+      note: "reportingService is registered nowhere in the app: its calls are unresolved-receiver steps (the transaction is incomplete)" },
     { file: RT, fn: 'transfersRouter.post("/transfers",', at: "startTransaction(", function: "src.routes.transfers.transfersRouter.post@12",
       boundary: "query-runner", interactivity: "interactive-nonstrict",
       reasons: ["conditional", "generated-key", "read-modify-write"], rw: "partial",

@@ -131,3 +131,8 @@ export const HANDLE_TYPES: Readonly<Record<string, "manager" | "datasource" | "r
   SelectQueryBuilder: "qb", InsertQueryBuilder: "qb", UpdateQueryBuilder: "qb", DeleteQueryBuilder: "qb",
   SoftDeleteQueryBuilder: "qb", RelationQueryBuilder: "qb", QueryBuilder: "qb",
 };
+
+/** The catalog row of a method name; own rows only (`toString`, `constructor` are not APIs). */
+export function apiOf(table: Readonly<Record<string, StatementApi>>, name: string): StatementApi | undefined {
+  return Object.prototype.hasOwnProperty.call(table, name) ? table[name] : undefined;
+}

@@ -575,3 +575,10 @@ export declare class TypeORMError extends Error {}
 export declare class QueryFailedError extends TypeORMError { readonly query: string; readonly parameters: any[]; readonly driverError: any }
 export declare class EntityNotFoundError extends TypeORMError {}
 export declare class EntityMetadata { [key: string]: any }
+/** Builds find options into a query builder (joins, selections); runs no statement. */
+export declare class FindOptionsUtils {
+  static isFindOneOptions(obj: any): boolean;
+  static isFindManyOptions(obj: any): boolean;
+  static extractFindManyOptionsAlias(object: any): string | undefined;
+  static joinEagerRelations(qb: SelectQueryBuilder<any>, alias: string, metadata: EntityMetadata): void;
+}

@@ -18,8 +18,11 @@ import { CartController } from "./cart/cart.controller";
 import { CartService } from "./cart/cart.service";
 import { TransactionalConnection } from "./common/transactional-connection";
 import { TransactionInterceptor } from "./common/transaction.interceptor";
+import { Shipment } from "./shipping/shipment.entity";
+import { ShippingService } from "./shipping/shipping.service";
+import { CARRIER, ParcelCarrier } from "./shipping/carrier";
 
-const entities = [Customer, Product, Category, Order, OrderLine, Coupon, Payment, AuditLogSchema];
+const entities = [Customer, Product, Category, Order, OrderLine, Coupon, Payment, AuditLogSchema, Shipment];
 
 @Module({
   imports: [
@@ -29,7 +32,8 @@ const entities = [Customer, Product, Category, Order, OrderLine, Coupon, Payment
   controllers: [CartController],
   providers: [
     OrdersService, CatalogService, CustomersService, CouponsService, PaymentsService, ReportsService,
-    CartService, TransactionalConnection, TransactionInterceptor,
+    CartService, TransactionalConnection, TransactionInterceptor, ShippingService,
+    { provide: CARRIER, useClass: ParcelCarrier },
   ],
 })
 export class AppModule {}
