@@ -29,6 +29,11 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewr
     located = wrapper and syntax.find_call(wrapper, effect["line"], effect["callee"])
     if not located:
         raise Refused(f"the call to {name} on line {effect['line']} was not found")
+    if effect["category"] == "storage" and effect["callee"].endswith(".save") and not _saves_no_row(located.call):
+        # FieldFile.save(name, content) also saves the model row unless save=False: deferring it
+        # would move that database write out of the transaction.
+        raise Refused(f"{name} also saves its row (no save=False); deferring it would move that write "
+                      "out of the transaction")
     statement = located.statement
     if not (len(statement.body) == 1 and isinstance(statement.body[0], cst.Expr)
             and statement.body[0].value is located.call):
@@ -59,6 +64,11 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewr
         verified=False,
         claim=f"{effect['callee']} ({effect['category']}) no longer runs inside the transaction",
         step_line=effect["line"])
+
+
+def _saves_no_row(call: cst.Call) -> bool:
+    return any(arg.keyword is not None and arg.keyword.value == "save"
+               and isinstance(arg.value, cst.Name) and arg.value.value == "False" for arg in call.args)
 
 
 def _check_surroundings(located: syntax.Located, txn: dict, name: str, wrappers) -> None:

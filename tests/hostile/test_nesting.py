@@ -28,7 +28,8 @@ def test_python_deep_nesting_is_a_diagnostic(tmp_path):
     found = diagnostics_by_file(doc)
     for name in cases:
         if name == "moderate.py":
-            assert f"app/{name}" not in found
+            # Not a parse error (the core may still say its transaction has no statement).
+            assert "parse-error" not in found.get(f"app/{name}", set()), found
         else:
             assert found.get(f"app/{name}") == {"parse-error"}, (name, found)
     assert functions(doc) == ["app.moderate.deep", "app.services.touch"]

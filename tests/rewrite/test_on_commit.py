@@ -207,3 +207,49 @@ def test_a_call_in_a_nested_block_of_the_projects_own_atomic_wrapper_is_not_move
     _result, found = app.candidates()
     [outer] = [c for c in found if c.transaction == "bank/services.py:15" and c.suggestion[0] == "on-commit"]
     assert outer.rewrite is None and "nested atomic block (a savepoint)" in outer.refused
+
+
+STATEMENT_MODELS = """\
+from django.db import models
+
+
+class Statement(models.Model):
+    month = models.CharField(max_length=7)
+    pdf = models.FileField(upload_to="statements")
+"""
+
+
+def test_a_file_field_save_that_also_saves_the_row_is_not_moved(tmp_path):
+    """FieldFile.save(name, content) writes the file and then saves the row: deferring it would
+    move a database write out of the transaction. With save=False only the file moves."""
+    app = write(tmp_path, dedent("""\
+        from django.db import transaction
+
+        from bank.models import Statement
+
+
+        @transaction.atomic
+        def attach(statement_id, name, content):
+            statement = Statement.objects.select_for_update().get(pk=statement_id)
+            statement.pdf.save(name, content)
+    """), models=STATEMENT_MODELS)
+    candidate = app.only("on-commit")
+    assert candidate.rewrite is None
+    assert "also saves its row" in candidate.refused
+
+
+def test_a_file_field_delete_without_the_row_is_moved(tmp_path):
+    app = write(tmp_path, dedent("""\
+        from django.db import transaction
+
+        from bank.models import Statement
+
+
+        @transaction.atomic
+        def drop(statement_id):
+            statement = Statement.objects.select_for_update().get(pk=statement_id)
+            statement.pdf.delete(save=False)
+            Statement.objects.filter(pk=statement_id).delete()
+    """), models=STATEMENT_MODELS)
+    after, _candidate = app.rewritten("on-commit")
+    assert "transaction.on_commit(lambda: statement.pdf.delete(save=False))" in after

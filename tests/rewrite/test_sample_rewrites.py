@@ -14,7 +14,7 @@ DJANGO = ["shop", "ledger", "forum"]
 TYPEORM = ["nest-shop", "express-ledger"]
 # Verified rewrites per sample and kind (the rest of the suggestions are prose).
 EXPECTED_VERIFIED = {
-    "shop": {"on-commit": 7},
+    "shop": {"on-commit": 8},  # with api.replace_picture: the old file deleted after commit (its save() stays)
     "ledger": {"on-commit": 2},
     "forum": {"on-commit": 3},
     "nest-shop": {"ts-manager": 1},
