@@ -1,0 +1,34 @@
+"""Findings for external effects that run inside a transaction (the TX10x rules share this)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from .context import LintContext
+from .model import Finding
+
+
+def effect_findings(ctx: LintContext, code: str, accepts: Callable[[dict], bool],
+                    message: Callable[[dict], str], fix: Callable[[dict, str], str]) -> Iterable[Finding]:
+    """One finding per effect step the predicate accepts, in every transaction that runs it."""
+    for txn in ctx.transactions:
+        for fs in txn.flat:
+            step = fs.step
+            if fs.node == "effect" and accepts(step):
+                yield ctx.step_finding(code, txn, step, message(step), fix(step, ctx.frontend),
+                                       label=f"{step['category']} call {step['callee']}")
+
+
+def short(callee: str) -> str:
+    """`orders.tasks.send_receipt.delay` -> `send_receipt.delay` (the name as usually written)."""
+    parts = callee.split(".")
+    return ".".join(parts[-2:]) if len(parts) > 1 else callee
+
+
+def after_commit_fix(step: dict, frontend: str) -> str:
+    name = short(step["callee"])
+    if frontend == "typeorm":
+        return (f"Call {name} after the transaction's promise resolves (after commit), or write an outbox row "
+                "inside the transaction and send it from a worker.")
+    return (f"Run it after commit: `transaction.on_commit(lambda: {name}(...))`, or write an outbox row inside "
+            "the transaction and send it from a worker.")
