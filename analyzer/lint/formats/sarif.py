@@ -37,7 +37,7 @@ def rule_descriptor(rule) -> dict:
 
 
 def document(outcome) -> dict:
-    rules = sorted({r.code: r for r in outcome.rules} | {f.code: rule_of(f) for f in outcome.findings}.items())
+    rules = sorted(({r.code: r for r in outcome.rules} | {f.code: rule_of(f) for f in outcome.findings}).items())
     index = {code: i for i, (code, _rule) in enumerate(rules)}
     results = []
     for finding, fingerprint in zip(outcome.findings, fingerprints(outcome)):
