@@ -164,7 +164,10 @@ def report(
     out: Path = typer.Option(..., "--out", help="Folder to write the report into."),
 ) -> None:
     """Write the HTML report (with figures), a Markdown summary and CSV/JSON metrics."""
-    from .report import render
+    try:
+        from .report import render
+    except ImportError as exc:  # the `report` extra is not installed
+        _fail(str(exc))
 
     if not db.is_file():
         _fail(f"{db} does not exist")

@@ -83,7 +83,7 @@ def _typescript_files(root: Path, config: Config) -> list[dict]:
     return files
 
 
-def scan(root: Path, config: Config = Config(), frontend: str | None = None) -> ScanResult:
+def scan(root: Path, config: Config = Config(), frontend: str | None = None, rewrites: bool = True) -> ScanResult:
     started = time.perf_counter()
     frontend = frontend or detect_frontend(root)
     if frontend == "typeorm":
@@ -104,7 +104,14 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None) -> 
     records = list(ir.loads(ir.dumps(records)))
     analyses = {mode: analyze(records, Settings(mode, config.cda_entities)) for mode in CDA_MODES}
     add_excerpts(root, analyses)
-    return ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started)
+    result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started)
+    if rewrites:
+        # Code is shown only for rewrites that re-analysis of a rewritten copy confirmed.
+        from .rewrite.attach import attach
+
+        attach(result, config)
+        result.seconds = time.perf_counter() - started
+    return result
 
 
 EXCERPT_LINES = 14

@@ -66,7 +66,7 @@ def analyze(records: list[dict], settings: Settings = Settings()) -> dict:
         if verdict == interactivity.NONSTRICT:
             suggested.extend(suggestions.one_shot(flat, reasons, frontend))
         elif verdict == interactivity.STRICT:
-            suggested.extend(_on_commit(flat, graph, frontend))
+            suggested.extend(suggestions.on_commit(flat, graph, frontend))
         verdicts.append({
             "id": txn["id"],
             "file": txn["file"],
@@ -92,16 +92,3 @@ def analyze(records: list[dict], settings: Settings = Settings()) -> dict:
         "diagnostics": diagnostics,
     }
 
-
-def _on_commit(flat, graph, frontend: str) -> list[dict]:
-    """Effects nobody downstream uses can move to on_commit; say if that leaves a one-shot."""
-    effects = [fs.step for fs in flat if fs.node == "effect"]
-    used = {src for src, _dst in graph.edges() if graph.nodes[src]["node"] == "effect"}
-    out = suggestions.on_commit(effects, used, frontend)
-    if out and len(out) == len(effects):
-        remaining = [fs for fs in flat if fs.node != "effect"]
-        verdict, _ = interactivity.classify(remaining, graph_mod.build(remaining))
-        if verdict == interactivity.ONE_SHOT:
-            for suggestion in out:
-                suggestion["makes_one_shot"] = True
-    return out

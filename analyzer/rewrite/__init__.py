@@ -1,0 +1,44 @@
+"""Rewrites of transaction code that are checked before they are shown: the rewritten files
+parse, name only what the entities have, and a re-analysis of the rewritten project confirms
+the claim (the effect left the transaction, the transaction is one-shot, the statement is
+key-inferable). What cannot be verified is said in prose, never as code.
+
+    rewrites_for(root, result, transaction_id) -> list[Rewrite]   (the verified ones)
+    apply(text, edits) -> str
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .edits import Edit, EditConflict, Rewrite, apply
+from .plan import Candidate, candidates
+from .verify import verify
+
+__all__ = ["Edit", "EditConflict", "Rewrite", "apply", "rewrites_for", "verified_candidates"]
+
+
+def verified_candidates(root: Path, result, config=None, ids=None) -> list[Candidate]:
+    """Every suggestion of the scan (or of the transactions `ids`) with its rewrite, verified or
+    refused with the reason."""
+    if config is None:
+        config = _config(root)
+    found = candidates(root, result.frontend, result.records, result.analyses, ids)
+    entities = {r["name"]: r for r in result.records if r["type"] == "entity"}
+    verify(root, result.frontend, config, found, entities)
+    return found
+
+
+def rewrites_for(root: Path, result, transaction_id: str) -> list[Rewrite]:
+    """The verified rewrites of one transaction of `result` (a ScanResult of `root`)."""
+    found = verified_candidates(root, result, ids={transaction_id})
+    return [c.rewrite for c in found if c.rewrite is not None and c.rewrite.verified]
+
+
+def _config(root: Path):
+    from .. import config as config_mod
+
+    try:
+        return config_mod.load(root)
+    except config_mod.ConfigError:
+        return config_mod.Config()

@@ -1,0 +1,103 @@
+"""Which rewrite each suggestion of the core gets: the builder for its front end and kind, run on
+the file's text. A builder that refuses gives the reason, which becomes the suggestion's prose."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import python_f_expression, python_on_commit, typescript_increment, typescript_manager
+from .edits import Refused, Rewrite
+
+
+@dataclass(frozen=True)
+class Project:
+    """What builders may consult besides the file they edit."""
+    root: Path
+    entities: dict  # name -> IR entity record
+
+
+@dataclass
+class Candidate:
+    transaction: str  # transaction id
+    suggestion: tuple[str, str | None, str | None]  # (kind, pattern, statement id) of the core's suggestion
+    rewrite: Rewrite | None = None
+    refused: str = ""  # why there is no rewrite, or why it did not verify
+    makes_one_shot: bool = False  # the re-analysed transaction is one-shot
+    facts: dict = field(default_factory=dict)  # what the claim check needs (step, entity)
+
+
+def _steps(steps: list[dict]):
+    for step in steps:
+        yield step
+        for arm in step.get("arms", []):
+            yield from _steps(arm)
+        yield from _steps(step.get("body", []))
+
+
+def step_index(txn: dict) -> dict[str, dict]:
+    return {s["id"]: s for s in _steps(txn["steps"]) if s.get("id")}
+
+
+def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, ids=None) -> list[Candidate]:
+    transactions = {r["id"]: r for r in records if r["type"] == "transaction" and (ids is None or r["id"] in ids)}
+    wanted: dict[tuple, dict] = {}
+    for analysis in analyses.values():
+        for verdict in analysis["transactions"]:
+            if verdict["id"] in transactions:
+                for suggestion in verdict["suggestions"]:
+                    key = (verdict["id"], suggestion["kind"], suggestion.get("pattern"), suggestion.get("statement"))
+                    wanted.setdefault(key, suggestion)
+    project = Project(root, {r["name"]: r for r in records if r["type"] == "entity"})
+    texts: dict[str, str | None] = {}
+    out = []
+    for (txn_id, kind, pattern, step_id) in sorted(wanted, key=lambda k: tuple(x or "" for x in k)):
+        txn = transactions[txn_id]
+        step = step_index(txn).get(step_id)
+        candidate = Candidate(txn_id, (kind, pattern, step_id), facts={"step": step, "before": txn})
+        builder = _BUILDERS.get((frontend, kind, pattern))
+        if builder is None or step is None:
+            candidate.refused = "no rewrite of this kind is verified for this front end"
+        else:
+            try:
+                candidate.rewrite = builder(step["file"], _text(root, step["file"], texts), txn, step, project)
+            except Refused as exc:
+                candidate.refused = str(exc)
+        out.append(candidate)
+    out.extend(_escaped_statements(root, records, transactions, project, texts))
+    return out
+
+
+def _escaped_statements(root: Path, records: list[dict], transactions: dict, project: Project, texts: dict):
+    """A ts-manager candidate per `escaped-manager` diagnostic inside a transaction's callback."""
+    out = []
+    for diagnostic in records:
+        if diagnostic["type"] != "diagnostic" or diagnostic["code"] != "escaped-manager":
+            continue
+        for txn in transactions.values():
+            if txn["file"] == diagnostic["file"] and txn["line"] <= diagnostic["line"] <= txn.get("end_line", 0):
+                candidate = Candidate(txn["id"], ("ts-manager", None, f"{diagnostic['file']}:{diagnostic['line']}"),
+                                      facts={"step": diagnostic, "before": txn})
+                try:
+                    text = _text(root, diagnostic["file"], texts)
+                    candidate.rewrite = typescript_manager.rewrite(diagnostic["file"], text, txn, diagnostic, project)
+                except Refused as exc:
+                    candidate.refused = str(exc)
+                out.append(candidate)
+    return out
+
+
+def _text(root: Path, path: str, texts: dict) -> str:
+    if path not in texts:
+        try:
+            texts[path] = (root / path).read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise Refused(f"{path} cannot be read") from exc
+    return texts[path]
+
+
+_BUILDERS = {
+    ("django", "on-commit", None): python_on_commit.rewrite,
+    ("django", "one-shot", "read-modify-write"): python_f_expression.rewrite,
+    ("typeorm", "one-shot", "read-modify-write"): typescript_increment.rewrite,
+}

@@ -1,0 +1,76 @@
+"""on-commit: an external effect (e-mail, HTTP, `.delay()`/`.apply_async()`) written in a Django
+transaction's body moves into `transaction.on_commit(lambda: ...)`, so it runs after commit.
+
+Refused (the caller says why, in prose) where the move would change what the program does: the
+call's result is used; it runs in a loop or under `try` (the lambda would see the loop variable's
+last value; the handler would no longer see its exceptions); it sits in a nested `atomic` block,
+a savepoint whose rollback would silently drop the callback; or a name it reads is rebound later.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import python_syntax as syntax
+from .edits import Refused, Rewrite, diff_edits
+
+NOT_MOVABLE = {"sleep", "input"}  # waiting or asking: nothing to defer
+
+
+def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewrite:
+    short = effect["callee"].rsplit(".", 2)
+    name = ".".join(short[-2:]) if short[-1] in ("delay", "apply_async", "send") else short[-1]
+    if effect["category"] in NOT_MOVABLE:
+        raise Refused(f"{name} ({effect['category']}) is not work that can wait for the commit")
+    if effect.get("via"):
+        raise Refused(f"{name} runs in {effect['via'][-1]}, called from the transaction; "
+                      "deferring it there affects every caller")
+    wrapper = syntax.parse(text)
+    located = wrapper and syntax.find_call(wrapper, effect["line"], effect["callee"])
+    if not located:
+        raise Refused(f"the call to {name} on line {effect['line']} was not found")
+    statement = located.statement
+    if not (len(statement.body) == 1 and isinstance(statement.body[0], cst.Expr)
+            and statement.body[0].value is located.call):
+        raise Refused(f"the result of {name} is used where it is called")
+    _check_surroundings(located, txn, name)
+    function = syntax.enclosing_function(located)
+    if function is not None:
+        captured = syntax.names_in(located.call)
+        rebound = syntax.rebound_after(function, captured, effect["line"], located.positions)
+        if rebound:
+            raise Refused(f"{', '.join(sorted(rebound))} is assigned again after the call; "
+                          "a deferred call would see the later value")
+    module = located.wrapper.module
+    local = syntax.transaction_import(module)
+    if local is None and "transaction" in syntax.names_in(module):
+        raise Refused("the name `transaction` means something else in this module")
+    deferred = cst.Call(
+        func=cst.Attribute(cst.Name(local or "transaction"), cst.Name("on_commit")),
+        args=[cst.Arg(cst.Lambda(params=cst.Parameters(), body=located.call))])
+    new_module = module.deep_replace(statement.body[0], statement.body[0].with_changes(value=deferred))
+    if local is None:
+        new_module = syntax.add_import(new_module, "from django.db import transaction\n")
+    return Rewrite(
+        kind="on-commit",
+        title=f"Run {name} after commit: {local or 'transaction'}.on_commit(lambda: ...)",
+        edits=diff_edits(path, text, new_module.code),
+        verified=False,
+        claim=f"{effect['callee']} ({effect['category']}) no longer runs inside the transaction",
+        step_line=effect["line"])
+
+
+def _check_surroundings(located: syntax.Located, txn: dict, name: str) -> None:
+    for ancestor in located.ancestors:
+        if isinstance(ancestor, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+            return
+        if isinstance(ancestor, cst.For | cst.While):
+            raise Refused(f"{name} runs in a loop: a deferred call per iteration would see the loop "
+                          "variables' last values")
+        if isinstance(ancestor, cst.Try | cst.TryStar):
+            raise Refused(f"{name} runs under try: its errors would no longer reach the handler")
+        if (isinstance(ancestor, cst.With) and any(syntax.is_atomic(item.item) for item in ancestor.items)
+                and located.positions[ancestor].start.line != txn["line"]):
+            raise Refused(f"{name} runs in a nested atomic block (a savepoint): if it rolls back, "
+                              "the on_commit callback is dropped")
+

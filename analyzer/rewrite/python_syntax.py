@@ -1,0 +1,150 @@
+"""Finding a call in a Python module with libcst, and the facts about its surroundings that
+decide whether moving it is safe (loops, try blocks, nested atomic blocks, later rebinding)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+
+
+@dataclass
+class Located:
+    wrapper: MetadataWrapper
+    call: cst.Call
+    statement: cst.CSTNode  # the statement line holding the call (SimpleStatementLine)
+    ancestors: list[cst.CSTNode]  # innermost first, up to the module
+    positions: dict
+    parents: dict
+
+
+def dotted(node: cst.CSTNode) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else ""
+    if isinstance(node, cst.Call):
+        return dotted(node.func)
+    return ""
+
+
+def parse(text: str) -> MetadataWrapper | None:
+    try:
+        return MetadataWrapper(cst.parse_module(text))
+    except cst.ParserSyntaxError:
+        return None
+
+
+def find_call(wrapper: MetadataWrapper, line: int, callee: str) -> Located | None:
+    """The call on `line` whose name ends like `callee` (`shop.tasks.process_return.delay`)."""
+    positions = wrapper.resolve(PositionProvider)
+    parents = wrapper.resolve(ParentNodeProvider)
+    last = callee.rsplit(".", 1)[-1]
+    found = None
+    for node, position in positions.items():
+        if (isinstance(node, cst.Call) and position.start.line == line and dotted(node.func).rsplit(".", 1)[-1] == last
+                and (found is None or positions[found].start.column > position.start.column)):
+            found = node
+    if found is None:
+        return None
+    ancestors, node = [], found
+    while node in parents:
+        node = parents[node]
+        ancestors.append(node)
+    statement = next((a for a in ancestors if isinstance(a, cst.SimpleStatementLine)), None)
+    if statement is None:
+        return None
+    return Located(wrapper, found, statement, ancestors, positions, parents)
+
+
+def is_atomic(node: cst.CSTNode) -> bool:
+    """`transaction.atomic`, `atomic`, `transaction.atomic(using=...)`, as a with item or decorator."""
+    return dotted(node).rsplit(".", 1)[-1] == "atomic"
+
+
+def enclosing_function(located: Located) -> cst.FunctionDef | None:
+    return next((a for a in located.ancestors if isinstance(a, cst.FunctionDef)), None)
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Every plain name an expression reads (the free names a lambda around it would capture)."""
+    found: set[str] = set()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(name.value)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            attribute.value.visit(self)
+            return False
+
+        def visit_Arg(self, arg: cst.Arg) -> bool:
+            arg.value.visit(self)
+            return False
+
+    node.visit(Names())
+    return found
+
+
+def rebound_after(function: cst.CSTNode, names: set[str], line: int, positions: dict) -> set[str]:
+    """Which of `names` are assigned again after `line` in `function` (a deferred call would see
+    the new value)."""
+    rebound: set[str] = set()
+
+    class Targets(cst.CSTVisitor):
+        def _bind(self, target: cst.CSTNode) -> None:
+            for name in names_in(target) if not isinstance(target, cst.Name) else {target.value}:
+                if name in names and positions[target].start.line > line:
+                    rebound.add(name)
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            self._bind(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._bind(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            self._bind(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            self._bind(node.target)
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            self._bind(node.name)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            self._bind(node.target)
+
+    function.visit(Targets())
+    return rebound
+
+
+def transaction_import(module: cst.Module) -> str | None:
+    """The local name of django.db.transaction in `module`, if it is imported at module level."""
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if (isinstance(small, cst.ImportFrom) and small.module is not None
+                    and dotted(small.module) == "django.db" and not isinstance(small.names, cst.ImportStar)):
+                for alias in small.names:
+                    if alias.name.value == "transaction":
+                        return alias.asname.name.value if alias.asname else "transaction"
+    return None
+
+
+def add_import(module: cst.Module, line: str) -> cst.Module:
+    """`module` with the import statement `line` after its leading imports (and docstring)."""
+    body = list(module.body)
+    index = 0
+    for position, statement in enumerate(body):
+        if isinstance(statement, cst.SimpleStatementLine) and all(
+                isinstance(s, cst.Import | cst.ImportFrom) or (position == 0 and isinstance(s, cst.Expr))
+                for s in statement.body):
+            index = position + 1
+        else:
+            break
+    body.insert(index, cst.parse_statement(line))
+    return module.with_changes(body=body)

@@ -1,0 +1,191 @@
+"""Verification of rewrites: the rewritten files parse, and a re-analysis of a copy of the project
+with the edits applied confirms each rewrite's claim. Only then is a rewrite `verified`."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from ..core import graph as graph_mod
+from ..core.flatten import flatten
+from . import checks, typescript_syntax
+from .edits import EditConflict, apply, edits_by_path, map_line, new_line_ranges
+from .plan import Candidate, step_index
+from .project_copy import edited_copy
+
+
+def verify(root: Path, frontend: str, config, candidates: list[Candidate], entities: dict) -> None:
+    """Marks each candidate's rewrite verified (or says in `refused` why not), in place."""
+    pending = [c for c in candidates if c.rewrite is not None and _parses(root, c) and _names_known(root, c, entities)]
+    while pending:
+        batch, pending = _round(root, pending)
+        _check_round(root, frontend, config, batch)
+
+
+def _parses(root: Path, candidate: Candidate) -> bool:
+    for path, edits in edits_by_path(candidate.rewrite.edits).items():
+        try:
+            text = apply((root / path).read_text("utf-8"), edits)
+        except EditConflict as exc:
+            problem = str(exc)
+        else:
+            problem = checks.python_parses(path, text) if path.endswith(".py") else _typescript_parses(path, text)
+        if problem:
+            candidate.refused = f"the rewritten code does not parse ({problem})"
+            candidate.rewrite = None
+            return False
+    return True
+
+
+def _typescript_parses(path: str, text: str) -> str | None:
+    try:
+        errors = typescript_syntax.parse_errors(path, text)
+    except typescript_syntax.Unavailable as exc:
+        return str(exc)
+    return "; ".join(errors[:3]) or None
+
+
+def _names_known(root: Path, candidate: Candidate, entities: dict) -> bool:
+    """The rewritten query names only attributes (and lookups on them) its entity has."""
+    if candidate.rewrite.kind in ("on-commit", "ts-manager"):
+        return True
+    entity_name = (candidate.facts["step"] or {}).get("entity")
+    for path, edits in edits_by_path(candidate.rewrite.edits).items():
+        original = (root / path).read_text("utf-8")
+        text = apply(original, edits)
+        regions = new_line_ranges(original, edits)
+        if path.endswith(".py"):
+            unknown = checks.unknown_attributes(entities.get(entity_name or ""), checks.queryset_keywords(text, regions))
+        else:
+            unknown = []
+            for named, attributes in checks.typeorm_increments(text, regions):
+                if named != entity_name:
+                    unknown.append(f"the entity {named}")
+                unknown += checks.unknown_attributes(entities.get(named), attributes)
+        if unknown:
+            candidate.refused = f"the rewritten query names {', '.join(unknown)}, which {entity_name} does not have"
+            candidate.rewrite = None
+            return False
+    return True
+
+
+def _round(root: Path, pending: list[Candidate]) -> tuple[list[Candidate], list[Candidate]]:
+    """At most one rewrite per transaction, and no two whose edits overlap (identical edits, such
+    as the same added import, are shared); the rest wait for the next round."""
+    batch, later, seen = [], [], set()
+    taken: list = []
+    for candidate in pending:
+        edits = set(candidate.rewrite.edits)
+        clash = any(e.path == t.path and e != t and e.start < t.end and t.start < e.end for e in edits for t in taken)
+        if candidate.transaction in seen or clash:
+            later.append(candidate)
+            continue
+        seen.add(candidate.transaction)
+        taken.extend(e for e in edits if e not in taken)
+        batch.append(candidate)
+    return batch, later
+
+
+def _check_round(root: Path, frontend: str, config, batch: list[Candidate]) -> None:
+    from ..scan import scan  # the scan itself calls this module after its analysis
+
+    edits = {e for c in batch for e in c.rewrite.edits}
+    originals = {path: (root / path).read_text("utf-8") for path in edits_by_path(edits)}
+    with edited_copy(root, edits) as copy:
+        result = scan(copy, config, frontend, rewrites=False)
+    by_path = edits_by_path(edits)
+    transactions = {r["id"]: r for r in result.records if r["type"] == "transaction"}
+    verdicts = {t["id"]: t for t in result.analyses["pk"]["transactions"]}
+    for candidate in batch:
+        file, line = candidate.transaction.rsplit(":", 1)
+        new_line = map_line(originals[file], by_path[file], int(line)) if file in originals else int(line)
+        new_id = f"{file}:{new_line}"
+        after = transactions.get(new_id)
+        if after is None:
+            candidate.refused = "re-analysis of the rewritten code no longer finds the transaction"
+            candidate.rewrite = None
+            continue
+        context = {"originals": originals, "by_path": by_path, "records": result.records}
+        problem = _statements_kept(candidate, after) or _CLAIMS[candidate.rewrite.kind](candidate, after, context)
+        if problem:
+            candidate.refused = f"re-analysis of the rewritten code does not confirm it: {problem}"
+            candidate.rewrite = None
+            continue
+        candidate.rewrite = replace(candidate.rewrite, verified=True)
+        candidate.makes_one_shot = verdicts[new_id]["interactivity"] == "one-shot"
+
+
+def _effect_left(candidate: Candidate, after: dict, context: dict) -> str | None:
+    originals, by_path = context["originals"], context["by_path"]
+    effect = candidate.facts["step"]
+    file = effect["file"]
+    line = map_line(originals[file], by_path[file], effect["line"]) if file in originals else effect["line"]
+    for step in step_index(after).values():
+        if step["node"] == "effect" and step["file"] == file and step["line"] == line \
+                and step["callee"] == effect["callee"]:
+            return f"{effect['callee']} still runs inside the transaction"
+    return None
+
+
+def _statements(txn: dict) -> list[dict]:
+    return [s for s in step_index(txn).values() if s["node"] == "statement"]
+
+
+def _statements_kept(candidate: Candidate, after: dict) -> str | None:
+    """The rewrite may change the statements of the entity it is about, never any other (a lost
+    signal receiver or overridden save() would show up here)."""
+    if candidate.rewrite.kind == "ts-manager":  # it adds the statement; _on_manager checks the rest
+        return None
+    entity = (candidate.facts["step"] or {}).get("entity") if candidate.rewrite.kind != "on-commit" else None
+
+    def others(txn: dict) -> list[tuple[str, str]]:
+        return sorted((s.get("entity") or "", s["kind"]) for s in _statements(txn)
+                      if entity is None or s.get("entity") != entity)
+
+    if others(candidate.facts["before"]) != others(after):
+        return "the transaction's other statements changed"
+    return None
+
+
+def _computed_by_database(candidate: Candidate, after: dict, context: dict) -> str | None:
+    step = candidate.facts["step"]
+    file = step["file"]
+    regions = new_line_ranges(context["originals"][file], context["by_path"][file])
+    flat = flatten(after["steps"])
+    graph = graph_mod.build(flat)
+    targets = [s for s in _statements(after) if s["file"] == file and s.get("entity") == step.get("entity")
+               and s["kind"] == "write" and any(a <= s["line"] <= b for a, b in regions)]
+    if not targets:
+        return f"no {step.get('entity')} write is found where the rewrite put it"
+    for target in targets:
+        for source in graph.predecessors(target["id"]):
+            if graph.nodes[source]["node"] == "statement":
+                return f"the {step.get('entity')} write still depends on {source}"
+    return None
+
+
+def _on_manager(candidate: Candidate, after: dict, context: dict) -> str | None:
+    """The statement no longer escapes: no escaped-manager diagnostic at its line, and the
+    transaction now has a statement there besides every statement it had."""
+    diagnostic = candidate.facts["step"]
+    at = (diagnostic["file"], diagnostic["line"])
+    if any(r["type"] == "diagnostic" and r["code"] == "escaped-manager" and (r["file"], r["line"]) == at
+           for r in context["records"]):
+        return "the statement still runs outside the transaction"
+    statements = _statements(after)
+    if not any((s["file"], s["line"]) == at for s in statements):
+        return "the transaction has no statement where the rewrite put it"
+
+    def kinds(txn: dict) -> list[tuple[str, str]]:
+        return sorted((s.get("entity") or "", s["kind"]) for s in _statements(txn) if (s["file"], s["line"]) != at)
+    if kinds(candidate.facts["before"]) != kinds(after):
+        return "the transaction's other statements changed"
+    return None
+
+
+_CLAIMS = {
+    "on-commit": _effect_left,
+    "f-expression": _computed_by_database,
+    "ts-increment": _computed_by_database,
+    "ts-manager": _on_manager,
+}
