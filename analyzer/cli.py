@@ -118,6 +118,8 @@ def lint(
     baseline: Path | None = typer.Option(None, "--baseline", help="Do not report the findings recorded in this file."),
     write_baseline: Path | None = typer.Option(None, "--write-baseline", help="Record the current findings here and exit 0."),
     frontend: Frontend | None = typer.Option(None, "--frontend", help="Force a front end (default: detect)."),
+    fix: bool = typer.Option(False, "--fix", help="Apply the verified fixes, then report what is left."),
+    diff: bool = typer.Option(False, "--diff", help="Show the verified fixes as a unified diff; write nothing."),
 ) -> None:
     """Report transaction bugs with rule codes (exit 0 clean, 1 findings, 2 errors); see docs/rules/."""
     from .lint import command
@@ -126,7 +128,7 @@ def lint(
     if output_format not in FORMATS:
         _fail(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
     raise typer.Exit(command.main(paths or [], output_format, select, extend_select, ignore, exit_zero, config_file,
-                                  baseline, write_baseline, frontend.value if frontend else None))
+                                  baseline, write_baseline, frontend.value if frontend else None, fix, diff))
 
 
 @app.command()

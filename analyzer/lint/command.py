@@ -23,7 +23,7 @@ def _split(values: list[str] | None) -> tuple[str, ...]:
 def main(paths: list[Path], output_format: str = "concise", select: list[str] | None = None,
          extend_select: list[str] | None = None, ignore: list[str] | None = None, exit_zero: bool = False,
          settings_file: Path | None = None, baseline: Path | None = None, write_baseline: Path | None = None,
-         frontend: str | None = None, stream=None) -> int:
+         frontend: str | None = None, fix: bool = False, diff: bool = False, stream=None) -> int:
     stream = stream or sys.stdout
     options = LintOptions(
         paths=list(paths) or [Path(".")],
@@ -40,8 +40,34 @@ def main(paths: list[Path], output_format: str = "concise", select: list[str] | 
         print(f"txscan: error: internal error: {type(exc).__name__}: {exc} "
               f"({Path(where.filename).name}:{where.lineno})", file=sys.stderr)
         return ERROR
+    if fix or diff:
+        try:
+            outcome, early = _fix(options, outcome, diff, stream)
+        except LintError as exc:
+            print(f"txscan: error: {exc}", file=sys.stderr)
+            return ERROR
+        if early is not None:
+            return early
     RENDERERS[output_format](outcome, stream, use_colour(stream) and output_format in ("concise", "full"))
     if outcome.baseline_written is not None:
         print(f"txscan: wrote {outcome.baseline_written} finding(s) to the baseline {write_baseline}", file=sys.stderr)
         return CLEAN
     return CLEAN if exit_zero or not outcome.findings else FINDINGS
+
+
+def _fix(options: LintOptions, outcome, diff_only: bool, stream):
+    """Apply (or, with --diff, show) the verified rewrites; after --fix, lint again."""
+    from . import fixes
+
+    fix_plan = fixes.plan(outcome)
+    if diff_only:
+        text = fixes.unified_diff(fix_plan)
+        stream.write(text)
+        print(f"txscan: {len(fix_plan.fixed)} fixable finding(s)"
+              f"{'' if fix_plan.fixed else ' (none has a verified fix)'}", file=sys.stderr)
+        return outcome, FINDINGS if text else CLEAN
+    fixes.write(outcome, fix_plan)
+    for title in fix_plan.titles:
+        print(f"fixed {title}", file=sys.stderr)
+    print(f"txscan: fixed {len(fix_plan.fixed)} finding(s) in {len(fix_plan.changed)} file(s)", file=sys.stderr)
+    return (run(options) if fix_plan.changed else outcome), None

@@ -56,7 +56,11 @@ class Rule:
     precision: str = "high"     # SARIF precision: very-high, high, medium, low
     level: str = "warning"      # SARIF default level: error, warning, note
     tags: tuple[str, ...] = field(default_factory=tuple)
-    fixable: bool = False       # whether --fix has a verified rewrite for it
+    fix_kinds: tuple[str, ...] = ()   # kinds of analyzer.rewrite rewrites that --fix may apply for it
+
+    @property
+    def fixable(self) -> bool:
+        return bool(self.fix_kinds)
 
     @property
     def module_name(self) -> str:

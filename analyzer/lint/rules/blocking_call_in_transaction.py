@@ -55,5 +55,6 @@ await new Promise((resolve) => setTimeout(resolve, 1000));""",
         fix="Move the wait or the process out of the transaction; retry by re-running the whole transaction.",
     ),
     check=check,
+    fix_kinds=("on-commit",),
     tags=("interactivity", "external-call"),
 )

@@ -46,5 +46,6 @@ await mailer.sendMail({ to: email, text: link(invitation) });""",
             "queue the message through an outbox row written inside the transaction.",
     ),
     check=check,
+    fix_kinds=("on-commit",),
     tags=("interactivity", "external-call", "email"),
 )

@@ -55,5 +55,6 @@ await axios.post(WEBHOOK_URL, { order: id });""",
             "answer decides what the transaction writes, make the call before the transaction starts.",
     ),
     check=check,
+    fix_kinds=("on-commit",),
     tags=("interactivity", "external-call", "http"),
 )

@@ -96,6 +96,7 @@ await dataSource.transaction(async (manager) => {
             "`lock: { mode: \"pessimistic_write\" }`).",
     ),
     check=check,
+    fix_kinds=("f-expression", "ts-increment"),
     precision="medium",
     tags=("interactivity", "concurrency", "lost-update"),
 )

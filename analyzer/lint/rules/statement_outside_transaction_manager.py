@@ -41,6 +41,7 @@ await this.dataSource.transaction(async (manager) => {
         fix="Use the transaction's manager: `manager.getRepository(Product)`, `manager.decrement(...)`.",
     ),
     check=check,
+    fix_kinds=("ts-manager",),
     frontends=("typeorm",),
     level="error",
     tags=("hygiene", "typeorm"),

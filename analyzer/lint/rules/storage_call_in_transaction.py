@@ -50,5 +50,6 @@ await fs.promises.unlink(path);""",
             "its result is needed, with a clean-up job for orphans.",
     ),
     check=check,
+    fix_kinds=("on-commit",),
     tags=("interactivity", "external-call", "storage"),
 )

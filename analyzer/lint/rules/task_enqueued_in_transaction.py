@@ -60,5 +60,6 @@ await receiptQueue.add("receipt", { id });""",
             "write an outbox row in the transaction instead.",
     ),
     check=check,
+    fix_kinds=("on-commit",),
     tags=("interactivity", "external-call", "queue"),
 )
