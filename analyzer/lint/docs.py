@@ -25,6 +25,7 @@ def render_markdown(rule: Rule) -> str:
         f"{rule.summary}.\n",
         f"- Default: {default}; level: {rule.level}; precision: {rule.precision}; "
         f"front ends: {', '.join(rule.frontends)}; tags: {', '.join(rule.tags)}\n",
+        f"- `--fix`: {'verified rewrites (' + ', '.join(rule.fix_kinds) + ') where one exists' if rule.fixable else 'no (the fix is described in prose)'}\n",
     ]
     if doc.default_reason:
         parts.append(f"\n{doc.default_reason}\n")
