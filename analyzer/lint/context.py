@@ -7,6 +7,7 @@ code outside transactions ask for a file's tree-sitter tree, parsed once, on dem
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -23,6 +24,7 @@ BOUNDARY_LABEL = {
     "query-runner": "queryRunner.startTransaction()", "transaction-decorator": "@Transaction()",
     "transactional-decorator": "@Transactional()",
 }
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 
 
@@ -39,7 +41,9 @@ class Transaction:
     @property
     def incomplete(self) -> bool:
         """The front end met calls it could not follow: absence of a problem is not proven."""
-        return any(fs.node == "unresolved" for fs in self.flat) or bool(self.verdict.get("incomplete"))
+        if self.verdict.get("complete") is False or self.verdict.get("incomplete"):
+            return True
+        return any(fs.node == "unresolved" for fs in self.flat)
 
 
 class LintContext:
@@ -72,6 +76,25 @@ class LintContext:
     @cached_property
     def entities(self) -> dict[str, dict]:
         return {e["name"]: e for e in self.analysis["entities"]}
+
+    def transaction_around(self, path: str, line: int) -> Transaction | None:
+        """The innermost transaction whose boundary span (as the scan found it, project wrappers
+        included) holds the line."""
+        spans = [t for t in self.transactions if t.record["file"] == path
+                 and t.record["line"] <= line <= t.record.get("end_line", t.record["line"])]
+        return max(spans, key=lambda t: t.record["line"]) if spans else None
+
+    def inside_transaction_span(self, path: str, line: int) -> bool:
+        return self.transaction_around(path, line) is not None
+
+    @cached_property
+    def python_identifiers(self) -> Counter:
+        """How often each identifier occurs in the project's Python files (a cheap "is it used" test)."""
+        counts: Counter = Counter()
+        for f in self.result.files:
+            if f["path"].endswith(".py"):
+                counts.update(_WORD.findall("\n".join(self.lines(f["path"]))))
+        return counts
 
     def target_files(self, suffixes: tuple[str, ...]) -> list[str]:
         """Analysed source files (relative paths) inside the linted paths."""

@@ -34,9 +34,8 @@ def diagnostic_findings(ctx: LintContext, code: str, diagnostic_code: str, fix: 
 
 def _enclosing(ctx: LintContext, path: str, line: int):
     """The innermost transaction whose boundary span holds the line, else one whose steps run in that file."""
-    spans = [t for t in ctx.transactions
-             if t.record["file"] == path and t.record["line"] <= line <= t.record.get("end_line", t.record["line"])]
-    if spans:
-        return max(spans, key=lambda t: t.record["line"])
+    around = ctx.transaction_around(path, line)
+    if around is not None:
+        return around
     near = [t for t in ctx.transactions if any(fs.step.get("file") == path for fs in t.flat)]
     return near[0] if near else None

@@ -22,7 +22,7 @@ def render_markdown(rule: Rule) -> str:
     default = "on" if rule.enabled_by_default else "off"
     parts = [
         f"# {rule.code} {rule.name}\n",
-        f"{rule.summary}.\n",
+        f"{rule.summary}.\n\n",
         f"- Default: {default}; level: {rule.level}; precision: {rule.precision}; "
         f"front ends: {', '.join(rule.frontends)}; tags: {', '.join(rule.tags)}\n",
         f"- `--fix`: {'verified rewrites (' + ', '.join(rule.fix_kinds) + ') where one exists' if rule.fixable else 'no (the fix is described in prose)'}\n",

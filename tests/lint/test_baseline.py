@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from lintkit import lint
 
 from analyzer.lint.baseline import BaselineError, load
-from lintkit import lint
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE / "projects" / "checkout"

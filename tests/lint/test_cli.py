@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from lintkit import FIXTURES
 
 HERE = Path(__file__).resolve().parent

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import libcst
 import pytest
+from lintkit import lint
 
 from analyzer.lint import command
-from lintkit import lint
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "corpus" / "samples"

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import json
 import os
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import jsonschema
 import pytest
+from lintkit import FIXTURES, lint, render
 
 from analyzer.lint.formats import FORMATS
 from analyzer.lint.formats.github import step_summary
-from lintkit import FIXTURES, lint, render
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE / "projects" / "checkout"
@@ -29,7 +29,7 @@ SARIF_SCHEMA = next((p for p in (REPO.parent / "shared" / "schemas" / "sarif-sch
                     REPO.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _outcome(folder: Path):
     return lint(folder)
 

@@ -8,9 +8,9 @@ code it must leave alone. The rule runs alone (`--select` its code) on the whole
 from __future__ import annotations
 
 import pytest
+from lintkit import FIXTURES, expectations, lint
 
 from analyzer.lint.rules import REGISTRY, by_name
-from lintkit import FIXTURES, expectations, lint
 
 # Unused suppressions are judged for enabled rules only: the fixture's suppressions name TX101.
 ALSO_SELECTED = {"unused-suppression": ("TX101",)}

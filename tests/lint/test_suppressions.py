@@ -6,9 +6,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from lintkit import FIXTURES, lint
 
 from analyzer.lint.suppressions import parse
-from lintkit import FIXTURES, lint
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE / "projects" / "checkout"

@@ -75,7 +75,7 @@ def check(ctx):
                 continue
             blocks = pysyntax.transaction_blocks(node)
             function = pysyntax.enclosing_function(node, module)
-            txn = reached.get(function)
+            txn = reached.get(function) or ctx.transaction_around(path, node.start_point[0] + 1)
             if not blocks and txn is None:
                 continue
             for clause in node.named_children:

@@ -28,7 +28,7 @@ def check(ctx):
         masked = tstext.mask(source)
         for match in _DECLARATION.finditer(masked):
             name = match.group(1)
-            start, end = tstext.enclosing_block(masked, match.start())
+            _start, end = tstext.enclosing_block(masked, match.start())
             block = masked[match.end():end]
             base = match.end()
             n = re.escape(name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import pysyntax
 from ..model import Finding, Location, Rule, RuleDoc
-from .select_for_update_outside_transaction import evaluated_chain
+from .select_for_update_outside_transaction import EVALUATING, EXECUTING, evaluated_chain
 
 
 def check(ctx):
@@ -14,7 +14,7 @@ def check(ctx):
         tree = ctx.python_tree(path)
         module = pysyntax.module_name(path)
         for call in pysyntax.method_calls(tree, "select_for_update"):
-            chain, evaluated = evaluated_chain(call)
+            chain, evaluated = evaluated_chain(call, frozenset(EVALUATING | EXECUTING))
             if evaluated or chain.parent is None or chain.parent.type != "expression_statement":
                 continue
             attribute = call.child_by_field_name("function").child_by_field_name("attribute")

@@ -7,12 +7,15 @@ from ..model import Finding, Location, Rule, RuleDoc
 
 # Queryset methods that run the query there and then (the lock is taken, or Django raises).
 EVALUATING = {"get", "first", "last", "latest", "earliest", "exists", "count", "in_bulk", "aggregate",
-              "get_or_create", "update_or_create", "contains"}
+              "get_or_create", "update_or_create", "contains", "iterator"}
+# Methods that run a statement but not the SELECT ... FOR UPDATE (Django raises only for that).
+EXECUTING = {"update", "delete", "explain"}
 _CONSUMERS = {"list", "tuple", "set", "len", "bool", "next", "sorted"}
 
 
-def evaluated_chain(call) -> tuple[object, bool]:
-    """The whole method chain around a `select_for_update()` call, and whether this code evaluates it."""
+def evaluated_chain(call, methods=frozenset(EVALUATING)) -> tuple[object, bool]:
+    """The whole method chain around a `select_for_update()` call, and whether this code runs it
+    (ends in one of `methods`, is iterated, or is consumed by `list()` and the like)."""
     node = call
     last = "select_for_update"
     while node.parent is not None:
@@ -25,7 +28,7 @@ def evaluated_chain(call) -> tuple[object, bool]:
         else:
             break
     parent = node.parent
-    if last in EVALUATING:
+    if last in methods:
         return node, True
     if parent is not None and parent.type == "for_statement" and parent.child_by_field_name("right") == node:
         return node, True
@@ -34,6 +37,18 @@ def evaluated_chain(call) -> tuple[object, bool]:
         if callee is not None and pysyntax.text(callee) in _CONSUMERS:
             return node, True
     return node, False
+
+
+def _may_run_in_a_caller_transaction(ctx, call, name: str) -> bool:
+    """A function named anywhere else in the project may be called inside a caller's transaction the
+    scan did not follow (deeper than its depth, through a decorator or a signal); a function that
+    checks `in_atomic_block` itself guards the lock. Only code nobody calls by name is reported."""
+    function = call.parent
+    while function is not None and function.type != "function_definition":
+        function = function.parent
+    if function is not None and "in_atomic_block" in pysyntax.text(function):
+        return True
+    return ctx.python_identifiers[name] > 1
 
 
 def check(ctx):
@@ -49,7 +64,7 @@ def check(ctx):
         tree = ctx.python_tree(path)
         module = pysyntax.module_name(path)
         for call in pysyntax.method_calls(tree, "select_for_update"):
-            if pysyntax.transaction_blocks(call):
+            if pysyntax.transaction_blocks(call) or ctx.inside_transaction_span(path, call.start_point[0] + 1):
                 continue
             chain, evaluated = evaluated_chain(call)
             if not evaluated:
@@ -58,7 +73,8 @@ def check(ctx):
             if any((path, line) in in_transaction for line in range(first, last + 1)):
                 continue
             function = pysyntax.enclosing_function(call, module)
-            if function in reached or function.rsplit(".", 1)[-1] in unresolved:
+            name = function.rsplit(".", 1)[-1]
+            if function in reached or name in unresolved or _may_run_in_a_caller_transaction(ctx, call, name):
                 continue
             attribute = call.child_by_field_name("function").child_by_field_name("attribute")
             line, col = pysyntax.position(attribute, ctx.line_text(path, attribute.start_point[0] + 1))
@@ -76,8 +92,9 @@ RULE = Rule(
     summary="select_for_update() evaluated outside a transaction",
     doc=RuleDoc(
         what="Finds querysets with `select_for_update()` that the same function evaluates (`.get()`, "
-             "`.first()`, iteration, `list()`) when neither an enclosing `atomic` block or decorator nor any "
-             "transaction the scan found reaches that code.",
+             "`.first()`, iteration, `list()`) when neither an enclosing `atomic` block, decorator or project "
+             "wrapper nor any transaction the scan found reaches that code, and nothing else in the project "
+             "names the function (so no caller can have opened a transaction around it).",
         why="Outside a transaction Django raises `TransactionManagementError` when the queryset is evaluated; "
             "where autocommit is emulated the lock is released as soon as the SELECT ends, so it protects "
             "nothing.",
