@@ -69,7 +69,8 @@ def _decorator_opens_transaction(decorator: ts.Node) -> bool:
     return False
 
 
-def _with_opens_transaction(with_stmt: ts.Node) -> bool:
+def with_values(with_stmt: ts.Node):
+    """The context-manager expressions of a `with` statement (`atomic()` in `with atomic() as x:`)."""
     for clause in with_stmt.named_children:
         if clause.type != "with_clause":
             continue
@@ -77,9 +78,12 @@ def _with_opens_transaction(with_stmt: ts.Node) -> bool:
             value = item.child_by_field_name("value") or (item.named_children[0] if item.named_children else None)
             if value is not None and value.type == "as_pattern":
                 value = value.named_children[0]
-            if value is not None and is_atomic_call(value):
-                return True
-    return False
+            if value is not None:
+                yield value
+
+
+def opens_transaction(with_stmt: ts.Node) -> bool:
+    return any(is_atomic_call(value) for value in with_values(with_stmt))
 
 
 def transaction_blocks(node: ts.Node) -> list[ts.Node]:
@@ -91,7 +95,7 @@ def transaction_blocks(node: ts.Node) -> list[ts.Node]:
     out = []
     current = node.parent
     while current is not None:
-        if current.type == "with_statement" and _with_opens_transaction(current):
+        if current.type == "with_statement" and opens_transaction(current):
             out.append(current)
         if current.type in _FUNCTIONS:
             decorated = current.parent if current.parent is not None and current.parent.type == "decorated_definition" else None

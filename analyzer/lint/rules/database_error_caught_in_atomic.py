@@ -38,23 +38,11 @@ def _has_savepoint(body) -> bool:
     stack = [body]
     while stack:
         node = stack.pop()
-        if node.type == "with_statement" and any(
-                pysyntax.is_atomic_call(v) for v in _with_values(node)):
+        if node.type == "with_statement" and pysyntax.opens_transaction(node):
             return True
         if node.type not in ("function_definition", "class_definition"):
             stack.extend(node.named_children)
     return False
-
-
-def _with_values(with_stmt):
-    for clause in with_stmt.named_children:
-        if clause.type == "with_clause":
-            for item in clause.named_children:
-                value = item.named_children[0] if item.named_children else None
-                if value is not None and value.type == "as_pattern":
-                    value = value.named_children[0]
-                if value is not None:
-                    yield value
 
 
 def check(ctx):
