@@ -10,13 +10,22 @@ from .model import Finding
 
 def effect_findings(ctx: LintContext, code: str, accepts: Callable[[dict], bool],
                     message: Callable[[dict], str], fix: Callable[[dict, str], str]) -> Iterable[Finding]:
-    """One finding per effect step the predicate accepts, in every transaction that runs it."""
+    """One finding per effect step the predicate accepts, in every transaction that runs it.
+
+    A transaction that neither writes nor locks (a read-only block, e.g. pinned to a replica) has
+    nothing to roll back and holds no row locks: an effect inside it is not reported.
+    """
     for txn in ctx.transactions:
+        if not any(fs.node == "statement" and fs.step["kind"] in _CHANGES for fs in txn.flat):
+            continue
         for fs in txn.flat:
             step = fs.step
             if fs.node == "effect" and accepts(step):
                 yield ctx.step_finding(code, txn, step, message(step), fix(step, ctx.frontend),
                                        label=f"{step['category']} call {step['callee']}")
+
+
+_CHANGES = ("write", "insert", "delete", "lock", "raw")
 
 
 def short(callee: str) -> str:

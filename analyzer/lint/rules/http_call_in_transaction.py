@@ -21,7 +21,8 @@ RULE = Rule(
     doc=RuleDoc(
         what="Finds network calls (HTTP clients, payment and cloud SDKs, sockets) that run while a database "
              "transaction is open, directly or through the application's own functions; the finding names "
-             "the transaction's boundary and the call chain from it.",
+             "the transaction's boundary and the call chain from it. Transactions that neither write nor "
+             "lock (read-only blocks) are not reported: they have nothing to roll back and hold no row locks.",
         why="The transaction holds its locks and its connection for as long as the remote side takes to "
             "answer, so a slow or hanging service stalls every writer of those rows. The remote side also "
             "acts on data that is not committed yet: if the transaction rolls back, the payment was taken "
