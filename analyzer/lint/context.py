@@ -84,8 +84,11 @@ class LintContext:
                  and t.record["line"] <= line <= t.record.get("end_line", t.record["line"])]
         return max(spans, key=lambda t: t.record["line"]) if spans else None
 
-    def inside_transaction_span(self, path: str, line: int) -> bool:
-        return self.transaction_around(path, line) is not None
+    def inside_transaction_span(self, path: str, line: int, function: str) -> bool:
+        """Whether the line runs inside a transaction the scan found around it in the same function
+        (a nested `def`, such as an on_commit callback, runs later, outside it)."""
+        txn = self.transaction_around(path, line)
+        return txn is not None and txn.record["function"] == function
 
     @cached_property
     def python_identifiers(self) -> Counter:
@@ -194,6 +197,19 @@ class LintContext:
                 break
         self._definitions[qualname] = found
         return found
+
+    def function_source(self, qualname: str) -> str:
+        """The text of a Python function (its `def` line to the first line indented no deeper)."""
+        where = self.definition(qualname)
+        if where is None or not where[0].endswith(".py"):
+            return ""
+        lines = self.lines(where[0])
+        start = where[1] - 1
+        indent = len(lines[start]) - len(lines[start].lstrip())
+        end = start + 1
+        while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > indent):
+            end += 1
+        return "\n".join(lines[start:end])
 
     @cached_property
     def _modules(self) -> dict[str, str]:

@@ -20,9 +20,16 @@ def effect_findings(ctx: LintContext, code: str, accepts: Callable[[dict], bool]
             continue
         for fs in txn.flat:
             step = fs.step
-            if fs.node == "effect" and accepts(step):
+            if fs.node == "effect" and accepts(step) and not _deferred_on_the_way(ctx, step):
                 yield ctx.step_finding(code, txn, step, message(step), fix(step, ctx.frontend),
                                        label=f"{step['category']} call {step['callee']}")
+
+
+def _deferred_on_the_way(ctx: LintContext, step: dict) -> bool:
+    """A function on the call chain registers `on_commit` itself (a helper such as
+    `call_event(fn, ...)` that defers `fn` when a transaction is open): the effect may run after
+    commit, and the finding would not be certain."""
+    return any("on_commit(" in ctx.function_source(name) for name in step.get("via", [])[:-1])
 
 
 _CHANGES = ("write", "insert", "delete", "lock", "raw")

@@ -63,7 +63,9 @@ def check(ctx):
                 continue
             blocks = pysyntax.transaction_blocks(node)
             function = pysyntax.enclosing_function(node, module)
-            txn = reached.get(function) or ctx.transaction_around(path, node.start_point[0] + 1)
+            txn = reached.get(function)
+            if txn is None and ctx.inside_transaction_span(path, node.start_point[0] + 1, function):
+                txn = ctx.transaction_around(path, node.start_point[0] + 1)
             if not blocks and txn is None:
                 continue
             for clause in node.named_children:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..model import Finding, Location, Rule, RuleDoc
 
 # Isolation levels under which the database itself rejects a concurrent read-modify-write.
@@ -18,35 +20,55 @@ def _fix(ctx, write: dict, attributes: list[str]) -> str:
             "or read the row with `select_for_update()` first.")
 
 
+def _same_attribute_arithmetic(ctx, read: dict, write: dict, attribute: str) -> bool:
+    """The code between the read and the write computes the attribute from its own old value
+    (`x.balance += n`, `x.balance = x.balance + n`, `balance=x.balance - n`, `{ stock: s.stock - 1 }`).
+
+    The IR says the written value comes from the read, not from which of its columns; a new value
+    assigned from other columns (a recomputed total, a token) is last-writer-wins, not a lost update.
+    """
+    lines = ctx.lines(write["file"])
+    first = read["line"] if read["file"] == write["file"] and read["line"] <= write["line"] else write["line"] - 40
+    text = "\n".join(lines[max(first, 1) - 1:write["line"]])
+    a = re.escape(attribute)
+    patterns = (rf"\.{a}\s*[-+*/]=", rf"\.{a}\s*=(?!=)[^\n;]*\.{a}\b", rf"\b{a}\s*[=:](?!=)[^\n,;]*\.{a}\b")
+    return any(re.search(p, text) for p in patterns)
+
+
 def check(ctx):
     for txn in ctx.transactions:
         isolation = str(txn.record.get("options", {}).get("isolation", "")).upper()
         if any(level in isolation for level in _SAFE_ISOLATION):
             continue
         steps = {fs.id: fs.step for fs in txn.flat if fs.id}
-        locked: set[str] = set()
+        locked = False
         for fs in txn.flat:
             step = fs.step
             if fs.node != "statement":
                 continue
-            if step["kind"] == "lock" and step.get("entity"):
-                locked.add(step["entity"])
+            if step["kind"] == "lock":
+                # A row lock taken first (often on a parent row) serializes the writers that follow.
+                locked = True
                 continue
-            if step["kind"] != "write" or not step.get("entity") or step["entity"] in locked:
+            if step["kind"] != "write" or not step.get("entity") or locked:
                 continue
+            fields = set(ctx.entities.get(step["entity"], {}).get("fields") or ())
             reads: dict[str, dict] = {}
             attributes = []
             for value in step.get("values", []):
                 for source in value.get("sources", []):
                     read = steps.get(source.get("step")) if source.get("kind") == "result" else None
+                    attribute = value.get("attribute")
                     if read and read.get("node") == "statement" and read["kind"] == "read" \
-                            and read.get("entity") == step["entity"]:
+                            and read.get("entity") == step["entity"] and attribute \
+                            and (not fields or attribute in fields) \
+                            and _same_attribute_arithmetic(ctx, read, step, attribute):
                         reads[read["id"]] = read
-                        if value.get("attribute") and value["attribute"] not in attributes:
-                            attributes.append(value["attribute"])
+                        if attribute not in attributes:
+                            attributes.append(attribute)
             if not reads or not attributes:
                 continue
-            read = reads[sorted(reads, key=lambda i: int(i.lstrip("s") or 0))[0]]
+            read = reads[min(reads, key=lambda i: int(i.lstrip("s") or 0))]
             finding = ctx.step_finding(
                 RULE.code, txn, step,
                 f"lost update: `{step['entity']}` is read (line {read['line']}) and written back with "
@@ -65,8 +87,10 @@ RULE = Rule(
     summary="Read-modify-write of a row without a lock or a database expression (lost update)",
     doc=RuleDoc(
         what="Finds a write whose value is computed in the application from a plain read of the same entity "
-             "in the same transaction, when the read takes no lock (`select_for_update()`, TypeORM "
-             "`pessimistic_write`) and the transaction does not run at REPEATABLE READ or SERIALIZABLE.",
+             "in the same transaction, when the code computes a field from its own old value (`x.n += 1`, "
+             "`x.n = x.n - k`, `{ n: x.n + k }`), no lock was taken before the read (`select_for_update()`, "
+             "TypeORM `pessimistic_write`, on that row or a parent row) and the transaction does not run at "
+             "REPEATABLE READ or SERIALIZABLE.",
         why="At READ COMMITTED (the default of PostgreSQL, MySQL's is REPEATABLE READ without this protection "
             "for such writes) two transactions can read the same balance, both add to it, and the second "
             "write overwrites the first: one update is lost, with no error. An `atomic` block does not "

@@ -64,7 +64,8 @@ def check(ctx):
         tree = ctx.python_tree(path)
         module = pysyntax.module_name(path)
         for call in pysyntax.method_calls(tree, "select_for_update"):
-            if pysyntax.transaction_blocks(call) or ctx.inside_transaction_span(path, call.start_point[0] + 1):
+            function = pysyntax.enclosing_function(call, module)
+            if pysyntax.transaction_blocks(call) or ctx.inside_transaction_span(path, call.start_point[0] + 1, function):
                 continue
             chain, evaluated = evaluated_chain(call)
             if not evaluated:
@@ -72,7 +73,6 @@ def check(ctx):
             first, last = chain.start_point[0] + 1, chain.end_point[0] + 1
             if any((path, line) in in_transaction for line in range(first, last + 1)):
                 continue
-            function = pysyntax.enclosing_function(call, module)
             name = function.rsplit(".", 1)[-1]
             if function in reached or name in unresolved or _may_run_in_a_caller_transaction(ctx, call, name):
                 continue

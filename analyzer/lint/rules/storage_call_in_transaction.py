@@ -6,11 +6,13 @@ from ..effects import after_commit_fix, effect_findings, short
 from ..model import Rule, RuleDoc
 
 _CATEGORIES = ("storage", "file")
+# Creating a folder is idempotent and harmless to leave behind after a rollback.
+_HARMLESS = ("mkdir", "makedirs")
 
 
 def check(ctx):
     yield from effect_findings(
-        ctx, RULE.code, lambda step: step["category"] in _CATEGORIES,
+        ctx, RULE.code, lambda step: step["category"] in _CATEGORIES and not step["callee"].endswith(_HARMLESS),
         lambda step: f"{step['category']} operation `{short(step['callee'])}` inside a transaction: it is not "
                      "undone when the transaction rolls back",
         after_commit_fix)
