@@ -132,6 +132,12 @@ class LintContext:
                 return match.start() + 1
         return len(text) - len(text.lstrip()) + 1 if text.strip() else 1
 
+    def node_location(self, path: str, node) -> Location:
+        """Where a tree-sitter node starts, with the column in characters."""
+        from .pysyntax import position
+        line, col = position(node, self.line_text(path, node.start_point[0] + 1))
+        return Location(path, line, col)
+
     def python_tree(self, path: str):
         """The tree-sitter tree of a Python file (parsed once)."""
         if path not in self._trees:

@@ -35,6 +35,11 @@ def method_calls(tree: ts.Tree, method: str) -> list[ts.Node]:
     return sorted(out, key=lambda n: n.start_byte)
 
 
+def method_name(call: ts.Node) -> ts.Node:
+    """The `method` of a `receiver.method(...)` call (where a finding about the call points)."""
+    return call.child_by_field_name("function").child_by_field_name("attribute")
+
+
 def try_statements(tree: ts.Tree) -> list[ts.Node]:
     cursor = ts.QueryCursor(_TRIES)
     return sorted(cursor.captures(tree.root_node).get("try", []), key=lambda n: n.start_byte)

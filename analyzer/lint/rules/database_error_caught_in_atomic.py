@@ -72,7 +72,8 @@ def check(ctx):
                 if clause.type != "except_clause" or _reraises(clause):
                     continue
                 for caught in _caught(clause):
-                    line, col = pysyntax.position(caught, ctx.line_text(path, caught.start_point[0] + 1))
+                    where = ctx.node_location(path, caught)
+                    line, col = where.line, where.col
                     if blocks:
                         block = blocks[0]
                         boundary = Location(path, block.start_point[0] + 1,

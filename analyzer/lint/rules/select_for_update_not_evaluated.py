@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import pysyntax
-from ..model import Finding, Location, Rule, RuleDoc
+from ..model import Finding, Rule, RuleDoc
 from .select_for_update_outside_transaction import EVALUATING, EXECUTING, evaluated_chain
 
 
@@ -17,10 +17,8 @@ def check(ctx):
             chain, evaluated = evaluated_chain(call, frozenset(EVALUATING | EXECUTING))
             if evaluated or chain.parent is None or chain.parent.type != "expression_statement":
                 continue
-            attribute = call.child_by_field_name("function").child_by_field_name("attribute")
-            line, col = pysyntax.position(attribute, ctx.line_text(path, attribute.start_point[0] + 1))
             yield Finding(
-                code=RULE.code, location=Location(path, line, col),
+                code=RULE.code, location=ctx.node_location(path, pysyntax.method_name(call)),
                 message="`select_for_update()` queryset is built and thrown away: querysets are lazy, so no row "
                         "is locked",
                 function=pysyntax.enclosing_function(call, module),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import pysyntax
-from ..model import Finding, Location, Rule, RuleDoc
+from ..model import Finding, Rule, RuleDoc
 
 # Queryset methods that run the query there and then (the lock is taken, or Django raises).
 EVALUATING = {"get", "first", "last", "latest", "earliest", "exists", "count", "in_bulk", "aggregate",
@@ -76,10 +76,8 @@ def check(ctx):
             name = function.rsplit(".", 1)[-1]
             if function in reached or name in unresolved or _may_run_in_a_caller_transaction(ctx, call, name):
                 continue
-            attribute = call.child_by_field_name("function").child_by_field_name("attribute")
-            line, col = pysyntax.position(attribute, ctx.line_text(path, attribute.start_point[0] + 1))
             yield Finding(
-                code=RULE.code, location=Location(path, line, col),
+                code=RULE.code, location=ctx.node_location(path, pysyntax.method_name(call)),
                 message="`select_for_update()` is evaluated outside any transaction: Django raises "
                         "TransactionManagementError in autocommit mode, and no lock outlives the query",
                 function=function,
