@@ -35,22 +35,28 @@ def _same_attribute_arithmetic(ctx, read: dict, write: dict, attribute: str) -> 
     return any(re.search(p, text) for p in patterns)
 
 
+def _serialized(ctx, entity: str, locked: set[str]) -> bool:
+    """A lock taken earlier on the entity's rows or on a parent row (a relation of the entity)
+    serializes the transactions that then read and write it."""
+    parents = {r.get("target") for r in ctx.entities.get(entity, {}).get("relations", [])}
+    return entity in locked or bool(parents & locked)
+
+
 def check(ctx):
     for txn in ctx.transactions:
         isolation = str(txn.record.get("options", {}).get("isolation", "")).upper()
         if any(level in isolation for level in _SAFE_ISOLATION):
             continue
         steps = {fs.id: fs.step for fs in txn.flat if fs.id}
-        locked = False
+        locked: set[str] = set()
         for fs in txn.flat:
             step = fs.step
             if fs.node != "statement":
                 continue
-            if step["kind"] == "lock":
-                # A row lock taken first (often on a parent row) serializes the writers that follow.
-                locked = True
+            if step["kind"] == "lock" and step.get("entity"):
+                locked.add(step["entity"])
                 continue
-            if step["kind"] != "write" or not step.get("entity") or locked:
+            if step["kind"] != "write" or not step.get("entity") or _serialized(ctx, step["entity"], locked):
                 continue
             fields = set(ctx.entities.get(step["entity"], {}).get("fields") or ())
             reads: dict[str, dict] = {}
