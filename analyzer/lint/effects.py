@@ -12,11 +12,11 @@ def effect_findings(ctx: LintContext, code: str, accepts: Callable[[dict], bool]
                     message: Callable[[dict], str], fix: Callable[[dict, str], str]) -> Iterable[Finding]:
     """One finding per effect step the predicate accepts, in every transaction that runs it.
 
-    A transaction that neither writes nor locks (a read-only block, e.g. pinned to a replica) has
+    A transaction seen completely that only reads (a read-only block, e.g. pinned to a replica) has
     nothing to roll back and holds no row locks: an effect inside it is not reported.
     """
     for txn in ctx.transactions:
-        if not any(fs.node == "statement" and fs.step["kind"] in _CHANGES for fs in txn.flat):
+        if _read_only(txn):
             continue
         for fs in txn.flat:
             step = fs.step
@@ -30,6 +30,11 @@ def _deferred_on_the_way(ctx: LintContext, step: dict) -> bool:
     `call_event(fn, ...)` that defers `fn` when a transaction is open): the effect may run after
     commit, and the finding would not be certain."""
     return any("on_commit(" in ctx.function_source(name) for name in step.get("via", [])[:-1])
+
+
+def _read_only(txn) -> bool:
+    statements = [fs.step["kind"] for fs in txn.flat if fs.node == "statement"]
+    return bool(statements) and not txn.incomplete and not any(kind in _CHANGES for kind in statements)
 
 
 _CHANGES = ("write", "insert", "delete", "lock", "raw")
