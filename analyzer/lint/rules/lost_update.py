@@ -20,6 +20,9 @@ def _fix(ctx, write: dict, attributes: list[str]) -> str:
             "or read the row with `select_for_update()` first.")
 
 
+_STATEMENT_LINES = 6
+
+
 def _same_attribute_arithmetic(ctx, read: dict, write: dict, attribute: str) -> bool:
     """The code between the read and the write computes the attribute from its own old value
     (`x.balance += n`, `x.balance = x.balance + n`, `balance=x.balance - n`, `{ stock: s.stock - 1 }`).
@@ -29,7 +32,8 @@ def _same_attribute_arithmetic(ctx, read: dict, write: dict, attribute: str) -> 
     """
     lines = ctx.lines(write["file"])
     first = read["line"] if read["file"] == write["file"] and read["line"] <= write["line"] else write["line"] - 40
-    text = "\n".join(lines[max(first, 1) - 1:write["line"]])
+    # The statement's own arguments (`update(id, {\n  n: x.n + 1 })`) may span a few lines below it.
+    text = "\n".join(lines[max(first, 1) - 1:write["line"] + _STATEMENT_LINES])
     a = re.escape(attribute)
     patterns = (rf"\.{a}\s*[-+*/]=", rf"\.{a}\s*=(?!=)[^\n;]*\.{a}\b", rf"\b{a}\s*[=:](?!=)[^\n,;]*\.{a}\b")
     return any(re.search(p, text) for p in patterns)
@@ -58,7 +62,8 @@ def check(ctx):
                 continue
             if step["kind"] != "write" or not step.get("entity") or _serialized(ctx, step["entity"], locked):
                 continue
-            fields = set(ctx.entities.get(step["entity"], {}).get("fields") or ())
+            entity = ctx.entities.get(step["entity"], {})
+            fields = set(entity.get("fields") or ()) | {r.get("attribute") for r in entity.get("relations", [])}
             reads: dict[str, dict] = {}
             attributes = []
             for value in step.get("values", []):
