@@ -21,6 +21,7 @@ def _fix(ctx, write: dict, attributes: list[str]) -> str:
 
 
 _STATEMENT_LINES = 6
+_WINDOW = 40
 
 
 def _same_attribute_arithmetic(ctx, read: dict, write: dict, attribute: str) -> bool:
@@ -31,7 +32,10 @@ def _same_attribute_arithmetic(ctx, read: dict, write: dict, attribute: str) -> 
     assigned from other columns (a recomputed total, a token) is last-writer-wins, not a lost update.
     """
     lines = ctx.lines(write["file"])
-    first = read["line"] if read["file"] == write["file"] and read["line"] <= write["line"] else write["line"] - 40
+    # From the read (when it is above, in the same file), at most _WINDOW lines above the write.
+    first = write["line"] - _WINDOW
+    if read["file"] == write["file"] and read["line"] <= write["line"]:
+        first = max(read["line"], first)
     # The statement's own arguments (`update(id, {\n  n: x.n + 1 })`) may span a few lines below it.
     text = "\n".join(lines[max(first, 1) - 1:write["line"] + _STATEMENT_LINES])
     a = re.escape(attribute)
