@@ -39,8 +39,10 @@ def _same_attribute_arithmetic(ctx, read: dict, write: dict, attribute: str) -> 
     # The statement's own arguments (`update(id, {\n  n: x.n + 1 })`) may span a few lines below it.
     text = "\n".join(lines[max(first, 1) - 1:write["line"] + _STATEMENT_LINES])
     a = re.escape(attribute)
-    patterns = (rf"\.{a}\s*[-+*/]=", rf"\.{a}\s*=(?!=)[^\n;]*\.{a}\b", rf"\b{a}\s*[=:](?!=)[^\n,;]*\.{a}\b")
-    return any(re.search(p, text) for p in patterns)
+    # `x.a = x.a` (a refresh, as in `customer.addr = customer.addr`) computes nothing.
+    patterns = (rf"\.{a}\s*[-+*/]=", rf"\.{a}\s*=(?!=)(?![ \t]*[\w.]+\.{a}[ \t]*;?[ \t]*$)[^\n;]*\.{a}\b",
+                rf"(?<![.\w]){a}\s*[=:](?!=)[^\n,;]*\.{a}\b")
+    return any(re.search(p, text, re.MULTILINE) for p in patterns)
 
 
 def _serialized(ctx, entity: str, locked: set[str]) -> bool:
