@@ -8,12 +8,12 @@ import sys
 import traceback
 from enum import Enum
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
 
-from . import __version__, config as config_mod, store
+from . import __version__, store
+from . import config as config_mod
 from .output import json_contract, terminal
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -71,15 +71,16 @@ def main_callback(version: bool = typer.Option(False, "--version", callback=_ver
 def scan(
     path: Path = typer.Argument(..., help="The application's root folder."),
     format: Format = typer.Option(Format.table, "--format", "-f", help="table (readable) or json (the contract)."),
-    db: Optional[Path] = typer.Option(None, "--db", help="SQLite store to write (default PATH/.txscan/txscan.db)."),
-    cda: Optional[CdaMode] = typer.Option(None, "--cda", help="Conflict detection attribute mode (default pk)."),
-    frontend: Optional[Frontend] = typer.Option(None, "--frontend", help="Force a front end (default: detect)."),
-    ir_out: Optional[Path] = typer.Option(None, "--ir", help="Also write the IR (JSON lines) to this file."),
-    config_file: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml with [tool.txscan]."),
+    db: Path | None = typer.Option(None, "--db", help="SQLite store to write (default PATH/.txscan/txscan.db)."),
+    cda: CdaMode | None = typer.Option(None, "--cda", help="Conflict detection attribute mode (default pk)."),
+    frontend: Frontend | None = typer.Option(None, "--frontend", help="Force a front end (default: detect)."),
+    ir_out: Path | None = typer.Option(None, "--ir", help="Also write the IR (JSON lines) to this file."),
+    config_file: Path | None = typer.Option(None, "--config", help="pyproject.toml with [tool.txscan]."),
     no_db: bool = typer.Option(False, "--no-db", help="Do not write a store."),
 ) -> None:
     """Find, follow and classify every transaction of one application."""
-    from .scan import app_row, scan as run_scan
+    from .scan import app_row
+    from .scan import scan as run_scan
     from .typeorm.bridge import FrontendUnavailable
 
     if not path.exists():
@@ -130,17 +131,44 @@ def scan(
 
 
 @app.command()
+def lint(
+    paths: list[Path] = typer.Argument(None, help="Files or folders (default: the current folder); the whole "
+                                       "project holding them is analysed, findings are reported for them."),
+    output_format: str = typer.Option("concise", "--format", "-f",
+                                      help="concise, full, json, sarif or github."),
+    select: list[str] | None = typer.Option(None, "--select", help="Rule codes or prefixes to run (replaces the default set)."),
+    extend_select: list[str] | None = typer.Option(None, "--extend-select", help="Rule codes or prefixes to add."),
+    ignore: list[str] | None = typer.Option(None, "--ignore", help="Rule codes or prefixes to leave out."),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
+    config_file: Path | None = typer.Option(None, "--config", help="Settings file ([tool.txscan.lint] or txscan.toml)."),
+    baseline: Path | None = typer.Option(None, "--baseline", help="Do not report the findings recorded in this file."),
+    write_baseline: Path | None = typer.Option(None, "--write-baseline", help="Record the current findings here and exit 0."),
+    frontend: Frontend | None = typer.Option(None, "--frontend", help="Force a front end (default: detect)."),
+    fix: bool = typer.Option(False, "--fix", help="Apply the verified fixes, then report what is left."),
+    diff: bool = typer.Option(False, "--diff", help="Show the verified fixes as a unified diff; write nothing."),
+) -> None:
+    """Report transaction bugs with rule codes (exit 0 clean, 1 findings, 2 errors); see docs/rules/."""
+    from .lint import command
+    from .lint.formats import FORMATS
+
+    if output_format not in FORMATS:
+        _fail(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
+    raise typer.Exit(command.main(paths or [], output_format, select, extend_select, ignore, exit_zero, config_file,
+                                  baseline, write_baseline, frontend.value if frontend else None, fix, diff))
+
+
+@app.command()
 def survey(
     manifest: Path = typer.Argument(..., help="Corpus manifest (TOML) listing the applications."),
     checkouts: Path = typer.Option(..., "--checkouts", help="Folder holding one checkout per application."),
     db: Path = typer.Option(..., "--db", help="SQLite store to fill (created if missing; re-runs resume)."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Applications scanned at once on this machine."),
-    config_file: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml with [tool.txscan]."),
+    config_file: Path | None = typer.Option(None, "--config", help="pyproject.toml with [tool.txscan]."),
     timeout: float = typer.Option(1800.0, "--timeout", min=0,
                                   help="Wall-time limit per application in seconds (0: none)."),
     memory: int = typer.Option(4096, "--memory", min=0,
                                help="Memory limit per application process in MiB (RLIMIT_DATA; 0: none)."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler",
+    scheduler: str | None = typer.Option(None, "--scheduler",
                                             help="Run on a Dask cluster: the scheduler's tcp://HOST:PORT."),
 ) -> None:
     """Scan every application of a manifest into one store (isolated, incremental, resumable, parallel).

@@ -1,0 +1,1 @@
+"""Marks the project root."""
