@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__, ir
+from . import __version__, ir, timing
 from .config import Config
 from .core import Settings, analyze
 from .django import frontend as django_frontend
@@ -87,7 +87,8 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None) -> 
     started = time.perf_counter()
     frontend = frontend or detect_frontend(root)
     if frontend == "typeorm":
-        records = bridge.run(root, depth=config.depth)
+        with timing.phase("typescript"):
+            records = bridge.run(root, depth=config.depth)
         files = _typescript_files(root, config)
         lines = sum(f["lines"] for f in files)
     else:
@@ -102,8 +103,9 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None) -> 
             record["root"] = root.resolve().name
     # The IR is the contract: round-trip it so the core sees exactly what is stored.
     records = list(ir.loads(ir.dumps(records)))
-    analyses = {mode: analyze(records, Settings(mode, config.cda_entities)) for mode in CDA_MODES}
-    add_excerpts(root, analyses)
+    with timing.phase("core"):
+        analyses = {mode: analyze(records, Settings(mode, config.cda_entities)) for mode in CDA_MODES}
+        add_excerpts(root, analyses)
     return ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started)
 
 
