@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__, ir
+from . import __version__, ir, timing
 from .config import Config
 from .core import Settings, analyze
 from .django import frontend as django_frontend
@@ -98,8 +98,9 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
     started = time.perf_counter()
     frontend = frontend or detect_frontend(root)
     if frontend == "typeorm":
-        records = bridge.run(root, depth=config.depth, max_file_bytes=config.max_file_bytes,
-                             exclude=config.exclude, effects=config.extra_effects, statements=config.extra_statements)
+        with timing.phase("typescript"):
+            records = bridge.run(root, depth=config.depth, max_file_bytes=config.max_file_bytes,
+                                 exclude=config.exclude, effects=config.extra_effects, statements=config.extra_statements)
         files = _typescript_files(root, config)
         lines = sum(f["lines"] for f in files)
     else:
@@ -115,14 +116,16 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
             record["root"] = root.resolve().name
     # The IR is the contract: round-trip it so the core sees exactly what is stored.
     records = list(ir.loads(ir.dumps(records)))
-    analyses = {mode: analyze(records, Settings(mode, config.cda_entities)) for mode in CDA_MODES}
-    add_excerpts(root, analyses, config.max_file_bytes)
+    with timing.phase("core"):
+        analyses = {mode: analyze(records, Settings(mode, config.cda_entities)) for mode in CDA_MODES}
+        add_excerpts(root, analyses, config.max_file_bytes)
     result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started)
     if rewrites:
         # Code is shown only for rewrites that re-analysis of a rewritten copy confirmed.
         from .rewrite.attach import attach
 
-        attach(result, config)
+        with timing.phase("rewrites"), timing.muted():
+            attach(result, config)
         result.seconds = time.perf_counter() - started
     return result
 

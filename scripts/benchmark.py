@@ -1,57 +1,202 @@
 #!/usr/bin/env python3
-"""Measure txscan scans: lines per second, wall time and peak memory per application.
+"""Measure txscan scans: cold and warm wall time, per-phase times, peak memory, and the ratio to
+a bare parse of the same files, measured in the same run.
 
     .venv/bin/python scripts/benchmark.py PATH [PATH ...] [--repeat 3] [--json]
-    .venv/bin/python scripts/benchmark.py --manifest corpus/real.toml --checkouts /work/real
+    .venv/bin/python scripts/benchmark.py --manifest corpus/real.toml --checkouts /work/real [--only saleor,vendure]
 
-Each scan runs in a fresh process (so peak memory is that scan's alone), on one core, and
-the best of --repeat runs is reported. This is a measuring tool, not a test: quote its
-figures, do not assert on them.
+Per application, in fresh processes, interleaved and repeated (--repeat; the minimum is kept):
+- bare parse: tree-sitter over the .py files (Django) or the TypeScript parser over the .ts
+  files (TypeORM) that a scan reads, and nothing else;
+- cold: a scan of a temporary copy of the application (so nothing is written next to the
+  checkout) with its store written, as `txscan scan` does;
+- warm: one source file of the copy changed (a comment appended to the file of the first
+  transaction), then scanned again with what the cold scan left in the copy's `.txscan/`.
+Wall time is start-up included (the process is started by this script); CPU seconds count the
+node child too. Phases come from analyzer/timing.py (Django: index, models, boundaries, walk;
+TypeScript: ts-program, ts-entities-boundaries, ts-walk; both: core, store).
+
+This is a measuring tool, not a test: quote its figures, never assert on them.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
+import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
-_RUNNER = r"""
-import json, resource, sys, time
+REPO = Path(__file__).resolve().parents[1]
+
+_SCAN = r"""
+import json, sys
 from pathlib import Path
+from analyzer import timing
 from analyzer.config import load
-from analyzer.scan import scan
+from analyzer.scan import app_row, scan
+from analyzer import store
 root = Path(sys.argv[1])
-started = time.perf_counter()
-result = scan(root, load(root))
-seconds = time.perf_counter() - started
+config = load(root)
+result = scan(root, config)
+with timing.phase("store"):
+    db = store.connect(root / ".txscan" / "txscan.db")
+    store.write_app(db, app_row(root.name, result, config), result.files, result.ir_text, result.analyses)
+    db.close()
+timing.write_if_asked()
 analysis = result.analyses["pk"]
 print(json.dumps({
-    "seconds": seconds,
-    # The TypeScript front end runs in a node child process: count the larger of the two.
-    "peak_mib": max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                    resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024,
     "lines": result.lines, "files": len(result.files), "frontend": result.frontend,
     "transactions": len(analysis["transactions"]),
     "statements": sum(len(t["statements"]) for t in analysis["transactions"]),
     "diagnostics": len(analysis["diagnostics"]),
+    "first_file": analysis["transactions"][0]["file"] if analysis["transactions"] else
+                  (result.files[0]["path"] if result.files else None),
 }))
 """
 
+_BARE_PY = r"""
+import sys
+from pathlib import Path
+import tree_sitter as ts, tree_sitter_python as tsp
+from analyzer.django.files import DEFAULT_EXCLUDES, iter_python_files
+parser = ts.Parser(ts.Language(tsp.language()))
+n = 0
+for path in iter_python_files(Path(sys.argv[1]), DEFAULT_EXCLUDES):
+    parser.parse(path.read_bytes()); n += 1
+print(n)
+"""
 
-def measure(path: Path, repeat: int) -> dict:
-    runs = []
-    for _ in range(repeat):
-        completed = subprocess.run([sys.executable, "-c", _RUNNER, str(path)], capture_output=True, text=True,
-                                   env={"PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin:/usr/local/bin"})
-        if completed.returncode != 0:
-            return {"path": str(path), "error": completed.stderr.strip().splitlines()[-1:]}
-        runs.append(json.loads(completed.stdout))
-    best = min(runs, key=lambda r: r["seconds"])
-    best["path"] = str(path)
-    best["lines_per_second"] = round(best["lines"] / best["seconds"]) if best["seconds"] else 0
+_BARE_TS = r"""
+const fs = require("fs"), path = require("path");
+const ts = require(process.argv[1]);
+const skip = new Set(["node_modules", "dist", "build", "venv", ".venv", "site-packages", "__pycache__"]);
+let n = 0;
+(function walk(dir) {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name < b.name ? -1 : 1)) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) { if (!skip.has(e.name) && !e.name.startsWith(".")) walk(p); }
+    else if (/\.(ts|tsx|mts|cts)$/.test(e.name) && !e.name.endsWith(".d.ts")) {
+      ts.createSourceFile(p, fs.readFileSync(p, "utf8"), ts.ScriptTarget.Latest, true); n++;
+    }
+  }
+})(process.argv[2]);
+console.log(n);
+"""
+
+
+def _typescript_module() -> str:
+    for candidate in (REPO / "node_modules" / "typescript", REPO / "ts-plugin" / "node_modules" / "typescript",
+                      REPO / "analyzer" / "typeorm" / "_plugin" / "node_modules" / "typescript"):
+        if candidate.exists():
+            return str(candidate)
+    raise SystemExit("benchmark: the typescript module is not installed (run scripts/setup.sh)")
+
+
+def _run(command: list[str], env: dict | None = None) -> tuple[float, float, float, str]:
+    """Run a child to completion: (wall s, CPU s of it and its children, peak MiB, stdout)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    completed = subprocess.run(command, check=False, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if completed.returncode != 0:
+        tail = (completed.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise RuntimeError(f"{' '.join(command[:3])}: exit {completed.returncode}: {tail}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    # ru_maxrss of RUSAGE_CHILDREN is the largest child so far; good enough as each app runs
+    # the scan first, and the scan is the largest process of the run.
+    return wall, cpu, after.ru_maxrss / 1024, completed.stdout
+
+
+def _env(timings: Path) -> dict:
+    env = {"PYTHONHASHSEED": "0", "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "TXSCAN_TIMINGS_FILE": str(timings), "TXSCAN_TS_TIMINGS_FILE": str(timings) + ".ts"}
+    return env
+
+
+def _phases(timings: Path) -> dict:
+    phases = {}
+    for path in (timings, Path(str(timings) + ".ts")):
+        if path.exists():
+            phases.update(json.loads(path.read_text()))
+            path.unlink()
+    return phases
+
+
+def _scan_once(copy: Path, timings: Path) -> dict:
+    wall, cpu, peak, out = _run([sys.executable, "-c", _SCAN, str(copy)], _env(timings))
+    phases = _phases(timings)
+    # What no phase counts: interpreter start-up, imports, finding the front end, listing files.
+    phases["other"] = max(0.0, wall - sum(v for k, v in phases.items() if not k.startswith("ts-")))
+    return {"seconds": wall, "cpu_seconds": cpu, "peak_mib": peak, "phases": phases, **json.loads(out)}
+
+
+def _bare_once(path: Path, frontend: str) -> float:
+    if frontend == "typeorm":
+        command = ["node", "-e", _BARE_TS, _typescript_module(), str(path)]
+    else:
+        command = [sys.executable, "-c", _BARE_PY, str(path)]
+    return _run(command, {"PATH": os.environ.get("PATH", ""), "PYTHONHASHSEED": "0"})[0]
+
+
+def _touch(copy: Path, rel: str | None) -> None:
+    if rel:
+        target = copy / rel
+        with target.open("a", encoding="utf-8") as handle:
+            handle.write("\n// benchmark: one changed file\n" if target.suffix != ".py" else "\n# benchmark: one changed file\n")
+
+
+def measure(path: Path, repeat: int, scratch: Path) -> dict:
+    best: dict = {}
+    bare = []
+    warm = []
+    for attempt in range(repeat):
+        copy = scratch / f"{path.name}-{attempt}"
+        shutil.copytree(path, copy, ignore=shutil.ignore_patterns("node_modules", ".git", ".txscan", "*.pyc"),
+                        symlinks=True)
+        timings = scratch / "timings.json"
+        cold = _scan_once(copy, timings)
+        bare.append(_bare_once(copy, cold["frontend"]))
+        _touch(copy, cold.get("first_file"))
+        warm.append(_scan_once(copy, timings))
+        if not best or cold["seconds"] < best["seconds"]:
+            best = cold
+        shutil.rmtree(copy, ignore_errors=True)
+    best_warm = min(warm, key=lambda r: r["seconds"])
+    best.pop("first_file", None)
+    best.update({
+        "path": str(path),
+        "warm_seconds": best_warm["seconds"],
+        "warm_phases": best_warm["phases"],
+        "warm_ratio": best_warm["seconds"] / best["seconds"] if best["seconds"] else None,
+        "bare_parse_seconds": min(bare),
+        "ratio_to_bare_parse": best["seconds"] / min(bare) if min(bare) else None,
+        "lines_per_second": round(best["lines"] / best["seconds"]) if best["seconds"] else 0,
+    })
     return best
+
+
+def _paths(args) -> list[Path]:
+    paths = list(args.paths)
+    if args.manifest:
+        from analyzer.survey import manifest
+
+        only = set(args.only.split(",")) if args.only else None
+        for app in manifest.load(args.manifest):
+            if only and app.name not in only:
+                continue
+            folder = app.folder(args.checkouts or Path("."))
+            if folder.exists():
+                paths.append(folder)
+            else:
+                print(f"benchmark: {app.name}: no checkout at {folder}", file=sys.stderr)
+    return paths
 
 
 def main() -> int:
@@ -59,31 +204,33 @@ def main() -> int:
     parser.add_argument("paths", nargs="*", type=Path)
     parser.add_argument("--manifest", type=Path, help="a corpus manifest (TOML) to take applications from")
     parser.add_argument("--checkouts", type=Path, help="folder holding the manifest's checkouts, one per name")
+    parser.add_argument("--only", help="comma-separated application names of the manifest")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args()
-    paths = list(args.paths)
-    if args.manifest:
-        from analyzer.survey import manifest
-
-        for app in manifest.load(args.manifest):
-            folder = app.folder(args.checkouts or Path("."))
-            if folder.exists():
-                paths.append(folder)
+    paths = _paths(args)
     if not paths:
         parser.error("give at least one path or a manifest")
-    results = [measure(p, args.repeat) for p in paths]
+    results = []
+    with tempfile.TemporaryDirectory(prefix="txscan-bench-") as scratch:
+        for path in paths:
+            try:
+                results.append(measure(path, max(1, args.repeat), Path(scratch)))
+            except (RuntimeError, OSError) as exc:
+                results.append({"path": str(path), "error": str(exc)})
     if args.json:
-        print(json.dumps(results, indent=2))
+        print(json.dumps(results, indent=2, sort_keys=True))
         return 0
-    print(f"{'application':<44} {'lines':>8} {'files':>6} {'txns':>5} {'diag':>5} {'wall s':>7} "
-          f"{'lines/s':>8} {'peak MiB':>9}")
+    print(f"{'application':<34} {'lines':>7} {'txns':>5} {'cold s':>7} {'cpu s':>6} {'warm s':>7} {'warm/cold':>9} "
+          f"{'bare s':>7} {'x bare':>7} {'peak MiB':>8}  phases (cold)")
     for r in results:
         if "error" in r:
-            print(f"{r['path']:<44} error: {r['error']}")
+            print(f"{r['path'][-34:]:<34} error: {r['error']}")
             continue
-        print(f"{r['path'][-44:]:<44} {r['lines']:>8} {r['files']:>6} {r['transactions']:>5} {r['diagnostics']:>5} "
-              f"{r['seconds']:>7.2f} {r['lines_per_second']:>8} {r['peak_mib']:>9.0f}")
+        phases = " ".join(f"{k}={v:.2f}" for k, v in sorted(r["phases"].items()))
+        print(f"{r['path'][-34:]:<34} {r['lines']:>7} {r['transactions']:>5} {r['seconds']:>7.2f} "
+              f"{r['cpu_seconds']:>6.2f} {r['warm_seconds']:>7.2f} {r['warm_ratio']:>9.2f} "
+              f"{r['bare_parse_seconds']:>7.2f} {r['ratio_to_bare_parse']:>7.1f} {r['peak_mib']:>8.0f}  {phases}")
     return 0
 
 

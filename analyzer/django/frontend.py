@@ -8,6 +8,7 @@ definitions a transaction reaches are parsed with libcst.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from .boundaries import (
 from .context import Context
 from .files import DEFAULT_EXCLUDES, DEFAULT_MAX_BYTES, FileProblem, python_sources
 from .index import RepoIndex
+from .. import timing
 from .models import ModelExtractor
 from .transactions import build_transaction
 
@@ -63,6 +65,7 @@ def _package_prefix(root: Path) -> str:
 
 def scan(root: Path, options: Options = Options()) -> FrontendResult:
     root = root.resolve()
+    lap = time.perf_counter()
     diagnostics: list[dict] = []
     index = RepoIndex(_package_prefix(root))
     files: list[dict] = []
@@ -86,6 +89,7 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
             diagnostics.append(diagnostic(source.rel, _first_error_line(index, source.text), "parse-error",
                                      "syntax error (not Python 3 syntax?); definitions before the error are still used"))
     index.add_source_root_aliases(_source_roots([f["path"] for f in files]))
+    lap = timing.lap("index", lap)
 
     auth_user = project.auth_user(index)
     entities = ModelExtractor(index, auth_user).extract()
@@ -114,6 +118,7 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
         extra_statements=dict(options.extra_statements),
     )
     ctx.entity_by_param_name = param_names
+    lap = timing.lap("models", lap)
     enabled, ignored = atomic_requests_settings(index)
     for rel, line in ignored:
         diagnostics.append(diagnostic(rel, line, "ignored-setting", "ATOMIC_REQUESTS at the top level of settings is "
@@ -129,6 +134,7 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
         view_names = {v.function for v in views}
         boundaries = [b for b in boundaries if b.function not in view_names or b.kind == "atomic-context"]
         boundaries = _drop_nested_in_views(boundaries, views) + views
+    lap = timing.lap("boundaries", lap)
     transactions = []
     unique: dict[tuple, Boundary] = {}
     for boundary in boundaries:
@@ -145,6 +151,7 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
             diagnostics.append(diagnostic(parsed.info.rel, boundary.line, "internal-error",
                                      f"{type(exc).__name__}: {exc}"))
     diagnostics.extend(ctx.diagnostics)
+    timing.lap("walk", lap)
     records = [{"ir": 1, "type": "meta", "frontend": "django", "root": root.name}]
     records += [e.ir() for e in entities]
     for txn, txn_diagnostics in transactions:

@@ -1,4 +1,5 @@
 // One scan, end to end: program -> entities -> boundaries -> one walk per transaction -> IR.
+import * as fs from "fs";
 import * as path from "path";
 import * as ts from "typescript";
 import { BoundaryFinder } from "./boundaries";
@@ -22,7 +23,9 @@ export const DEFAULTS = { maxFileBytes: 2_000_000, depth: 6 };
 
 export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> & { catalog?: UserCatalog } = {}): ScanResult {
   const opts: ScanOptions = { ...options, root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth, tsconfig: options.tsconfig };
+  const timings = new PhaseTimer();
   const setup = setupProgram(opts);
+  timings.lap("ts-program");
   const { checker, rootDir, files } = setup;
   const diagnostics: DiagnosticRecord[] = [...setup.diagnostics];
   const appFiles = new Set(files.map((f) => path.resolve(f.fileName)));
@@ -32,6 +35,7 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
   entities.build(files);
   const boundaries = new BoundaryFinder(checker, rootDir);
   boundaries.find(files);
+  timings.lap("ts-entities-boundaries");
 
   const env = {
     checker, rootDir, entities, origins: new OriginResolver(checker), handles: new HandleTypes(checker, entities), boundaries,
@@ -53,6 +57,25 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
     transactions.push(tx);
     diagnostics.push(...walk.diagnostics);
   }
+  timings.lap("ts-walk");
+  timings.writeIfAsked();
   const meta = { ir: 1 as const, type: "meta" as const, frontend: "typeorm" as const, root };
   return { ir: renderIr(meta, entities.records(), transactions, diagnostics), transactions, diagnostics };
+}
+
+/** Wall time per phase, written only when TXSCAN_TS_TIMINGS_FILE names a file (scripts/benchmark.py). */
+class PhaseTimer {
+  private last = process.hrtime.bigint();
+  private readonly seconds: Record<string, number> = {};
+
+  lap(name: string): void {
+    const now = process.hrtime.bigint();
+    this.seconds[name] = (this.seconds[name] ?? 0) + Number(now - this.last) / 1e9;
+    this.last = now;
+  }
+
+  writeIfAsked(): void {
+    const target = process.env.TXSCAN_TS_TIMINGS_FILE;
+    if (target) fs.writeFileSync(target, JSON.stringify(this.seconds));
+  }
 }
