@@ -71,6 +71,13 @@ def _text(node: ts.Node) -> str:
     return node.text.decode("utf-8", "replace")
 
 
+def _decorator_text(decorator: ts.Node) -> str:
+    """The decorator's expression as written, without `@` and without a trailing comment
+    (`@transaction.atomic  # noqa: TX101` is `transaction.atomic`)."""
+    parts = [c for c in decorator.named_children if c.type != "comment"]
+    return " ".join(_text(c) for c in parts).strip() if parts else _text(decorator)[1:].strip()
+
+
 def _resolve_relative(module: str, is_package: bool, dots: int, target: str) -> str:
     base = module.split(".") if module else []
     if not is_package:
@@ -98,7 +105,7 @@ class _ModuleBuilder:
     def _statement(self, node: ts.Node, cls, func) -> None:
         kind = node.type
         if kind == "decorated_definition":
-            decorators = [_text(d)[1:].strip() for d in node.named_children if d.type == "decorator"]
+            decorators = [_decorator_text(d) for d in node.named_children if d.type == "decorator"]
             definition = node.child_by_field_name("definition")
             if definition is not None:
                 self._definition(definition, cls, func, decorators, node.start_point[0] + 1)
