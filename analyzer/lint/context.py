@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from ..core.completeness import NO_STATEMENT
 from ..core.flatten import FlatStep, flatten
 from ..scan import ScanResult
 from .model import Finding, Location
@@ -40,8 +41,11 @@ class Transaction:
 
     @property
     def incomplete(self) -> bool:
-        """The front end met calls it could not follow: absence of a problem is not proven."""
-        if self.verdict.get("complete") is False or self.verdict.get("incomplete"):
+        """The front end met calls it could not follow: absence of a problem is not proven.
+
+        A transaction the core marks incomplete only because it found no statement in it is not
+        blind anywhere: that is what empty-transaction (TX308) reports."""
+        if any(site.get("reason") != NO_STATEMENT for site in self.verdict.get("incomplete") or []):
             return True
         return any(fs.node == "unresolved" for fs in self.flat)
 

@@ -19,6 +19,7 @@ from . import (
     http_call_in_transaction,
     lost_update,
     missing_await,
+    on_commit_in_savepoint,
     query_runner_not_released,
     range_or_pattern,
     select_for_update_not_evaluated,
@@ -38,6 +39,7 @@ _MODULES = (
     cda_mismatch, dependent_key, range_or_pattern, full_scan,
     # TX3xx hygiene: transaction code that does not do what it says.
     select_for_update_outside_transaction, select_for_update_not_evaluated, database_error_caught_in_atomic,
+    on_commit_in_savepoint,
     statement_outside_transaction_manager, missing_await, query_runner_not_released, empty_transaction,
     # TX9xx about txscan's own comments.
     unused_suppression,
