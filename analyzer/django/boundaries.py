@@ -59,7 +59,7 @@ def find_wrappers(index: RepoIndex) -> dict[str, str]:
 
 
 def _uses_atomic(index: RepoIndex, fn: FunctionInfo, names: set[str]) -> bool:
-    targets = {index.resolve(fn.module, c.split("(")[0]) for c in fn.calls}
+    targets = {index.resolve_in(fn.qualname, fn.module, c.split("(")[0]) for c in fn.calls}
     targets |= {index.resolve(fn.module, d.split("(")[0]) for d in fn.decorators}
     return bool(targets & names)
 
@@ -68,7 +68,7 @@ def _wrapper_kind(index: RepoIndex, fn: FunctionInfo, names: set[str]) -> str | 
     decorators = {index.resolve(fn.module, d.split("(")[0]) for d in fn.decorators}
     if decorators & names:
         return None  # an atomic function, not a wrapper
-    calls = {index.resolve(fn.module, c.split("(")[0]) for c in fn.calls}
+    calls = {index.resolve_in(fn.qualname, fn.module, c.split("(")[0]) for c in fn.calls}
     if not calls & names and not any(_uses_atomic(index, index.functions[q], names)
                                      for q in _all_nested(index, fn) if q in index.functions):
         return None  # nothing in it enters a transaction: the cheap, common exit
@@ -117,7 +117,8 @@ class _BoundaryFinder(cst.CSTVisitor):
         dotted = _dotted(target)
         if dotted is None:
             return None, call
-        return self.index.resolve(self.module, dotted), call
+        function = ".".join(self.names) if self.functions else None
+        return self.index.resolve_in(function, self.module, dotted), call
 
     def classify(self, expr) -> tuple[str | None, str | None, dict]:
         """('atomic'|'wrapper'|'method'|None, wrapper name, options)."""
@@ -245,7 +246,7 @@ def candidates(ctx: Context) -> list[tuple[str, str, int, int, str | None]]:
     for fn in index.functions.values():
         if fn.parent is not None or fn.qualname in ctx.wrappers:
             continue
-        used = {index.resolve(fn.module, c.split("(")[0]) for c in fn.calls}
+        used = {index.resolve_in(fn.qualname, fn.module, c.split("(")[0]) for c in fn.calls}
         used |= {index.resolve(fn.module, d.split("(")[0]) for d in fn.decorators}
         if used & names or (used & orm.METHOD_DECORATOR and any("atomic" in d or any(
                 w.rsplit(".", 1)[-1] in d for w in ctx.wrappers) for d in fn.decorators)):

@@ -260,6 +260,18 @@ class RepoIndex:
                     self.modules.setdefault(name[len(prefix):], info)
 
     # -- resolution -------------------------------------------------------------------
+    def resolve_in(self, function: str | None, module: str, dotted: str) -> str:
+        """`dotted` as written inside `function`: its own imports and those of the functions
+        around it first (`from django.db import transaction` inside a function), then `module`'s."""
+        head, _, rest = dotted.partition(".")
+        fn = self.functions.get(function) if function else None
+        while fn is not None:
+            target = fn.imports.get(head)
+            if target is not None and "*" not in target:
+                return self.canonical(f"{target}.{rest}" if rest else target)
+            fn = self.functions.get(fn.parent) if fn.parent else None
+        return self.resolve(module, dotted)
+
     def resolve(self, module: str, dotted: str, _depth: int = 0) -> str:
         """Qualified name of `dotted` as written in `module` (follows imports and re-exports)."""
         head, _, rest = dotted.partition(".")
