@@ -8,7 +8,7 @@ PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,report]'
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test,report]'
 if [ -f package.json ]; then
   if ! command -v npm >/dev/null 2>&1; then
     echo "setup: npm not found; the TypeScript front end is not built (Django scans still work)" >&2
