@@ -413,7 +413,9 @@ class CallsMixin:
         return _NO_VALUE
 
     def resolve_global(self, dotted: str) -> Val:
-        qualname = self.local_import(dotted) or self.ctx.index.resolve(self.module.name, dotted)
+        current = self.env.get("__qualname__")
+        # Imports inside the function being walked (or an enclosing one) first, then the module's.
+        qualname = self.ctx.index.resolve_in(current.ref if current is not None else None, self.module.name, dotted)
         entity = self.ctx.entity_for_class(qualname)
         if entity is not None:
             return Val("model", frozenset({("constant", entity.name)}), entity=entity.name, ref=qualname)
@@ -425,18 +427,6 @@ class CallsMixin:
         if client is not None:
             return client
         return Val("ref", frozenset({("constant", dotted)}), ref=qualname)
-
-    def local_import(self, dotted: str) -> str | None:
-        """`dotted` through an import inside the function being walked (or an enclosing one)."""
-        current = self.env.get("__qualname__")
-        fn = self.ctx.index.function(current.ref) if current is not None and current.ref else None
-        head, _, rest = dotted.partition(".")
-        while fn is not None:
-            target = fn.imports.get(head)
-            if target is not None and "*" not in fn.imports.get(head, ""):
-                return self.ctx.index.canonical(f"{target}.{rest}" if rest else target)
-            fn = self.ctx.index.function(fn.parent) if fn.parent else None
-        return None
 
     def module_client(self, qualname: str) -> Val | None:
         """A module-level `s3 = boto3.client("s3")` / `r = redis.Redis()`: an external client object;

@@ -133,5 +133,17 @@ def module_name(rel: str) -> str:
     return ".".join(parts)
 
 
+def reraises(clause: ts.Node) -> bool:
+    """Whether an except clause raises again (anywhere in it, outside nested definitions)."""
+    stack = list(clause.named_children)
+    while stack:
+        node = stack.pop()
+        if node.type == "raise_statement":
+            return True
+        if node.type not in ("function_definition", "class_definition", "lambda"):
+            stack.extend(node.named_children)
+    return False
+
+
 def inside(node: ts.Node, ancestor: ts.Node) -> bool:
     return ancestor.start_byte <= node.start_byte and node.end_byte <= ancestor.end_byte

@@ -23,17 +23,6 @@ def _caught(clause) -> list:
     return out
 
 
-def _reraises(clause) -> bool:
-    stack = list(clause.named_children)
-    while stack:
-        node = stack.pop()
-        if node.type == "raise_statement":
-            return True
-        if node.type not in ("function_definition", "class_definition", "lambda"):
-            stack.extend(node.named_children)
-    return False
-
-
 def _has_savepoint(body) -> bool:
     stack = [body]
     while stack:
@@ -69,7 +58,7 @@ def check(ctx):
             if not blocks and txn is None:
                 continue
             for clause in node.named_children:
-                if clause.type != "except_clause" or _reraises(clause):
+                if clause.type != "except_clause" or pysyntax.reraises(clause):
                     continue
                 for caught in _caught(clause):
                     where = ctx.node_location(path, caught)

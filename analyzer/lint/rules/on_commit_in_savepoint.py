@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from .. import pysyntax
 from ..model import Finding, Location, Rule, RuleDoc
-from .database_error_caught_in_atomic import _reraises
 
 
 def _swallowing_try(savepoint, outer):
@@ -13,7 +12,7 @@ def _swallowing_try(savepoint, outer):
     child, current = savepoint, savepoint.parent
     while current is not None and current != outer:
         if current.type == "try_statement" and child == current.child_by_field_name("body"):
-            if any(c.type == "except_clause" and not _reraises(c) for c in current.named_children):
+            if any(c.type == "except_clause" and not pysyntax.reraises(c) for c in current.named_children):
                 return current
         child, current = current, current.parent
     return None
