@@ -32,17 +32,21 @@ from score_labels import InputError, read_json  # the sibling script: same input
 
 VERDICTS = ("one-shot", "interactive-nonstrict", "interactive-strict")
 HIGHLIGHTED_CODES = ("unresolved-receiver", "depth-limit")
+AUTOCOMMIT = "autocommit"
 TIMEOUT_SECONDS = 3600
 
 
 # ---------------------------------------------------------------- table
 
 def app_row(scan: dict, bench: dict | None) -> dict:
-    transactions = scan["transactions"]
+    # Autocommit statements (one transaction per ORM call site outside explicit transactions) are
+    # counted apart: the verdict columns are about explicit transactions, as in earlier tables.
+    transactions = [t for t in scan["transactions"] if t.get("boundary") != AUTOCOMMIT]
     verdicts = Counter(t["interactivity"] for t in transactions)
     codes = Counter(d.get("code", "?") for d in scan.get("diagnostics", []))
     return {
         "transactions": len(transactions),
+        "autocommit": len(scan["transactions"]) - len(transactions),
         "one-shot": verdicts["one-shot"],
         "non-strict": verdicts["interactive-nonstrict"],
         "strict": verdicts["interactive-strict"],
@@ -84,11 +88,11 @@ def load_folder(folder: Path) -> dict[str, dict]:
 def render_markdown(rows: dict[str, dict]) -> str:
     def cell(value):
         return "-" if value is None else str(value)
-    head = ["application", "transactions", "one-shot", "non-strict", "strict", "zero-statement",
+    head = ["application", "transactions", "autocommit", "one-shot", "non-strict", "strict", "zero-statement",
             *HIGHLIGHTED_CODES, "wall s", "peak MiB"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, row in rows.items():
-        values = [name, row["transactions"], row["one-shot"], row["non-strict"], row["strict"], row["zero-statement"],
+        values = [name, row["transactions"], row.get("autocommit", 0), row["one-shot"], row["non-strict"], row["strict"], row["zero-statement"],
                   *(row["diagnostics"].get(code, 0) for code in HIGHLIGHTED_CODES), row["seconds"], row["peak_mib"]]
         lines.append("| " + " | ".join(cell(v) for v in values) + " |")
     codes = sorted({code for row in rows.values() for code in row["diagnostics"]})

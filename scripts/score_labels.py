@@ -332,7 +332,9 @@ def score(labels: dict, scans: dict[str, dict], tolerance: int, boundary_toleran
     used: dict[str, set[int]] = {name: set() for name in scans}
     outcomes, wrappers = [], []
     for label in labels["transactions"]:
-        reported_all = scans[label["app"]]["transactions"]
+        # The labels are explicit transactions; autocommit statements (one per ORM call site
+        # outside them) are never their match, even when one sits within the line tolerance.
+        reported_all = [t for t in scans[label["app"]]["transactions"] if t.get("boundary") != "autocommit"]
         if label.get("boundary_role") == "wrapper":
             near = [t for t in reported_all if t["file"] == label["file"]
                     and abs(t["line"] - label["line"]) <= boundary_tolerance]

@@ -195,7 +195,8 @@ def test_app_stats_table_counts_what_the_scans_hold(scans):
     assert set(rows) == {"shop", "express-ledger"}
     for name, row in rows.items():
         scan = json.loads((folder / f"{name}.json").read_text())
-        txns = scan["transactions"]
+        txns = [t for t in scan["transactions"] if t.get("boundary") != "autocommit"]
+        assert row["autocommit"] == len(scan["transactions"]) - len(txns)
         assert row["transactions"] == len(txns) > 0
         assert row["one-shot"] + row["non-strict"] + row["strict"] == len(txns)
         assert row["strict"] == sum(t["interactivity"] == "interactive-strict" for t in txns)
@@ -203,9 +204,36 @@ def test_app_stats_table_counts_what_the_scans_hold(scans):
         assert sum(row["diagnostics"].values()) == len(scan["diagnostics"])
         assert row["seconds"] is None  # no benchmark file in this folder
     markdown = app_stats("table", folder).stdout
-    assert markdown.splitlines()[0].startswith("| application | transactions | one-shot | non-strict | strict |")
+    assert markdown.splitlines()[0].startswith("| application | transactions | autocommit | one-shot | non-strict |")
     shop_line = next(line for line in markdown.splitlines() if line.startswith("| shop |"))
     assert shop_line.endswith("| - | - |")
+
+
+def test_app_stats_counts_autocommit_apart(tmp_path, scans):
+    folder, _ = scans
+    scan = json.loads((folder / "shop.json").read_text())
+    explicit = len(scan["transactions"])
+    extra = dict(scan["transactions"][0], boundary="autocommit", interactivity="interactive-strict")
+    scan["transactions"] = [t for t in scan["transactions"] if t.get("boundary") != "autocommit"] + [extra, extra]
+    (tmp_path / "shop.json").write_text(json.dumps(scan))
+    row = json.loads(app_stats("table", tmp_path, "--json").stdout)["shop"]
+    assert row["autocommit"] == 2
+    assert row["strict"] == sum(t["interactivity"] == "interactive-strict" for t in scan["transactions"][:-2])
+    assert row["one-shot"] + row["non-strict"] + row["strict"] == row["transactions"] <= explicit
+
+
+def test_autocommit_transactions_are_never_a_labels_match(tmp_path, scans):
+    """An autocommit transaction on a labelled boundary's line does not stand in for it."""
+    folder, result = scans
+    moved = tmp_path / "scans"
+    moved.mkdir()
+    for path in folder.glob("*.json"):
+        scan = json.loads(path.read_text())
+        scan["transactions"] = [dict(t, boundary="autocommit") for t in scan["transactions"]]
+        (moved / path.name).write_text(json.dumps(scan))
+    rescored = json.loads(score(LABELS, "--scan-json", moved, "--json").stdout)
+    assert result["per_orm"]["django"]["detection"] == 1.0
+    assert rescored["per_orm"]["django"]["detection"] == 0.0
 
 
 def test_app_stats_collect_scans_and_benchmarks(tmp_path):
