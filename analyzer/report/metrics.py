@@ -111,7 +111,7 @@ def apps(db: sqlite3.Connection, mode: str) -> list[dict]:
     return out
 
 
-def _figures(scanned: list[dict]) -> dict:
+def headline_fractions(scanned: list[dict]) -> dict:
     """The study's five headline figures over applications' counts of one scope: {key: (part, whole)}."""
     total = sum(a["transactions"] for a in scanned)
     with_interactive = [a for a in scanned if a["interactive"]]
@@ -131,7 +131,7 @@ def survey(per_app: list[dict], autocommit_measured: bool) -> dict:
     scopes = {}
     for scope in SCOPES:
         scanned = [a["scopes"][scope] for a in per_app if a["status"] == "ok" and a["scopes"][scope]["transactions"]]
-        fractions = _figures(scanned)
+        fractions = headline_fractions(scanned)
         scopes[scope] = {
             "measured": scope == "explicit" or autocommit_measured,
             "applications": len(scanned),

@@ -17,7 +17,7 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader
 
 from .. import __version__, store
-from . import escape, metrics, plots
+from . import escape, explanations, metrics, plots
 from .study import LABELS, STUDY
 
 CSV_FIELDS = ["transactions", "statements", "one_shot", "nonstrict", "strict", "incomplete", "one_shot_share",
@@ -61,17 +61,21 @@ def _facets(data: dict) -> dict:
 
 def write(db_path: Path, out: Path) -> list[Path]:
     db = store.open_reader(db_path)
-    data = collect(db)
-    db.close()
+    try:
+        data = collect(db)
+        primary = "pk" if "pk" in data["modes"] else next(iter(data["modes"]))
+        differences = explanations.differences(db, data, primary)
+    finally:
+        db.close()
     out.mkdir(parents=True, exist_ok=True)
-    primary = "pk" if "pk" in data["modes"] else next(iter(data["modes"]))
     figures = plots.draw_all(data["modes"], out / "figures")
     apps = {a["app"]: a for a in data["modes"][primary]["apps"]}
     slugs = escape.unique_slugs(sorted(apps))
     env = _environment(apps)
     env.filters["page"] = lambda name: slugs[name]
     context = {"data": data, "figures": figures, "labels": LABELS, "study": STUDY, "primary": primary,
-               "scopes": metrics.SCOPES, "scope_labels": metrics.SCOPE_LABELS, "facets": _facets(data)}
+               "scopes": metrics.SCOPES, "scope_labels": metrics.SCOPE_LABELS, "facets": _facets(data),
+               "differences": differences}
     written: list[Path] = []
 
     def emit(path: Path, text: str) -> None:
