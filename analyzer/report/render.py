@@ -17,7 +17,7 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader
 
 from .. import __version__, store
-from . import escape, explanations, metrics, plots
+from . import browser, escape, explanations, metrics, plots
 from .study import LABELS, STUDY
 
 CSV_FIELDS = ["transactions", "statements", "one_shot", "nonstrict", "strict", "incomplete", "one_shot_share",
@@ -84,11 +84,17 @@ def write(db_path: Path, out: Path) -> list[Path]:
         written.append(path)
 
     emit(out / "index.html", env.get_template("index.html.j2").render(**context, prefix=""))
+    every = {m: b["transactions"] for m, b in data["modes"].items()}
     emit(out / "transactions.html", env.get_template("transactions.html.j2").render(
-        **context, only_app=None, prefix=""))
+        **context, only_app=None, prefix="", browser=browser.payload(every, apps, slugs, None, with_code=False)))
+    by_app: dict[str, dict[str, list]] = {name: {m: [] for m in every} for name in apps}
+    for mode, rows in every.items():
+        for t in rows:
+            by_app[t["app"]][mode].append(t)
     for name, app in apps.items():
         emit(out / "apps" / f"{slugs[name]}.html", env.get_template("app.html.j2").render(
             **context, app=app, only_app=name, prefix="../",
+            browser=browser.payload(by_app[name], apps, slugs, name, with_code=True),
             per_mode={m: next(a for a in b["apps"] if a["app"] == name) for m, b in data["modes"].items()}))
     emit(out / "summary.md", env.get_template("summary.md.j2").render(**context))
     emit(out / "metrics.json", json.dumps(
