@@ -8,7 +8,6 @@ the study's denominator (TAXONOMY.md).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections import Counter
@@ -195,7 +194,7 @@ def transactions(db: sqlite3.Connection, mode: str) -> list[dict]:
          complete, incomplete) = row
         steps = statements.get(tid, [])
         out.append({
-            "app": name, "key": key, "uid": _uid(name, key), "file": file, "line": line, "function": function,
+            "app": name, "key": key, "file": file, "line": line, "function": function,
             "boundary": boundary, "wrapper": wrapper, "interactivity": verdict, "rw_inferable": rw,
             "statement_count": count,
             "read_set": json.loads(read_set), "write_set": json.loads(write_set), "excerpt": excerpt or "",
@@ -217,11 +216,6 @@ def _by_transaction(db: sqlite3.Connection, sql: str, mode: str) -> dict[int, li
     for row in db.execute(sql, (mode,)):
         grouped.setdefault(row[0], []).append(row[1:])
     return grouped
-
-
-def _uid(app: str, key: str) -> str:
-    """A stable identifier of a transaction for links between pages (the same in every CDA mode)."""
-    return hashlib.sha256(json.dumps([app, key]).encode()).hexdigest()[:12]
 
 
 def _json_list(text: str | None) -> list:

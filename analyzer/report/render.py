@@ -83,6 +83,7 @@ def write(db_path: Path, out: Path) -> list[Path]:
         path.write_text(text, encoding="utf-8")
         written.append(path)
 
+    emit(out / "browser.js", env.get_template("browser.js.j2").render())
     emit(out / "index.html", env.get_template("index.html.j2").render(**context, prefix=""))
     every = {m: b["transactions"] for m, b in data["modes"].items()}
     emit(out / "transactions.html", env.get_template("transactions.html.j2").render(
