@@ -119,6 +119,9 @@ def _effects(rows: list[tuple], figure: str, c: Context) -> str | None:
         without = sum(1 for r in rows if not r[2])
         only_lone = sum(1 for r in rows if r[2] and r[2] == r[4])
         only_strict = sum(1 for r in rows if r[2] and r[2] == r[3])
+        if only_strict == 0:
+            return text + (f"without them: no application has only such transactions, so the figure would stay"
+                           f" {_frac(without, apps)}.")
         return text + (f"without them: applications with no interactive transaction would be between"
                        f" {_frac(without + only_lone, apps)} and {_frac(without + only_strict, apps)} instead of"
                        f" {_frac(without, apps)}.")
@@ -153,6 +156,9 @@ def _incomplete(rows: list[tuple], figure: str, c: Context) -> str | None:
             " follow); their verdicts are lower bounds: they can only become more interactive and less inferable.")
     if figure == "apps_without_interactive":
         without = [r for r in rows if not r[2]]
+        if not without:
+            return text + " Every application has an interactive transaction already: incomplete verdicts cannot" \
+                " lower this figure."
         blind = sum(1 for r in without if r[3])
         return text + (f" {blind} of the {_n(len(without), 'application')} with no interactive transaction have"
                        " incomplete ones, so the figure is an upper bound: at worst"
