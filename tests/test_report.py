@@ -200,6 +200,11 @@ def test_three_denominators_from_autocommit_rows(report, tmp_path):
     assert scopes["all"]["fractions"]["strict_share_of_all"] == [strict, total + added]
     html = (tmp_path / "out" / "index.html").read_text()
     assert 'id="autocommit-note"' not in html and "not measured" not in html
+    # Per application, all together beside explicit: shop's explicit transactions plus the added statements.
+    table = html.split('id="applications-table"')[1].split("</table>")[0]
+    assert '<th class="num">interactive (all)</th>' in table
+    shop = next(a for a in data["pk"]["apps"] if a["app"] == "shop")
+    assert shop["scopes"]["all"]["transactions"] == shop["scopes"]["explicit"]["transactions"] + added
     assert f"{100 * strict / (total + added):.1f}% ({strict}/{total + added})" in html
     caption = re.search(r'id="figure-fully_inferable_cdf">.*?</figcaption>', html, re.DOTALL).group()
     assert "no autocommit rows" not in caption

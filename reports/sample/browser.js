@@ -233,8 +233,9 @@
     D.modes.forEach(function (m) { if (m !== mode) { var t = $('transactions-' + m); t.replaceChild(document.createElement('tbody'), t.tBodies[0]); } });
     var total = D.rows.filter(function (row) { return perMode(row, mode); }).length;
     $('shown').textContent = state.matching.length + ' of ' + total + ' transactions shown';
-    $('page-info').textContent = state.matching.length ? 'rows ' + (start + 1) + '\u2013' + (start + shown.length) + ', page ' + (state.page + 1) + ' of ' + pages : 'no row matches';
-    document.querySelectorAll('#pager button').forEach(function (b) {
+    var info = state.matching.length ? 'rows ' + (start + 1) + '\u2013' + (start + shown.length) + ', page ' + (state.page + 1) + ' of ' + pages : 'no row matches';
+    document.querySelectorAll('.page-info').forEach(function (span) { span.textContent = info; });
+    document.querySelectorAll('.pager button').forEach(function (b) {
       var back = b.dataset.page === 'first' || b.dataset.page === 'prev';
       b.disabled = back ? state.page === 0 : state.page >= pages - 1;
     });
@@ -267,11 +268,12 @@
       apply();
     });
   });
-  document.querySelectorAll('#pager button').forEach(function (button) {
+  document.querySelectorAll('.pager button').forEach(function (button) {
     button.addEventListener('click', function () {
       var pages = Math.ceil(state.matching.length / D.page_size);
       state.page = { first: 0, prev: state.page - 1, next: state.page + 1, last: pages - 1 }[button.dataset.page];
       render();
+      if (button.closest('#pager-bottom')) { $('pager').scrollIntoView(); }  // the new page starts at the top
     });
   });
   ['search', 'f-mode', 'f-scope', 'f-app', 'f-reason', 'f-rw', 'f-mismatch', 'f-boundary', 'f-complete'].forEach(function (id) {
