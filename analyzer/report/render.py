@@ -1,7 +1,9 @@
 """Write a report directory from a store: index.html, one page per application, the browsable
-transaction list, summary.md, metrics.csv/json and the figures (figures/*.svg|png).
+transaction list, summary.md (with the explanations of differences, explanations.py),
+metrics.csv/json and the figures (figures/*.svg|png).
 
-Everything is offline: CSS and the small filter script are inline, figures are local files.
+Everything is offline: CSS is inline; the transaction browser is one local script (browser.js) shared
+by every page, each page carrying its own rows as inline JSON (browser.py); figures are local files.
 Everything shown comes from scanned code and manifests, so every HTML template autoescapes
 and the Markdown escapes through the `md` filter (see escape.py).
 """
