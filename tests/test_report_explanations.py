@@ -184,3 +184,15 @@ def test_the_summary_explains_each_differing_figure(known, tmp_path):
     cells = [c.strip() for c in alpha.strip("|").split("|")]
     assert cells[3:5] == ["4", "75.0%"] and cells[8:11] == ["6", "10", "30.0%"]
     assert json.loads((tmp_path / "out" / "metrics.json").read_text())["autocommit_measured"] is True
+
+
+def test_a_store_without_completeness_says_so_instead_of_failing(known, tmp_path):
+    path = tmp_path / "old.db"
+    path.write_bytes(known.read_bytes())
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE transactions DROP COLUMN incomplete")
+    db.execute("ALTER TABLE transactions DROP COLUMN complete")
+    db.commit()
+    db.close()
+    text = _evidence(_differences(path), "strict_share_of_all")["incomplete"]
+    assert text.startswith("This store does not record completeness")

@@ -61,10 +61,16 @@ class Explanation:
     figures: tuple[str, ...]  # the headline figures (study.py keys) it may explain
     query: str                # over the store, with parameters :mode and :scope
     says: Callable[[list[tuple], str, Context], str | None]  # (rows, figure, context) -> evidence, or None
+    # Whether the store records what the query reads (older stores lack some columns), and what to
+    # say instead when it does not.
+    available: Callable[[sqlite3.Connection], bool] = lambda _db: True
+    unavailable: str = ""
 
     def evidence(self, figure: str, context: Context) -> str | None:
         if figure not in self.figures:
             return None
+        if not self.available(context.db):
+            return self.unavailable or None
         rows = context.db.execute(self.query, {"mode": context.mode, "scope": context.scope}).fetchall()
         return self.says(rows, figure, context)
 
@@ -145,9 +151,6 @@ def _effects(rows: list[tuple], figure: str, c: Context) -> str | None:
 def _incomplete(rows: list[tuple], figure: str, c: Context) -> str | None:
     """rows: per application: name, transactions, interactive, incomplete, incomplete one-shot, rw full,
     incomplete rw full, strict, incomplete and not strict."""
-    if not has_completeness(c.db):
-        return ("This store does not record completeness (an older schema): how many verdicts are lower bounds"
-                " is not known.")
     total = sum(r[1] for r in rows)
     incomplete = sum(r[3] for r in rows)
     if not incomplete:
@@ -267,7 +270,9 @@ EXPLANATIONS: list[Explanation] = [
         " sum(NOT t.complete AND t.interactivity != 'interactive-strict')"
         " FROM transactions t JOIN apps a ON a.id = t.app_id"
         f" WHERE a.status = 'ok' AND t.cda_mode = :mode AND {IN_SCOPE} GROUP BY a.id ORDER BY a.name",
-        _incomplete),
+        _incomplete, has_completeness,
+        "This store does not record completeness (an older schema): how many verdicts are lower bounds is not"
+        " known."),
     Explanation(
         "cda-mode", "The conflict detection attribute",
         "Read/write-set figures depend on each entity's conflict detection attribute: the primary key (mode pk)"
