@@ -102,14 +102,24 @@ def test_pages_per_application_and_a_transaction_browser_per_mode(report):
     for app in SAMPLE_APPS:
         page = parse(out / "apps" / f"{app.name}.html")
         assert {"app-metrics", "transactions-pk", "transactions-auto", "filters", "search", "diagnostics"} <= page.ids
-    listing = (out / "transactions.html").read_text()
     expected = sum(len(json.loads((app.folder(ROOT / "corpus" / "samples") / "expected.json").read_text())["transactions"])
                    for app in SAMPLE_APPS)
-    pk, auto = listing.split('id="transactions-auto"')
-    assert pk.count('class="txn"') == auto.count('class="txn"') == expected
-    for verdict in ("one-shot", "interactive-nonstrict", "interactive-strict"):
-        assert f'data-verdict="{verdict}"' in listing
-    assert {"f-app", "f-reason", "f-rw", "f-mismatch", "f-mode", "f-boundary"} <= parse(out / "transactions.html").ids
+    listing = browser_data(out / "transactions.html")
+    assert listing["modes"] == ["pk", "auto"]
+    # One row per transaction, each present in both CDA modes, with one verdict per mode.
+    assert len(listing["rows"]) == expected
+    modes = listing["fields"].index("modes")
+    assert all(None not in row[modes] for row in listing["rows"])
+    verdicts = {listing["verdicts"][row[modes][0][0]] for row in listing["rows"]}
+    assert verdicts == {"one-shot", "interactive-nonstrict", "interactive-strict"}
+    assert {"f-app", "f-reason", "f-rw", "f-mismatch", "f-mode", "f-boundary", "f-scope", "pager"} <= \
+        parse(out / "transactions.html").ids
+
+
+def browser_data(path: Path) -> dict:
+    """The transaction browser's data, as the page's script reads it."""
+    text = path.read_text("utf-8")
+    return json.loads(text.split('<script type="application/json" id="report-data">')[1].split("</script>")[0])
 
 
 def test_diagnostics_listed_per_application(report):
@@ -190,6 +200,11 @@ def test_three_denominators_from_autocommit_rows(report, tmp_path):
     assert scopes["all"]["fractions"]["strict_share_of_all"] == [strict, total + added]
     html = (tmp_path / "out" / "index.html").read_text()
     assert 'id="autocommit-note"' not in html and "not measured" not in html
+    # Per application, all together beside explicit: shop's explicit transactions plus the added statements.
+    table = html.split('id="applications-table"')[1].split("</table>")[0]
+    assert '<th class="num">interactive (all)</th>' in table
+    shop = next(a for a in data["pk"]["apps"] if a["app"] == "shop")
+    assert shop["scopes"]["all"]["transactions"] == shop["scopes"]["explicit"]["transactions"] + added
     assert f"{100 * strict / (total + added):.1f}% ({strict}/{total + added})" in html
     caption = re.search(r'id="figure-fully_inferable_cdf">.*?</figcaption>', html, re.DOTALL).group()
     assert "no autocommit rows" not in caption
@@ -211,11 +226,12 @@ def test_incomplete_transactions_are_shown_and_filterable_when_the_store_records
     db.commit()
     db.close()
     render.write(tmp_path / "s.db", tmp_path / "out")
-    listing = (tmp_path / "out" / "transactions.html").read_text()
-    pk = listing.split('id="transactions-auto"')[0]
-    assert pk.count('data-complete="no"') == already + 2 and 'id="f-complete"' in listing
-    assert pk.count('<span class="badge incomplete">incomplete</span>') == already + 2
-    assert "x.py:3 unresolved call &lt;b&gt;h()&lt;/b&gt;" in pk
+    listing = browser_data(tmp_path / "out" / "transactions.html")
+    fields = {name: i for i, name in enumerate(listing["fields"])}
+    incomplete = [row for row in listing["rows"] if row[fields["complete"]] == 0]
+    assert len(incomplete) == already + 2 and 'id="f-complete"' in (tmp_path / "out" / "transactions.html").read_text()
+    wheres = {listing["strings"][i] for row in incomplete for i in row[fields["incomplete"]]}
+    assert "x.py:3 unresolved call <b>h()</b>" in wheres  # data; the page shows it as text (test_report_browser)
     assert "<th class=\"num\">incomplete</th>" in (tmp_path / "out" / "index.html").read_text()
 
 
@@ -249,7 +265,7 @@ def test_sample_report_renders_in_headless_chromium(report, browser):
         _open(browser, page)
         loaded = loaded_resources(browser)
         assert all(url.startswith("file:") and ok for _tag, url, ok in loaded), (page.name, loaded)
-        assert len(loaded) == (len(FIGURES) if page.name == "index.html" else 0)
+        assert len(loaded) == (len(FIGURES) if page.name == "index.html" else 1)  # the shared browser.js
         assert browser.execute_script("return document.querySelectorAll('table').length") >= 2, page.name
         if page.name != "index.html":  # the browser script ran and counted the rows
             shown = browser.execute_script("return document.getElementById('shown').textContent")

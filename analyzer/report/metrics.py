@@ -8,7 +8,6 @@ the study's denominator (TAXONOMY.md).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections import Counter
@@ -111,7 +110,7 @@ def apps(db: sqlite3.Connection, mode: str) -> list[dict]:
     return out
 
 
-def _figures(scanned: list[dict]) -> dict:
+def headline_fractions(scanned: list[dict]) -> dict:
     """The study's five headline figures over applications' counts of one scope: {key: (part, whole)}."""
     total = sum(a["transactions"] for a in scanned)
     with_interactive = [a for a in scanned if a["interactive"]]
@@ -131,7 +130,7 @@ def survey(per_app: list[dict], autocommit_measured: bool) -> dict:
     scopes = {}
     for scope in SCOPES:
         scanned = [a["scopes"][scope] for a in per_app if a["status"] == "ok" and a["scopes"][scope]["transactions"]]
-        fractions = _figures(scanned)
+        fractions = headline_fractions(scanned)
         scopes[scope] = {
             "measured": scope == "explicit" or autocommit_measured,
             "applications": len(scanned),
@@ -171,42 +170,52 @@ def breakdowns(db: sqlite3.Connection, mode: str) -> dict:
 
 
 def transactions(db: sqlite3.Connection, mode: str) -> list[dict]:
+    """Every transaction of one CDA mode with its reasons, statements and suggestions (four queries in all,
+    whatever the number of transactions: a survey holds tens of thousands)."""
     present = columns(db, "transactions")
     extra = "".join(f", t.{c}" if c in present else ", NULL" for c in ("complete", "incomplete"))
     sql = ("SELECT a.name, t.id, t.txn_key, t.file, t.line, t.function, t.boundary, t.wrapper, t.interactivity,"
            " t.rw_inferable, t.statements, t.read_set, t.write_set, t.excerpt" + extra +
            " FROM transactions t JOIN apps a ON a.id = t.app_id WHERE t.cda_mode = ? ORDER BY a.name, t.file, t.line,"
            " t.txn_key")
+    reasons = _by_transaction(db, "SELECT r.transaction_id, r.category, r.callee, r.file, r.line FROM reasons r"
+                                  " JOIN transactions t ON t.id = r.transaction_id WHERE t.cda_mode = ?"
+                                  " ORDER BY r.transaction_id, r.category, r.file, r.line", mode)
+    statements = _by_transaction(db, "SELECT s.transaction_id, s.file, s.line, s.entity, s.kind, s.api,"
+                                     " s.inferability, s.flags FROM statements s JOIN transactions t"
+                                     " ON t.id = s.transaction_id WHERE t.cda_mode = ? ORDER BY s.transaction_id,"
+                                     " s.rowid", mode)
+    suggestions = _by_transaction(db, "SELECT g.transaction_id, g.kind, g.pattern, g.line, g.explanation, g.code"
+                                      " FROM suggestions g JOIN transactions t ON t.id = g.transaction_id"
+                                      " WHERE t.cda_mode = ? ORDER BY g.transaction_id, g.rowid", mode)
     out = []
     for row in db.execute(sql, (mode,)).fetchall():
         (name, tid, key, file, line, function, boundary, wrapper, verdict, rw, count, read_set, write_set, excerpt,
          complete, incomplete) = row
-        reasons = db.execute("SELECT category, callee, file, line FROM reasons WHERE transaction_id = ?"
-                             " ORDER BY category, file, line", (tid,)).fetchall()
-        statements = db.execute("SELECT file, line, entity, kind, api, inferability, flags FROM statements"
-                                " WHERE transaction_id = ? ORDER BY rowid", (tid,)).fetchall()
-        suggestions = db.execute("SELECT kind, pattern, line, explanation, code FROM suggestions"
-                                 " WHERE transaction_id = ? ORDER BY rowid", (tid,)).fetchall()
+        steps = statements.get(tid, [])
         out.append({
-            "app": name, "key": key, "uid": _uid(name, key), "file": file, "line": line, "function": function,
+            "app": name, "key": key, "file": file, "line": line, "function": function,
             "boundary": boundary, "wrapper": wrapper, "interactivity": verdict, "rw_inferable": rw,
             "statement_count": count,
             "read_set": json.loads(read_set), "write_set": json.loads(write_set), "excerpt": excerpt or "",
             "complete": None if complete is None else bool(complete),
             "incomplete": _json_list(incomplete),
-            "cda_mismatch": any(s[5] == "cda-mismatch" for s in statements),
-            "reasons": [{"category": c, "callee": e, "file": f, "line": n} for c, e, f, n in reasons],
+            "cda_mismatch": any(s[5] == "cda-mismatch" for s in steps),
+            "reasons": [{"category": c, "callee": e, "file": f, "line": n} for c, e, f, n in reasons.get(tid, [])],
             "statements": [{"file": f, "line": n, "entity": e, "kind": k, "api": a, "inferability": i,
-                            "flags": json.loads(fl)} for f, n, e, k, a, i, fl in statements],
+                            "flags": json.loads(fl)} for f, n, e, k, a, i, fl in steps],
             "suggestions": [{"kind": k, "pattern": p, "line": n, "explanation": x, "code": c}
-                            for k, p, n, x, c in suggestions],
+                            for k, p, n, x, c in suggestions.get(tid, [])],
         })
     return out
 
 
-def _uid(app: str, key: str) -> str:
-    """A stable identifier of a transaction for links between pages (the same in every CDA mode)."""
-    return hashlib.sha256(json.dumps([app, key]).encode()).hexdigest()[:12]
+def _by_transaction(db: sqlite3.Connection, sql: str, mode: str) -> dict[int, list[tuple]]:
+    """Rows of a child table grouped by their transaction id (the first column), in the query's order."""
+    grouped: dict[int, list[tuple]] = {}
+    for row in db.execute(sql, (mode,)):
+        grouped.setdefault(row[0], []).append(row[1:])
+    return grouped
 
 
 def _json_list(text: str | None) -> list:

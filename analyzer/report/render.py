@@ -1,7 +1,9 @@
 """Write a report directory from a store: index.html, one page per application, the browsable
-transaction list, summary.md, metrics.csv/json and the figures (figures/*.svg|png).
+transaction list, summary.md (with the explanations of differences, explanations.py),
+metrics.csv/json and the figures (figures/*.svg|png).
 
-Everything is offline: CSS and the small filter script are inline, figures are local files.
+Everything is offline: CSS is inline; the transaction browser is one local script (browser.js) shared
+by every page, each page carrying its own rows as inline JSON (browser.py); figures are local files.
 Everything shown comes from scanned code and manifests, so every HTML template autoescapes
 and the Markdown escapes through the `md` filter (see escape.py).
 """
@@ -17,7 +19,7 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader
 
 from .. import __version__, store
-from . import escape, metrics, plots
+from . import browser, escape, explanations, metrics, plots
 from .study import LABELS, STUDY
 
 CSV_FIELDS = ["transactions", "statements", "one_shot", "nonstrict", "strict", "incomplete", "one_shot_share",
@@ -61,17 +63,21 @@ def _facets(data: dict) -> dict:
 
 def write(db_path: Path, out: Path) -> list[Path]:
     db = store.open_reader(db_path)
-    data = collect(db)
-    db.close()
+    try:
+        data = collect(db)
+        primary = "pk" if "pk" in data["modes"] else next(iter(data["modes"]))
+        differences = explanations.differences(db, data, primary)
+    finally:
+        db.close()
     out.mkdir(parents=True, exist_ok=True)
-    primary = "pk" if "pk" in data["modes"] else next(iter(data["modes"]))
     figures = plots.draw_all(data["modes"], out / "figures")
     apps = {a["app"]: a for a in data["modes"][primary]["apps"]}
     slugs = escape.unique_slugs(sorted(apps))
     env = _environment(apps)
     env.filters["page"] = lambda name: slugs[name]
     context = {"data": data, "figures": figures, "labels": LABELS, "study": STUDY, "primary": primary,
-               "scopes": metrics.SCOPES, "scope_labels": metrics.SCOPE_LABELS, "facets": _facets(data)}
+               "scopes": metrics.SCOPES, "scope_labels": metrics.SCOPE_LABELS, "facets": _facets(data),
+               "differences": differences}
     written: list[Path] = []
 
     def emit(path: Path, text: str) -> None:
@@ -79,12 +85,19 @@ def write(db_path: Path, out: Path) -> list[Path]:
         path.write_text(text, encoding="utf-8")
         written.append(path)
 
+    emit(out / "browser.js", env.get_template("browser.js.j2").render())
     emit(out / "index.html", env.get_template("index.html.j2").render(**context, prefix=""))
+    every = {m: b["transactions"] for m, b in data["modes"].items()}
     emit(out / "transactions.html", env.get_template("transactions.html.j2").render(
-        **context, only_app=None, prefix=""))
+        **context, only_app=None, prefix="", browser=browser.payload(every, apps, slugs, None, with_code=False)))
+    by_app: dict[str, dict[str, list]] = {name: {m: [] for m in every} for name in apps}
+    for mode, rows in every.items():
+        for t in rows:
+            by_app[t["app"]][mode].append(t)
     for name, app in apps.items():
         emit(out / "apps" / f"{slugs[name]}.html", env.get_template("app.html.j2").render(
             **context, app=app, only_app=name, prefix="../",
+            browser=browser.payload(by_app[name], apps, slugs, name, with_code=True),
             per_mode={m: next(a for a in b["apps"] if a["app"] == name) for m, b in data["modes"].items()}))
     emit(out / "summary.md", env.get_template("summary.md.j2").render(**context))
     emit(out / "metrics.json", json.dumps(

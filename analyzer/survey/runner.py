@@ -32,6 +32,7 @@ class Outcome:
     detail: str = ""
     seconds: float = 0.0
     transactions: int = 0
+    rewrite_seconds: float = 0.0  # of `seconds`, spent verifying suggested rewrites (a re-scan of an edited copy)
 
     @property
     def summary(self) -> str:
@@ -86,7 +87,8 @@ class Reporter:
         self.done += 1
         line = f"[{self.done}/{self.total}] {outcome.name}: {outcome.status}"
         if outcome.status == "scanned":
-            line += f" ({outcome.transactions} transactions, {outcome.seconds:.1f} s)"
+            line += (f" ({outcome.transactions} transactions, {outcome.seconds:.1f} s, of which rewrite"
+                     f" verification {outcome.rewrite_seconds:.1f} s)")
         if outcome.detail:
             line += f" - {outcome.summary}"
         if self.progress is not None:
@@ -187,7 +189,8 @@ def _record(connection, app: App, folder: Path, config: Config, payload: dict) -
         try:
             store.write_app(connection, row, payload["files"], payload["ir"], payload["analyses"], payload["seconds"])
             return Outcome(app.name, "scanned", seconds=payload["seconds"],
-                           transactions=len(payload["analyses"]["pk"]["transactions"]))
+                           transactions=len(payload["analyses"]["pk"]["transactions"]),
+                           rewrite_seconds=payload.get("rewrite_seconds", 0.0))
         except Exception as exc:  # noqa: BLE001 - recorded as a failed application; the survey goes on
             payload = failure(f"storing failed: {type(exc).__name__}: {exc}", payload["hashes"], payload["seconds"])
             row = _app_row(app, folder, config, payload)
