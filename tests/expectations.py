@@ -9,9 +9,42 @@ def _statement_key(s: dict) -> tuple:
     return (s["file"], s["line"], s.get("entity"), s["kind"], s["inferability"])
 
 
+AUTOCOMMIT = "autocommit"
+
+
+def _column(txn: dict) -> int:
+    return int(txn["id"].rsplit(":", 2)[-2])
+
+
+def autocommit_differences(analysis: dict, expected: dict) -> list[str]:
+    """Autocommit statements (one per ORM call site outside explicit transactions), matched on
+    file, line and column; compared only when expected.json lists them (`"autocommit": [...]`)."""
+    if AUTOCOMMIT not in expected:
+        return []
+    problems = []
+    found = {(t["file"], t["line"], _column(t)): t for t in analysis["transactions"] if t["boundary"] == AUTOCOMMIT}
+    wanted = {(t["file"], t["line"], t["column"]): t for t in expected[AUTOCOMMIT]}
+    for key in sorted(wanted.keys() - found.keys()):
+        problems.append(f"missing autocommit statement {key[0]}:{key[1]}:{key[2]} ({wanted[key].get('function')})")
+    for key in sorted(found.keys() - wanted.keys()):
+        problems.append(f"unexpected autocommit statement {key[0]}:{key[1]}:{key[2]} ({found[key]['function']})")
+    for key in sorted(wanted.keys() & found.keys()):
+        want, got = wanted[key], found[key]
+        where = f"autocommit {key[0]}:{key[1]}:{key[2]}"
+        if got["interactivity"] != "one-shot" or got["suggestions"]:
+            problems.append(f"{where}: {got['interactivity']} with {len(got['suggestions'])} suggestions")
+        for field in ("function", "rw_inferable"):
+            if field in want and want[field] != got[field]:
+                problems.append(f"{where}: {field} is {got[field]!r}, expected {want[field]!r}")
+        got_statements = sorted(_statement_key(s) for s in got["statements"])
+        if "statements" in want and sorted(_statement_key(s) for s in want["statements"]) != got_statements:
+            problems.append(f"{where}: statements are {got_statements}")
+    return problems
+
+
 def differences(analysis: dict, expected: dict) -> list[str]:
-    problems: list[str] = []
-    found = {(t["file"], t["line"]): t for t in analysis["transactions"]}
+    problems: list[str] = autocommit_differences(analysis, expected)
+    found = {(t["file"], t["line"]): t for t in analysis["transactions"] if t["boundary"] != AUTOCOMMIT}
     wanted = {(t["file"], t["line"]): t for t in expected.get("transactions", [])}
     for key in sorted(wanted.keys() - found.keys()):
         problems.append(f"missing transaction {key[0]}:{key[1]} ({wanted[key].get('function')})")

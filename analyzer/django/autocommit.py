@@ -79,7 +79,8 @@ class _Autocommit:
     # -- which functions hold ORM code ----------------------------------------------------
     def walkable(self, qualname: str) -> bool:
         fn = self.index.functions.get(qualname)
-        return fn is not None and qualname not in self.skipped and (
+        # A Python 2 file is reported once, as such; its functions are not walked one by one.
+        return fn is not None and qualname not in self.skipped and not self.index.modules[fn.module].python2_line and (
             qualname in self.spans or self.evidence.holds_orm(fn, enclosing_class(self.index, fn)))
 
     # -- reachability ------------------------------------------------------------------------
