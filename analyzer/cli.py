@@ -77,6 +77,8 @@ def scan(
     ir_out: Path | None = typer.Option(None, "--ir", help="Also write the IR (JSON lines) to this file."),
     config_file: Path | None = typer.Option(None, "--config", help="pyproject.toml with [tool.txscan]."),
     no_db: bool = typer.Option(False, "--no-db", help="Do not write a store."),
+    no_autocommit: bool = typer.Option(False, "--no-autocommit",
+                                       help="Report explicit transactions only, not the statements outside them."),
 ) -> None:
     """Find, follow and classify every transaction of one application."""
     from .scan import app_row
@@ -107,7 +109,7 @@ def scan(
         except store.StoreError as exc:
             _fail(f"cannot write the store: {exc}")
     try:
-        result = run_scan(path, config, frontend.value if frontend else None)
+        result = run_scan(path, config, frontend.value if frontend else None, autocommit=not no_autocommit)
     except FrontendUnavailable as exc:
         _fail(str(exc))
     analysis = result.analyses[mode]

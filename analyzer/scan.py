@@ -94,7 +94,8 @@ def _line_count(content: bytes) -> int:
     return content.count(b"\n") + (1 if content and not content.endswith(b"\n") else 0)
 
 
-def scan(root: Path, config: Config = Config(), frontend: str | None = None, rewrites: bool = True) -> ScanResult:
+def scan(root: Path, config: Config = Config(), frontend: str | None = None, rewrites: bool = True,
+         autocommit: bool = True) -> ScanResult:
     started = time.perf_counter()
     frontend = frontend or detect_frontend(root)
     if frontend == "typeorm":
@@ -107,9 +108,11 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
         options = django_frontend.Options(
             excludes=django_frontend.DEFAULT_EXCLUDES + tuple(config.exclude),
             max_file_bytes=config.max_file_bytes, max_depth=config.depth,
-            extra_effects=config.extra_effects, extra_statements=config.extra_statements)
+            extra_effects=config.extra_effects, extra_statements=config.extra_statements, autocommit=autocommit)
         result = django_frontend.scan(root, options)
         records, files, lines = result.records, result.files, result.lines
+    if not autocommit:  # statements outside explicit transactions are not wanted (any front end)
+        records = [r for r in records if r.get("boundary") != "autocommit"]
     # The same input gives the same IR wherever it is checked out: the root is named, not located.
     for record in records:
         if record["type"] == "meta":

@@ -9,20 +9,55 @@ def _statement_key(s: dict) -> tuple:
     return (s["file"], s["line"], s.get("entity"), s["kind"], s["inferability"])
 
 
+AUTOCOMMIT = "autocommit"
+
+
+def _column(txn: dict) -> int:
+    return int(txn["id"].rsplit(":", 2)[-2])
+
+
+def _unmatched(found: dict, wanted: dict, what: str) -> list[str]:
+    """Expected and not found, found and not expected (keys are file, line[, column])."""
+    missing = [f"missing {what} {':'.join(map(str, k))} ({wanted[k].get('function')})"
+               for k in sorted(wanted.keys() - found.keys())]
+    return missing + [f"unexpected {what} {':'.join(map(str, k))} ({found[k]['function']}, {found[k]['boundary']})"
+                      for k in sorted(found.keys() - wanted.keys())]
+
+
+def _fields(where: str, want: dict, got: dict, fields: tuple[str, ...]) -> list[str]:
+    return [f"{where}: {f} is {got[f]!r}, expected {want[f]!r}" for f in fields if f in want and want[f] != got[f]]
+
+
+def autocommit_differences(analysis: dict, expected: dict) -> list[str]:
+    """Autocommit statements (one per ORM call site outside explicit transactions), matched on
+    file, line and column; compared only when expected.json lists them (`"autocommit": [...]`)."""
+    if AUTOCOMMIT not in expected:
+        return []
+    problems = []
+    found = {(t["file"], t["line"], _column(t)): t for t in analysis["transactions"] if t["boundary"] == AUTOCOMMIT}
+    wanted = {(t["file"], t["line"], t["column"]): t for t in expected[AUTOCOMMIT]}
+    problems += _unmatched(found, wanted, "autocommit statement")
+    for key in sorted(wanted.keys() & found.keys()):
+        want, got = wanted[key], found[key]
+        where = f"autocommit {':'.join(map(str, key))}"
+        if got["interactivity"] != "one-shot" or got["suggestions"]:
+            problems.append(f"{where}: {got['interactivity']} with {len(got['suggestions'])} suggestions")
+        problems += _fields(where, want, got, ("function", "rw_inferable"))
+        got_statements = sorted(_statement_key(s) for s in got["statements"])
+        if "statements" in want and sorted(_statement_key(s) for s in want["statements"]) != got_statements:
+            problems.append(f"{where}: statements are {got_statements}")
+    return problems
+
+
 def differences(analysis: dict, expected: dict) -> list[str]:
-    problems: list[str] = []
-    found = {(t["file"], t["line"]): t for t in analysis["transactions"]}
+    problems: list[str] = autocommit_differences(analysis, expected)
+    found = {(t["file"], t["line"]): t for t in analysis["transactions"] if t["boundary"] != AUTOCOMMIT}
     wanted = {(t["file"], t["line"]): t for t in expected.get("transactions", [])}
-    for key in sorted(wanted.keys() - found.keys()):
-        problems.append(f"missing transaction {key[0]}:{key[1]} ({wanted[key].get('function')})")
-    for key in sorted(found.keys() - wanted.keys()):
-        problems.append(f"unexpected transaction {key[0]}:{key[1]} ({found[key]['function']}, {found[key]['boundary']})")
+    problems += _unmatched(found, wanted, "transaction")
     for key in sorted(wanted.keys() & found.keys()):
         want, got = wanted[key], found[key]
         where = f"{key[0]}:{key[1]} {want.get('function', '')}"
-        for field in ("function", "boundary", "interactivity", "rw_inferable", "complete"):
-            if field in want and want[field] != got[field]:
-                problems.append(f"{where}: {field} is {got[field]!r}, expected {want[field]!r}")
+        problems += _fields(where, want, got, ("function", "boundary", "interactivity", "rw_inferable", "complete"))
         if "reasons" in want:
             got_reasons = sorted({r["category"] for r in got["reasons"]})
             if sorted(set(want["reasons"])) != got_reasons:

@@ -36,6 +36,27 @@ def report(tmp_path_factory):
     return base
 
 
+@pytest.fixture(scope="module")
+def report_without_autocommit(report, tmp_path_factory):
+    """The same survey as a store made before autocommit statements were recorded (explicit only)."""
+    base = tmp_path_factory.mktemp("explicit")
+    shutil.copy(report / "s.db", base / "s.db")
+    db = sqlite3.connect(base / "s.db")
+    db.execute("PRAGMA foreign_keys = ON")
+    db.execute("DELETE FROM transactions WHERE boundary = 'autocommit'")
+    db.commit()
+    db.close()
+    render.write(base / "s.db", base / "out")
+    return base
+
+
+def test_the_sample_survey_records_autocommit_statements(report):
+    data = json.loads((report / "out" / "metrics.json").read_text())
+    assert data["autocommit_measured"] is True
+    assert data["pk"]["survey"]["scopes"]["autocommit"]["transactions"] > 0
+    assert 'id="autocommit-note"' not in (report / "out" / "index.html").read_text()
+
+
 class Elements(HTMLParser):
     def __init__(self):
         super().__init__()
@@ -76,8 +97,8 @@ def test_index_has_every_table_and_figure(report):
     assert "39.0%" in text and "9.6%" in text and "90.0%" in text  # the study's figures beside ours
 
 
-def test_every_figure_has_a_caption_with_its_reading_n_and_the_studys_value(report):
-    html = (report / "out" / "index.html").read_text()
+def test_every_figure_has_a_caption_with_its_reading_n_and_the_studys_value(report_without_autocommit):
+    html = (report_without_autocommit / "out" / "index.html").read_text()
     captions = re.findall(r'<figure id="figure-([a-z_]+)">.*?<figcaption><b>([^<]+)</b>(.*?)</figcaption>', html, re.DOTALL)
     assert [c[0] for c in captions] == [
         "headline", "interactive_share", "fully_inferable_cdf", "cda_mismatch_by_api", "strict_reasons", "rewrites"]
@@ -90,7 +111,7 @@ def test_every_figure_has_a_caption_with_its_reading_n_and_the_studys_value(repo
             assert "no autocommit rows" in caption, name
     # Both CDA modes: the inferability CDF differs between them on the samples, so both are drawn.
     assert "The CDA modes differ, so both are drawn: pk solid blue" in {c[0]: c[2] for c in captions}["fully_inferable_cdf"]
-    svg = (report / "out" / "figures" / "fully_inferable_cdf.svg").read_text()
+    svg = (report_without_autocommit / "out" / "figures" / "fully_inferable_cdf.svg").read_text()
     assert "<svg" in svg and "Date" not in svg
 
 
@@ -102,8 +123,8 @@ def test_pages_per_application_and_a_transaction_browser_per_mode(report):
     for app in SAMPLE_APPS:
         page = parse(out / "apps" / f"{app.name}.html")
         assert {"app-metrics", "transactions-pk", "transactions-auto", "filters", "search", "diagnostics"} <= page.ids
-    expected = sum(len(json.loads((app.folder(ROOT / "corpus" / "samples") / "expected.json").read_text())["transactions"])
-                   for app in SAMPLE_APPS)
+    expected = sum(len(doc["transactions"]) + len(doc.get("autocommit", [])) for doc in (
+        json.loads((app.folder(ROOT / "corpus" / "samples") / "expected.json").read_text()) for app in SAMPLE_APPS))
     listing = browser_data(out / "transactions.html")
     assert listing["modes"] == ["pk", "auto"]
     # One row per transaction, each present in both CDA modes, with one verdict per mode.
@@ -144,14 +165,20 @@ def test_exports(report):
     assert {r["frontend"] for r in rows} == {"django", "typeorm"}
     data = json.loads((out / "metrics.json").read_text())
     assert set(data["pk"]["survey"]["scopes"]["all"]["figures"]) == set(data["pk"]["survey"]["study"])
-    assert data["autocommit_measured"] is False
+    assert data["autocommit_measured"] is True
     summary = (out / "summary.md").read_text()
     assert "| applications with no interactive transaction |" in summary
-    assert "This store has no autocommit rows" in summary
+    assert "This store has no autocommit rows" not in summary and "autocommit statements" in summary
 
 
-def test_without_autocommit_rows_the_report_says_not_measured_instead_of_zero(report):
-    html = (report / "out" / "index.html").read_text()
+def test_exports_of_a_store_without_autocommit_rows(report_without_autocommit):
+    data = json.loads((report_without_autocommit / "out" / "metrics.json").read_text())
+    assert data["autocommit_measured"] is False
+    assert "This store has no autocommit rows" in (report_without_autocommit / "out" / "summary.md").read_text()
+
+
+def test_without_autocommit_rows_the_report_says_not_measured_instead_of_zero(report_without_autocommit):
+    html = (report_without_autocommit / "out" / "index.html").read_text()
     assert 'id="autocommit-note"' in html
     table = html.split('id="survey-figures"')[1].split("</table>")[0]
     cells = re.findall(r'<td class="num" data-scope="(\w+)">(.*?)</td>', table)
@@ -181,12 +208,12 @@ def _add_autocommit_rows(path: Path, app: str) -> int:
     return added
 
 
-def test_three_denominators_from_autocommit_rows(report, tmp_path):
-    shutil.copy(report / "s.db", tmp_path / "s.db")
+def test_three_denominators_from_autocommit_rows(report_without_autocommit, tmp_path):
+    shutil.copy(report_without_autocommit / "s.db", tmp_path / "s.db")
     added = _add_autocommit_rows(tmp_path / "s.db", "shop")
     render.write(tmp_path / "s.db", tmp_path / "out")
     data = json.loads((tmp_path / "out" / "metrics.json").read_text())
-    before = json.loads((report / "out" / "metrics.json").read_text())
+    before = json.loads((report_without_autocommit / "out" / "metrics.json").read_text())
     assert data["autocommit_measured"] is True
     scopes = data["pk"]["survey"]["scopes"]
     explicit = before["pk"]["survey"]["scopes"]["explicit"]

@@ -12,6 +12,10 @@ from ..ir import sort_key
 from .flatten import flatten, predicate_terms
 
 
+# Boundary of a statement run outside any explicit transaction (docs/IR.md).
+AUTOCOMMIT = "autocommit"
+
+
 @dataclass(frozen=True)
 class Settings:
     cda_mode: str = "pk"  # "pk" | "auto"
@@ -44,7 +48,10 @@ def analyze(records: list[dict], settings: Settings = Settings()) -> dict:
     for txn in transactions:
         flat = flats[txn["id"]]
         graph = graph_mod.build(flat)
-        verdict, reasons = interactivity.classify(flat, graph)
+        autocommit = txn["boundary"] == AUTOCOMMIT
+        # An autocommit transaction is one call site, one request to the database: one-shot by
+        # definition (TAXONOMY.md), even when Django runs it as a read and a conditional insert.
+        verdict, reasons = (interactivity.ONE_SHOT, []) if autocommit else interactivity.classify(flat, graph)
         statements_out, read_set, write_set, suggested = [], [], [], []
         for statement in _statements(flat):
             entity = entities.get(statement.get("entity") or "")
@@ -64,7 +71,7 @@ def analyze(records: list[dict], settings: Settings = Settings()) -> dict:
                 "flags": sorted(set(flags)),
                 "via": statement.get("via", []),
             })
-            if infer == "cda-mismatch":
+            if infer == "cda-mismatch" and not autocommit:
                 suggested.append(suggestions.reconnaissance(statement, frontend))
         incomplete = completeness.incomplete_sites(txn, flat)
         transaction_diagnostics.extend(completeness.diagnostics(txn, flat, incomplete, existing))

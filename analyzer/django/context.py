@@ -29,14 +29,22 @@ class ParsedModule:
 
     info: ModuleInfo
     node: cst.FunctionDef | cst.ClassDef
-    starts: dict
-    ends: dict
+    tree: cst.Module            # what was parsed (the definition, under its dummy header)
+    first_line: int             # line of the module where `tree` starts
+    _lines: tuple | None = None
+
+    def _numbered(self) -> tuple[dict, dict]:
+        # Counted on first use: a definition parsed only to be looked at (no statement, no
+        # boundary in it) never pays for numbering its nodes.
+        if self._lines is None:
+            self._lines = line_numbers(self.tree, first_line=self.first_line)
+        return self._lines
 
     def line(self, node: cst.CSTNode) -> int:
-        return self.starts.get(node, 0)
+        return self._numbered()[0].get(node, 0)
 
     def end_line(self, node: cst.CSTNode) -> int:
-        return self.ends.get(node, 0)
+        return self._numbered()[1].get(node, 0)
 
 
 @dataclass
@@ -73,8 +81,7 @@ class Context:
                 body = body[0].body.body
             node = next((n for n in body if isinstance(n, (cst.FunctionDef, cst.ClassDef))), None)
             if node is not None:
-                starts, ends = line_numbers(module, first_line=offset + 1)
-                parsed = ParsedModule(info, node, starts, ends)
+                parsed = ParsedModule(info, node, module, offset + 1)
         except cst.ParserSyntaxError as exc:
             self.diagnostics.append(diagnostic(info.rel, exc.raw_line + offset, "parse-error",
                                                f"{qualname}: syntax error: {exc.message}"))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..ir import diagnostic
 from . import library_models, project
+from .autocommit import autocommit_transactions
 from .boundaries import (
     Boundary, atomic_requests_settings, candidates, find_boundaries, find_wrappers, is_view_module, view_functions,
 )
@@ -32,6 +33,7 @@ class Options:
     max_depth: int = 6
     extra_effects: dict = field(default_factory=dict)      # [tool.txscan.effects]
     extra_statements: dict = field(default_factory=dict)   # [tool.txscan.statements]
+    autocommit: bool = True    # also report ORM call sites outside transactions (boundary `autocommit`)
 
 
 @dataclass
@@ -150,8 +152,12 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
         except Exception as exc:  # noqa: BLE001 - one bad transaction must not end the scan
             diagnostics.append(diagnostic(parsed.info.rel, boundary.line, "internal-error",
                                      f"{type(exc).__name__}: {exc}"))
+    lap = timing.lap("walk", lap)
+    if options.autocommit:
+        transactions += [(txn, []) for txn in autocommit_transactions(
+            ctx, list(unique.values()), [txn for txn, _ in transactions])]
+        timing.lap("autocommit", lap)
     diagnostics.extend(ctx.diagnostics)
-    timing.lap("walk", lap)
     records = [{"ir": 1, "type": "meta", "frontend": "django", "root": root.name}]
     records += [e.ir() for e in entities]
     for txn, txn_diagnostics in transactions:

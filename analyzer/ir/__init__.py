@@ -28,7 +28,8 @@ def sort_key(record: dict) -> tuple:
     if kind == "entity":
         detail: tuple = (record["name"],)
     elif kind == "transaction":
-        detail = (record["file"], record["line"], record["function"])
+        # Autocommit statements (one per ORM call site) come after the explicit transactions.
+        detail = (record["boundary"] == "autocommit", record["file"], record["line"], record["function"], record["id"])
     elif kind == "diagnostic":
         detail = (record["file"], record["line"], record["code"], record["message"])
     else:

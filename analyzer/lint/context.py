@@ -68,6 +68,8 @@ class LintContext:
         records = {r["id"]: r for r in self.result.records if r["type"] == "transaction"}
         out = []
         for verdict in self.analysis["transactions"]:
+            if verdict["boundary"] == "autocommit":
+                continue  # rules are about explicit transactions; an autocommit statement is one-shot
             record = records.get(verdict["id"])
             if record is not None:
                 out.append(Transaction(record, verdict, flatten(record["steps"])))

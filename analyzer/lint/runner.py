@@ -81,7 +81,7 @@ def run(options: LintOptions, scan_result: ScanResult | None = None) -> LintOutc
         raise LintError(str(exc)) from exc
     if scan_result is None:
         try:
-            scan_result = scan(root, config, options.frontend)
+            scan_result = scan(root, config, options.frontend, autocommit=False)  # rules are about explicit ones
         except FrontendUnavailable as exc:
             raise LintError(str(exc)) from exc
     ctx = LintContext(root, scan_result, config.cda, targets)

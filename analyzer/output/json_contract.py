@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-TRANSACTION_FIELDS = ("file", "line", "end_line", "function", "boundary", "wrapper", "interactivity", "reasons",
+from ..core.classify import AUTOCOMMIT
+
+TRANSACTION_FIELDS = ("id", "file", "line", "end_line", "function", "boundary", "wrapper", "interactivity", "reasons",
                       "complete", "incomplete", "rw_inferable", "read_set", "write_set", "statements", "suggestions", "excerpt")
 
 
@@ -14,6 +16,7 @@ def summary(analysis: dict) -> dict:
     statements = [s for t in transactions for s in t["statements"]]
     return {
         "transactions": len(transactions),
+        "autocommit": sum(1 for t in transactions if t["boundary"] == AUTOCOMMIT),
         "interactivity": dict(sorted(Counter(t["interactivity"] for t in transactions).items())),
         "rw_inferable": dict(sorted(Counter(t["rw_inferable"] for t in transactions).items())),
         "incomplete": sum(1 for t in transactions if not t.get("complete", True)),

@@ -93,7 +93,7 @@ def _check_round(root: Path, frontend: str, config, batch: list[Candidate]) -> N
     originals = {path: (root / path).read_text("utf-8") for path in edits_by_path(edits)}
     try:
         with edited_copy(root, edits) as copy:
-            result = scan(copy, config, frontend, rewrites=False)
+            result = scan(copy, config, frontend, rewrites=False, autocommit=False)  # claims are about explicit ones
     except Exception as exc:  # noqa: BLE001 - a failed re-analysis leaves the suggestions in prose
         for candidate in batch:
             candidate.refused = f"the rewritten code could not be re-analysed ({type(exc).__name__}: {exc})"[:300]

@@ -1,0 +1,247 @@
+"""Autocommit statements: every ORM call site reached outside any explicit transaction.
+
+TAXONOMY.md: a statement outside any transaction runs in autocommit, a single-statement,
+one-shot transaction; surveys count these separately (and together with the explicit ones when
+comparing with the study, whose tool counted every ORM call site). Each such call site becomes
+one `transaction` record with boundary `autocommit` (docs/IR.md).
+
+A call site counts when some entry point (entry_points.py, or any function no application code
+calls) reaches its function along calls that enter no transaction: not into a function that is
+itself a transaction (decorated, an ATOMIC_REQUESTS view, a `method_decorator` handler, a
+project wrapper), and not from inside an `atomic` block or a manual transaction. A helper called
+both inside and outside transactions counts in both. Each function is walked once, without
+following its calls (call_sites.py); reachability is a plain graph search over its call edges.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections import deque
+
+from . import orm_catalog as orm
+from .boundaries import Boundary
+from .call_sites import CallSites, WalkedFunction
+from .context import Context
+from .entry_points import enclosing_class, framework_entry_points, static_callees
+from .index import FunctionInfo
+from .orm_evidence import OrmEvidence
+
+BOUNDARY = "autocommit"
+# Boundaries whose transaction is the whole function: calling it opens (or joins) a transaction.
+_WHOLE_FUNCTION = ("atomic-decorator", "atomic-requests", "method-decorator")
+# Module-level code worth parsing: a line that runs a query there and then (a manager's query
+# ended by an evaluating method, iterated or listed; a shortcut; a cursor). A class attribute
+# `queryset = Order.objects.all()` is lazy and runs nothing.
+_MODULE_LEVEL_ORM = re.compile(
+    r"\.objects\b.*\.(?:" + "|".join(sorted(orm.EVALUATING)) + r")\("
+    r"|^\s*for\b.*\bin\b.*\.objects\b|\b(?:list|len|tuple|set|sorted|dict)\([^)]*\.objects\b"
+    r"|get_object_or_404\(|\.cursor\(\)")
+_ORM_NAME = re.compile(r"\.objects\b|get_object_or_404\(|\.cursor\(\)")
+
+
+def autocommit_transactions(ctx: Context, boundaries: list[Boundary], explicit: list[dict]) -> list[dict]:
+    """The autocommit transaction records of a scan, in a deterministic order."""
+    return _Autocommit(ctx, boundaries, explicit).records()
+
+
+class _Autocommit:
+    def __init__(self, ctx: Context, boundaries: list[Boundary], explicit: list[dict]) -> None:
+        self.ctx = ctx
+        self.index = ctx.index
+        self.explicit = explicit
+        self.whole: set[str] = set()
+        self.spans: dict[str, list[tuple[int, int]]] = {}
+        for b in boundaries:
+            if b.kind in _WHOLE_FUNCTION:
+                self.whole.add(b.function)
+                self.whole.update(f"{b.cls}.{name}" for name, _node in b.handlers)
+            else:  # atomic-context, manual: a span of the function
+                self.spans.setdefault(b.function, []).append((b.line, b.end_line or b.line))
+        self.skipped = self.whole | self._wrapper_code()
+        self.evidence = OrmEvidence(ctx)
+        self.static: dict[str, set[str]] = {}
+        self.walks = CallSites(ctx, self.walkable)
+
+    def _wrapper_code(self) -> set[str]:
+        """The project's transaction wrappers and their nested functions: their statements are
+        their callers' transactions'."""
+        out, queue = set(), list(self.ctx.wrappers)
+        while queue:
+            name = queue.pop()
+            if name in out:
+                continue
+            out.add(name)
+            fn = self.index.functions.get(name)
+            queue.extend(fn.nested if fn is not None else [])
+        return out
+
+    # -- which functions hold ORM code ----------------------------------------------------
+    def walkable(self, qualname: str) -> bool:
+        fn = self.index.functions.get(qualname)
+        # A Python 2 file is reported once, as such; its functions are not walked one by one.
+        return fn is not None and qualname not in self.skipped and not self.index.modules[fn.module].python2_line and (
+            qualname in self.spans or self.evidence.holds_orm(fn, enclosing_class(self.index, fn)))
+
+    # -- reachability ------------------------------------------------------------------------
+    def callees(self, fn: FunctionInfo) -> set[str]:
+        if fn.qualname not in self.static:
+            self.static[fn.qualname] = static_callees(self.index, fn, enclosing_class(self.index, fn))
+        return self.static[fn.qualname]
+
+    def entry_points(self, explicit: list[dict]) -> list[str]:
+        called: set[str] = set()
+        for fn in self.index.functions.values():
+            called |= self.callees(fn) - {fn.qualname}
+        in_transactions: set[str] = set()
+        for txn in explicit:  # helpers the explicit transactions reach are called by the application
+            in_transactions |= _via_functions(txn["steps"])
+        receivers = {r for names in self.ctx.signals.values() for r in names}
+        always, hooks = framework_entry_points(self.index, receivers, self.evidence.row_classes)
+        entries = always | (hooks - in_transactions) | (set(self.index.functions) - called - in_transactions)
+        return sorted(q for q in entries - self.skipped if q in self.index.functions)
+
+    def reachable(self, entries: list[str], module_walks: list[WalkedFunction]) -> list[str]:
+        """Functions reached from the entry points (and module-level code) outside transactions,
+        in the order found (breadth first from sorted entry points: deterministic)."""
+        order: list[str] = []
+        seen = set(entries)
+        queue = deque(entries)
+        for walked in module_walks:
+            for callee in sorted({c for c, _node in walked.edges}):
+                if callee not in seen and callee not in self.skipped and callee in self.index.functions:
+                    seen.add(callee)
+                    queue.append(callee)
+        while queue:
+            name = queue.popleft()
+            order.append(name)
+            for callee in sorted(self.successors(name)):
+                if callee not in seen and callee not in self.skipped and callee in self.index.functions:
+                    seen.add(callee)
+                    queue.append(callee)
+        return order
+
+    def successors(self, name: str) -> set[str]:
+        fn = self.index.functions[name]
+        walked = self.walks.function(fn) if self.walkable(name) else None
+        if walked is None:
+            return self.callees(fn)
+        out = {callee for callee, node in walked.edges
+               if name not in self.spans or not self.in_span(name, walked.line(node))}
+        if name not in self.spans:  # the index's calls have no lines: usable only without atomic blocks
+            out |= self.callees(fn)
+        return out
+
+    def in_span(self, function: str, line: int) -> bool:
+        return any(first <= line <= last for first, last in self.spans.get(function, ()))
+
+    # -- records ---------------------------------------------------------------------------
+    def module_walks(self) -> list[WalkedFunction]:
+        out = []
+        for name in sorted(n for n, info in self.index.modules.items() if info.name == n):
+            if self._module_level_orm(name):
+                walked = self.walks.module_code(name)
+                if walked is not None:
+                    out.append(walked)
+        return out
+
+    def _module_level_orm(self, module: str) -> bool:
+        info = self.index.modules[module]
+        text = info.source.text
+        spans = None
+        for match in _ORM_NAME.finditer(text):
+            if spans is None:
+                spans = [(f.line, f.end_line) for f in info.functions.values() if f.parent is None]
+            line = text.count("\n", 0, match.start()) + 1
+            if any(first <= line <= last for first, last in spans):
+                continue
+            start, end = text.rfind("\n", 0, match.start()) + 1, text.find("\n", match.end())
+            if _MODULE_LEVEL_ORM.search(text[start:end if end >= 0 else len(text)]):
+                return True
+        return False
+
+    def records(self) -> list[dict]:
+        modules = self.module_walks()
+        walked = [self.walks.done.get(name) for name in self.reachable(self.entry_points(self.explicit), modules)]
+        out: dict[str, dict] = {}
+        for function in [w for w in walked if w is not None] + modules:
+            for record in _site_records(function, self.in_span):
+                out.setdefault(record["id"], record)
+        return sorted(out.values(), key=lambda r: (r["file"], r["line"], _column_of(r["id"]), r["function"]))
+
+
+def _via_functions(steps: list[dict]) -> set[str]:
+    out: set[str] = set()
+    for step in steps:
+        out.update(name for name in step.get("via", []) if not name.startswith("<"))
+        for arm in step.get("arms", []):
+            out |= _via_functions(arm)
+        out |= _via_functions(step.get("body", []))
+    return out
+
+
+def _column_of(txn_id: str) -> int:
+    return int(txn_id.rsplit(":", 2)[-2])
+
+
+def _statement_steps(steps: list[dict], out: dict[str, dict]) -> dict[str, dict]:
+    for step in steps:
+        if step["node"] == "statement":
+            out[step["id"]] = step
+        for arm in step.get("arms", []):
+            _statement_steps(arm, out)
+        _statement_steps(step.get("body", []), out)
+    return out
+
+
+def _site_records(walked: WalkedFunction, in_span) -> list[dict]:
+    """One record per call site of a walked function outside its atomic blocks."""
+    steps = _statement_steps(walked.steps, {})
+    grouped: dict[tuple, list[dict]] = {}
+    for sid, site in walked.sites.items():
+        step = steps.get(sid)
+        if step is None or in_span(site.holder, site.line):
+            continue
+        grouped.setdefault((site.file, site.line, site.column, site.end_line, site.holder), []).append(step)
+    records = []
+    for (file, line, column, end_line, holder), statements in grouped.items():
+        records.append({
+            "ir": 1, "type": "transaction", "id": f"{file}:{line}:{column}:{BOUNDARY}", "file": file, "line": line,
+            "end_line": max([end_line] + [s["line"] for s in statements]), "function": holder,
+            "boundary": BOUNDARY, "wrapper": None, "options": {}, "steps": _one_shot(statements, steps),
+        })
+    return records
+
+
+_DEPENDENT = ("result", "generated", "external")
+
+
+def _one_shot(statements: list[dict], all_steps: dict[str, dict]) -> list[dict]:
+    """The call's statements as a transaction of their own: ids renumbered from s1, and results of
+    the function's other statements (separate autocommit transactions) turned into inputs."""
+    ids = {s["id"]: f"s{n}" for n, s in enumerate(statements, 1)}
+    out = []
+    for statement in statements:
+        step = copy.deepcopy(statement)
+        step["id"] = ids[statement["id"]]
+        step["uses"] = sorted({ids[u] for u in statement.get("uses", []) if u in ids})
+        step["via"] = []
+        for key in ("predicate", "values"):
+            if step.get(key) is not None:
+                step[key] = _rebind(step[key], ids, all_steps)
+        out.append(step)
+    return out
+
+
+def _rebind(value, ids: dict[str, str], all_steps: dict[str, dict]):
+    if isinstance(value, list):
+        return [_rebind(v, ids, all_steps) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if value.get("kind") in _DEPENDENT and "step" in value:
+        if value["step"] in ids:
+            return {**value, "step": ids[value["step"]]}
+        earlier = all_steps.get(value["step"])
+        name = f"result of line {earlier['line']}" if earlier is not None else "result of an earlier call"
+        return {"kind": "input", "name": name}
+    return {k: _rebind(v, ids, all_steps) for k, v in value.items()}

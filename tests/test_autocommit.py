@@ -1,0 +1,159 @@
+"""Autocommit statements: ORM call sites reached outside explicit transactions (TAXONOMY.md).
+
+The fixture tests/fixtures/django/autocommit_entry_points holds the cases side by side (a helper
+called inside and outside a transaction, a statement inside `atomic`, a signal receiver, a
+management command, module-level code, a test file that is not scanned); its expected.json is
+compared by test_django_fixtures.py. These tests check the contract around them: IR, order,
+verdicts, the store, lint, the JSON and terminal outputs, and the option that turns them off.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+
+from typer.testing import CliRunner
+
+from analyzer import ir, store
+from analyzer.cli import app
+from analyzer.report import metrics
+from analyzer.scan import app_row, scan
+from analyzer.config import Config
+from analyzer.lint.runner import LintOptions
+from analyzer.lint.settings import Overrides
+from analyzer.lint.runner import run as lint_run
+from conftest import FIXTURES, ROOT, scan_cached
+
+FIXTURE = FIXTURES / "django" / "autocommit_entry_points"
+SHOP = ROOT / "corpus" / "samples" / "django" / "shop"
+
+
+def _records(path=FIXTURE):
+    return [r for r in scan_cached(str(path), "django").records if r["type"] == "transaction"]
+
+
+def test_autocommit_records_follow_the_ir_contract():
+    records = _records()
+    autocommit = [r for r in records if r["boundary"] == "autocommit"]
+    assert len(autocommit) == 7
+    for record in autocommit:
+        assert ir.validation_errors(record) == []
+        file, line, column, suffix = record["id"].rsplit(":", 3)
+        assert (file, int(line), suffix) == (record["file"], record["line"], "autocommit") and int(column) >= 1
+        ids = [s["id"] for s in record["steps"]]
+        assert ids == [f"s{n}" for n in range(1, len(ids) + 1)]
+        assert all(s["node"] == "statement" and s["via"] == [] for s in record["steps"])
+    # After the explicit transactions, each group in file/line/column order.
+    kinds = [r["boundary"] == "autocommit" for r in records]
+    assert kinds == sorted(kinds)
+    keys = [(r["file"], r["line"], int(r["id"].rsplit(":", 2)[-2])) for r in autocommit]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+
+
+def test_helper_called_inside_and_outside_counts_in_both():
+    records = _records()
+    explicit = next(r for r in records if r["function"] == "bank.services.withdraw")
+    inside = [s for s in ir_statements(explicit["steps"]) if s["line"] == 8]
+    assert inside and inside[0]["via"] == ["bank.services.log_entry"]
+    assert any(r["boundary"] == "autocommit" and r["function"] == "bank.services.log_entry" for r in records)
+    # _debit runs only inside withdraw's transaction; close's block only inside its own.
+    autocommit_lines = {(r["file"], r["line"]) for r in records if r["boundary"] == "autocommit"}
+    assert ("bank/services.py", 12) not in autocommit_lines
+    assert not {("bank/services.py", 28), ("bank/services.py", 29)} & autocommit_lines
+    assert ("bank/services.py", 26) in autocommit_lines
+    assert not any(r["file"].startswith("bank/tests/") for r in records)
+
+
+def ir_statements(steps):
+    for step in steps:
+        if step["node"] == "statement":
+            yield step
+        for arm in step.get("arms", []):
+            yield from ir_statements(arm)
+        yield from ir_statements(step.get("body", []))
+
+
+def test_autocommit_is_one_shot_without_suggestions_in_both_modes():
+    result = scan_cached(str(SHOP), "django")
+    for mode in ("pk", "auto"):
+        autocommit = [t for t in result.analyses[mode]["transactions"] if t["boundary"] == "autocommit"]
+        assert autocommit
+        for txn in autocommit:
+            assert txn["interactivity"] == "one-shot" and txn["reasons"] == [] and txn["suggestions"] == []
+            assert txn["complete"] is True
+    get_or_create = next(t for t in scan_cached(str(FIXTURE), "django").analyses["pk"]["transactions"]
+                         if t["function"] == "bank.services.ensure_account")
+    assert [s["kind"] for s in get_or_create["statements"]] == ["read", "insert"]
+    assert get_or_create["interactivity"] == "one-shot"
+
+
+def test_results_of_other_call_sites_are_inputs_of_an_autocommit_statement():
+    """`touch(account.pk)` after `Account.objects.get(...)`: the view's later statement does not
+    depend on a step of its own transaction (each call site is its own one-shot transaction)."""
+    for record in _records(SHOP):
+        if record["boundary"] != "autocommit":
+            continue
+        own = {s["id"] for s in record["steps"]}
+        text = json.dumps(record["steps"])
+        for step_id in re.findall(r'"step": "(s\d+)"', text):
+            assert step_id in own, record["id"]
+
+
+def test_scan_without_autocommit_reports_explicit_transactions_only():
+    with_autocommit = scan(FIXTURE, Config(), "django", rewrites=False)
+    without = scan(FIXTURE, Config(), "django", rewrites=False, autocommit=False)
+    explicit = [t for t in with_autocommit.analyses["pk"]["transactions"] if t["boundary"] != "autocommit"]
+    assert without.analyses["pk"]["transactions"] == explicit
+    assert not any(r.get("boundary") == "autocommit" for r in without.records)
+
+
+def test_autocommit_output_is_deterministic():
+    first = scan(FIXTURE, Config(), "django", rewrites=False).ir_text
+    second = scan(FIXTURE, Config(), "django", rewrites=False).ir_text
+    assert first == second and ":autocommit" in first
+
+
+def test_store_keeps_autocommit_rows_and_reports_count_them(tmp_path):
+    result = scan_cached(str(FIXTURE), "django")
+    db = store.connect(tmp_path / "s.db")
+    store.write_app(db, app_row("bank", result, Config()), result.files, result.ir_text, result.analyses)
+    rows = db.execute("SELECT txn_key, interactivity FROM transactions WHERE boundary = 'autocommit' AND "
+                      "cda_mode = 'pk' ORDER BY txn_key").fetchall()
+    assert len(rows) == 7 and {r[1] for r in rows} == {"one-shot"}
+    assert metrics.has_autocommit(db)
+    db.close()
+    reader = sqlite3.connect(tmp_path / "s.db")
+    assert reader.execute("SELECT count(*) FROM statements s JOIN transactions t ON t.id = s.transaction_id "
+                          "WHERE t.boundary = 'autocommit' AND t.cda_mode = 'pk'").fetchone()[0] == 8
+    reader.close()
+
+
+def test_cli_json_lists_them_and_the_terminal_summarises_them(tmp_path):
+    runner = CliRunner()
+    completed = runner.invoke(app, ["scan", str(FIXTURE), "--format", "json", "--no-db"])
+    assert completed.exit_code == 0, completed.output
+    doc = json.loads(completed.output)
+    assert doc["summary"]["autocommit"] == 7
+    assert sum(t["boundary"] == "autocommit" for t in doc["transactions"]) == 7
+    assert "bank/views.py:8:15:autocommit" in {t["id"] for t in doc["transactions"]}
+    table = runner.invoke(app, ["scan", str(FIXTURE), "--no-db"])
+    assert table.exit_code == 0
+    assert "7 autocommit statements" in " ".join(table.output.split())
+    assert "bank/views.py:8 " not in table.output  # summarised, not one row per call site
+    off = runner.invoke(app, ["scan", str(FIXTURE), "--format", "json", "--no-db", "--no-autocommit"])
+    assert json.loads(off.output)["summary"]["autocommit"] == 0
+
+
+def test_lint_rules_do_not_fire_on_autocommit_statements():
+    """Rules are about explicit transactions: a scan that holds autocommit statements (a CDA
+    mismatch, full scans, a get_or_create outside any transaction) gives the same findings as one
+    without them, for every rule (those off by default too), TX301 included."""
+    def findings(autocommit: bool):
+        result = scan(SHOP, Config(), "django", rewrites=False, autocommit=autocommit)
+        outcome = lint_run(LintOptions(paths=[SHOP], overrides=Overrides(select=("TX",))), scan_result=result)
+        return sorted((f.code, f.location.path, f.location.line) for f in outcome.findings)
+
+    with_autocommit = findings(True)
+    assert with_autocommit == findings(False)
+    assert with_autocommit  # the sample has findings about its explicit transactions
