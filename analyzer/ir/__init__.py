@@ -28,7 +28,9 @@ def sort_key(record: dict) -> tuple:
     if kind == "entity":
         detail: tuple = (record["name"],)
     elif kind == "transaction":
-        detail = (record["file"], record["line"], record["function"])
+        # explicit transactions first, then autocommit ones (one per ORM call site)
+        detail = (record.get("boundary") == "autocommit", record["file"], record["line"], record["function"],
+                  record["id"])
     elif kind == "diagnostic":
         detail = (record["file"], record["line"], record["code"], record["message"])
     else:

@@ -1539,6 +1539,8 @@ export class TransactionWalk {
       return { sources: normSources(args.flatMap((a) => a.sources)) };
     }
     if (!inline && frame.stack.includes(fn)) return { sources: normSources(args.flatMap((a) => a.sources)) }; // recursion
+    // an autocommit walk examines one function: other functions are examined on their own
+    if (this.mode === "autocommit" && !contains(this.site.fn, fn)) return { sources: normSources(args.flatMap((a) => a.sources)) };
     const depth = inline ? frame.depth : frame.depth + 1;
     const name = qualifiedName(this.env.rootDir, fn);
     if (depth > this.env.maxDepth) {
@@ -1595,7 +1597,7 @@ export class TransactionWalk {
     if (!this.recording) {
       return { sources: [{ kind: "input", name: shortText(at) }], obj: { entity: s.entity, origin: "input", fields: new Map(), many, name: shortText(at) } };
     }
-    if (h && !h.tx && this.mode !== "cls") {
+    if (h && !h.tx && this.mode !== "cls" && this.mode !== "autocommit") {
       this.diag(at, "escaped-manager", "warning",
         `${s.api} on \`${h.text.length > 60 ? h.text.slice(0, 57) + "..." : h.text}\` runs outside the transaction: use the transaction's manager`);
       return { sources: [{ kind: "unknown" }], obj: { entity: s.entity, origin: "unknown", fields: new Map(), many } };
@@ -1840,6 +1842,11 @@ function mentions(node: ts.Node, name: string): boolean {
   };
   visit(node);
   return found;
+}
+
+/** Whether `inner` is `outer` or nested inside it. */
+function contains(outer: ts.Node, inner: ts.Node): boolean {
+  return inner.getSourceFile() === outer.getSourceFile() && inner.pos >= outer.pos && inner.end <= outer.end;
 }
 
 /** The class a method belongs to. */
