@@ -149,6 +149,8 @@ export class TransactionWalk {
           }
         }
       }
+      // an autocommit walk starts in any function: a parameter typed manager/repository is a handle
+      if (!v && this.mode === "autocommit") v = this.typeHandleValue(p.name, frame);
       this.bindName(p.name, v ?? this.inputValue(p.name.getText(), p), frame);
     }
   }
