@@ -1540,7 +1540,8 @@ export class TransactionWalk {
       // REQUIRES_NEW / NOT_SUPPORTED / NEVER: runs in its own transaction or none
       return { sources: normSources(args.flatMap((a) => a.sources)) };
     }
-    if (!inline && frame.stack.includes(fn)) return { sources: normSources(args.flatMap((a) => a.sources)) }; // recursion
+    // recursion, also through a callback walked in place (`const poll = async () => { ...; setTimeout(poll) }`)
+    if (frame.stack.includes(fn)) return { sources: normSources(args.flatMap((a) => a.sources)) };
     // an autocommit walk examines one function: other functions are examined on their own
     if (this.mode === "autocommit" && !contains(this.site.fn, fn)) return { sources: normSources(args.flatMap((a) => a.sources)) };
     const depth = inline ? frame.depth : frame.depth + 1;
@@ -1553,7 +1554,7 @@ export class TransactionWalk {
       return UNKNOWN;
     }
     const via = inline ? frame.via : [...frame.via, name];
-    const f = new Frame(fn, via, depth, inline ? frame.stack : [...frame.stack, fn], inline ? frame.thisValue : thisValue, frame.sink, parent ?? (inline ? frame : undefined));
+    const f = new Frame(fn, via, depth, [...frame.stack, fn], inline ? frame.thisValue : thisValue, frame.sink, parent ?? (inline ? frame : undefined));
     f.inPromiseExecutor = promiseExecutor || (inline && frame.inPromiseExecutor);
     // With `exactArgs` the arguments are those of this call site: a missing one is `undefined`
     // and a default it gets is known (branch conditions over them fold). Otherwise (callbacks
