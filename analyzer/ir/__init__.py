@@ -28,9 +28,8 @@ def sort_key(record: dict) -> tuple:
     if kind == "entity":
         detail: tuple = (record["name"],)
     elif kind == "transaction":
-        # explicit transactions first, then autocommit ones (one per ORM call site)
-        detail = (record.get("boundary") == "autocommit", record["file"], record["line"], record["function"],
-                  record["id"])
+        # Autocommit statements (one per ORM call site) come after the explicit transactions.
+        detail = (record["boundary"] == "autocommit", record["file"], record["line"], record["function"], record["id"])
     elif kind == "diagnostic":
         detail = (record["file"], record["line"], record["code"], record["message"])
     else:

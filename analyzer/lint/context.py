@@ -25,7 +25,6 @@ BOUNDARY_LABEL = {
     "query-runner": "queryRunner.startTransaction()", "transaction-decorator": "@Transaction()",
     "transactional-decorator": "@Transactional()",
 }
-AUTOCOMMIT = "autocommit"
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 
@@ -69,8 +68,8 @@ class LintContext:
         records = {r["id"]: r for r in self.result.records if r["type"] == "transaction"}
         out = []
         for verdict in self.analysis["transactions"]:
-            if verdict["boundary"] == AUTOCOMMIT:
-                continue  # lint rules are about explicit transactions; a lone statement has no boundary to fix
+            if verdict["boundary"] == "autocommit":
+                continue  # rules are about explicit transactions; an autocommit statement is one-shot
             record = records.get(verdict["id"])
             if record is not None:
                 out.append(Transaction(record, verdict, flatten(record["steps"])))
