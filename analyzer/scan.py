@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,13 @@ def detect_frontend(root: Path) -> str:
 _PACKAGE_JSON_BYTES = 1_000_000
 _SKIP_DIRS = {"node_modules", "dist", "build", "venv", ".venv", "site-packages", "__pycache__"}
 _TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
+# ts-plugin's default scope (ts-plugin/src/scope.ts, docs/SCOPE.md): tests, migrations, seeds and
+# build output are not part of the application's files.
+_TS_DEFAULT_SKIP_DIRS = ("__tests__", "__mocks__", "__fixtures__", "test", "tests", "e2e", "migration", "migrations", "seed",
+                         "seeds", "seeder", "seeders", "out", "coverage")
+_TS_DEFAULT_SKIP_FILES = ("*.spec.ts", "*.test.ts", "*.e2e-spec.ts", "*.e2e.ts", "*.spec.tsx", "*.test.tsx", "*.seed.ts",
+                          "*.seeder.ts")
+_TS_COMPILED = (".js", ".cjs", ".mjs", ".d.ts", ".js.map")
 
 
 def _typescript_files(root: Path, config: Config) -> list[dict]:
@@ -74,20 +82,34 @@ def _typescript_files(root: Path, config: Config) -> list[dict]:
     read keeps the diagnostic code as its status.
     """
     files = []
-    excluded = tuple(_SKIP_DIRS) + tuple(config.exclude)
+    excluded = tuple(_SKIP_DIRS) + _TS_DEFAULT_SKIP_DIRS + _TS_DEFAULT_SKIP_FILES + tuple(config.exclude)
 
     def skipped(name: str) -> bool:
         return any(fnmatch.fnmatch(name, pattern) for pattern in excluded)
 
+    def compiled_lib(folder: Path) -> bool:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return False
+        return any(n.endswith(_TS_COMPILED) for n in names) and not any(
+            n.endswith(_TS_SUFFIXES) and not n.endswith(".d.ts") for n in names)
+
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not skipped(d) and not d.startswith("."))
+        dirnames[:] = sorted(d for d in dirnames if not skipped(d) and not d.startswith(".")
+                             and not (d == "lib" and compiled_lib(Path(dirpath) / d)))
         for name in sorted(filenames):
             if name.endswith(_TS_SUFFIXES) and not name.endswith(".d.ts") and not skipped(name):
                 path = Path(dirpath) / name
                 content = read_bytes(path, config.max_file_bytes)
+                if not isinstance(content, tuple) and _MIGRATION.search(content):
+                    continue
                 status, count = (content[0], 0) if isinstance(content, tuple) else ("ok", _line_count(content))
                 files.append({"path": display_path(path, root), "lines": count, "status": status})
     return files
+
+
+_MIGRATION = re.compile(rb"\bimplements\s+(?:[\w$]+\.)?MigrationInterface\b")
 
 
 def _line_count(content: bytes) -> int:

@@ -15,8 +15,10 @@ import { typeormExportName } from "./entities";
 import { ISOLATION_PARAMETER } from "./catalog/request-context";
 import { RequestContextIndex } from "./request-context";
 
-/** context: a request-context decorator; only context-bound repositories are the transaction's */
-export type WalkMode = "callback" | "runner" | "decorator" | "cls" | "context";
+/** context: a request-context decorator; only context-bound repositories are the transaction's.
+ *  autocommit: one function outside any transaction (autocommit.ts); its calls into other
+ *  application functions are not followed, every statement it issues is its own transaction. */
+export type WalkMode = "callback" | "runner" | "decorator" | "cls" | "context" | "autocommit";
 
 export interface BoundarySite {
   boundary: Boundary;

@@ -65,7 +65,9 @@ export interface LoopStep extends StepBase {
 }
 export type Step = StatementStep | EffectStep | UnresolvedStep | BranchStep | LoopStep;
 
-export type Boundary = "transaction-callback" | "query-runner" | "transaction-decorator" | "transactional-decorator";
+/** `autocommit`: one ORM call outside any explicit transaction (TAXONOMY.md), its own
+ *  single-statement transaction. */
+export type Boundary = "transaction-callback" | "query-runner" | "transaction-decorator" | "transactional-decorator" | "autocommit";
 
 export interface TransactionRecord {
   ir: 1;
@@ -141,7 +143,9 @@ export function renderIr(
   diagnostics: DiagnosticRecord[],
 ): string {
   const ents = [...entities].sort((a, b) => cmp(a.name, b.name) || cmp(a.file, b.file) || cmp(a.line, b.line));
-  const txs = [...transactions].sort((a, b) => cmp(a.file, b.file) || cmp(a.line, b.line) || cmp(a.function, b.function));
+  // explicit transactions first, then autocommit ones (analyzer/ir sort_key)
+  const autocommit = (t: TransactionRecord) => (t.boundary === "autocommit" ? 1 : 0);
+  const txs = [...transactions].sort((a, b) => autocommit(a) - autocommit(b) || cmp(a.file, b.file) || cmp(a.line, b.line) || cmp(a.function, b.function) || cmp(a.id, b.id));
   const seen = new Set<string>();
   const diags: DiagnosticRecord[] = [];
   for (const d of [...diagnostics].sort(

@@ -8,6 +8,7 @@ import * as ts from "typescript";
 import { DiagnosticRecord } from "./ir";
 import { stubFor } from "./stubs";
 import { builtinModules } from "module";
+import { fileRule, folderRule, isCompiledLib, isMigrationSource, ScopeCounter, UNCOUNTED_FOLDERS } from "./scope";
 
 /** Node's own modules: never "not installed" (their types come from @types/node). */
 const NODE_BUILTINS = new Set(builtinModules);
@@ -17,7 +18,7 @@ export interface ScanOptions {
   tsconfig?: string;
   maxFileBytes: number;
   depth: number;
-  /** Folder or file names (`*`/`?` patterns) never scanned, besides SKIP_DIRS: `exclude` of [tool.txscan]. */
+  /** Folder or file names (`*`/`?` patterns) never scanned, besides the default scope (scope.ts): `exclude` of [tool.txscan]. */
   exclude?: string[];
 }
 
@@ -28,10 +29,10 @@ export interface ProgramSetup {
   /** Application source files that parsed cleanly and are analysed. */
   files: ts.SourceFile[];
   diagnostics: DiagnosticRecord[];
+  /** source files skipped by the default scope (scope.ts) */
+  scope: ScopeCounter;
 }
 
-/** Folders never scanned: dependencies, build output, VCS metadata. */
-const SKIP_DIRS = new Set(["node_modules", ".git", "dist", "build", "out", "coverage", ".next", ".turbo", ".cache"]);
 const TS_SOURCE = /\.(ts|tsx|mts|cts)$/;
 const DECLARATION = /\.d\.(ts|mts|cts)$/;
 const JS_SOURCE = /\.(js|jsx|mjs|cjs)$/;
@@ -81,10 +82,10 @@ function displayName(raw: Buffer): string {
  * excluded names. A folder that cannot be listed, a source file that is not a regular file (a
  * FIFO, a device, a broken link) or whose name is not UTF-8 is a diagnostic, never read.
  */
-function listFiles(rootDir: string, exclude: string[], diagnostics: DiagnosticRecord[]): string[] {
+function listFiles(rootDir: string, exclude: string[], diagnostics: DiagnosticRecord[], scope: ScopeCounter): string[] {
   const out: string[] = [];
   const excluded = exclude.map(namePattern);
-  const isExcluded = (name: string) => SKIP_DIRS.has(name) || excluded.some((re) => re.test(name));
+  const isExcluded = (name: string) => UNCOUNTED_FOLDERS.has(name) || excluded.some((re) => re.test(name));
   const walk = (dir: string) => {
     let entries: fs.Dirent<Buffer>[];
     try {
@@ -101,7 +102,13 @@ function listFiles(rootDir: string, exclude: string[], diagnostics: DiagnosticRe
       const full = path.join(dir, plain);
       const relShown = relPath(rootDir, dir) ? `${relPath(rootDir, dir)}/${shown}` : shown;
       if (e.isDirectory()) {
-        if (isExcluded(plain) || plain.startsWith(".")) continue;
+        if (isExcluded(plain) || (plain.startsWith(".") && !folderRule(plain))) continue;
+        const rule = folderRule(plain) ?? (plain === "lib" && isCompiledLib(namesIn(full)) ? "build-output" : undefined);
+        if (rule) {
+          scope.add(rule, countSources(full, isExcluded));
+          continue;
+        }
+        if (plain.startsWith(".")) continue;
         if (shown !== plain) {
           diagnostics.push(diag(relShown, 0, "unreadable", "error", "folder name is not valid UTF-8; its files are not analysed"));
           continue;
@@ -111,6 +118,11 @@ function listFiles(rootDir: string, exclude: string[], diagnostics: DiagnosticRe
       }
       if (isExcluded(plain)) continue;
       const source = TS_SOURCE.test(plain);
+      const rule = source ? fileRule(plain) : undefined;
+      if (rule) {
+        scope.add(rule);
+        continue;
+      }
       if (source && shown !== plain) {
         diagnostics.push(diag(relShown, 0, "unreadable", "error", "file name is not valid UTF-8; not read"));
         continue;
@@ -138,6 +150,31 @@ function listFiles(rootDir: string, exclude: string[], diagnostics: DiagnosticRe
   };
   walk(rootDir);
   return out;
+}
+
+function namesIn(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** TypeScript sources (declarations aside) under a skipped folder, for the default-scope count. */
+function countSources(dir: string, isExcluded: (name: string) => boolean): number {
+  let n = 0;
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    if (isExcluded(e.name)) continue;
+    if (e.isDirectory()) n += countSources(path.join(dir, e.name), isExcluded);
+    else if (TS_SOURCE.test(e.name) && !DECLARATION.test(e.name)) n++;
+  }
+  return n;
 }
 
 /** Read a regular file of at most maxBytes without blocking (a FIFO is never waited on). */
@@ -292,7 +329,8 @@ const sharedFiles = new Map<string, ts.SourceFile>();
 export function setupProgram(opts: ScanOptions): ProgramSetup {
   const rootDir = path.resolve(opts.root);
   const diagnostics: DiagnosticRecord[] = [];
-  const allFiles = listFiles(rootDir, opts.exclude ?? [], diagnostics);
+  const scope = new ScopeCounter();
+  const allFiles = listFiles(rootDir, opts.exclude ?? [], diagnostics, scope);
 
   let configPath = opts.tsconfig ? path.resolve(opts.tsconfig) : path.join(rootDir, "tsconfig.json");
   let options: ts.CompilerOptions;
@@ -424,6 +462,11 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
       }
       continue;
     }
+    if (isMigrationSource(sf.text)) {
+      // a migration outside a migrations folder: it feeds the checker, it is not analysed
+      scope.add("migration");
+      continue;
+    }
     files.push(sf);
     const misses = failed.get(sf.fileName) ?? failed.get(path.resolve(sf.fileName));
     if (!misses) continue;
@@ -443,5 +486,6 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
       }
     }
   }
-  return { program, checker, rootDir, files, diagnostics };
+  if (scope.total > 0) diagnostics.push(diag(".", 0, "default-scope", "info", scope.message()));
+  return { program, checker, rootDir, files, diagnostics, scope };
 }

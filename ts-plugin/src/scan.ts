@@ -2,6 +2,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import * as ts from "typescript";
+import { autocommitTransactions } from "./autocommit";
 import { BoundaryFinder } from "./boundaries";
 import { EntityIndex } from "./entities";
 import { HandleTypes } from "./handles";
@@ -21,7 +22,9 @@ export interface ScanResult {
 
 export const DEFAULTS = { maxFileBytes: 2_000_000, depth: 6 };
 
-export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> & { catalog?: UserCatalog } = {}): ScanResult {
+/** `autocommit: false` reports explicit transactions only (the statements outside them are
+ *  then not reported at all). */
+export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> & { catalog?: UserCatalog; autocommit?: boolean } = {}): ScanResult {
   const opts: ScanOptions = { ...options, root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth, tsconfig: options.tsconfig };
   const timings = new PhaseTimer();
   const setup = setupProgram(opts);
@@ -58,6 +61,12 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
     diagnostics.push(...walk.diagnostics);
   }
   timings.lap("ts-walk");
+  if (options.autocommit !== false) {
+    const auto = autocommitTransactions(env, files, boundaries);
+    transactions.push(...auto.transactions);
+    diagnostics.push(...auto.diagnostics);
+    timings.lap("ts-autocommit");
+  }
   timings.writeIfAsked();
   const meta = { ir: 1 as const, type: "meta" as const, frontend: "typeorm" as const, root };
   return { ir: renderIr(meta, entities.records(), transactions, diagnostics), transactions, diagnostics };

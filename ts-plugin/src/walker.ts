@@ -149,6 +149,8 @@ export class TransactionWalk {
           }
         }
       }
+      // an autocommit walk starts in any function: a parameter typed manager/repository is a handle
+      if (!v && this.mode === "autocommit") v = this.typeHandleValue(p.name, frame);
       this.bindName(p.name, v ?? this.inputValue(p.name.getText(), p), frame);
     }
   }
@@ -1538,7 +1540,10 @@ export class TransactionWalk {
       // REQUIRES_NEW / NOT_SUPPORTED / NEVER: runs in its own transaction or none
       return { sources: normSources(args.flatMap((a) => a.sources)) };
     }
-    if (!inline && frame.stack.includes(fn)) return { sources: normSources(args.flatMap((a) => a.sources)) }; // recursion
+    // recursion, also through a callback walked in place (`const poll = async () => { ...; setTimeout(poll) }`)
+    if (frame.stack.includes(fn)) return { sources: normSources(args.flatMap((a) => a.sources)) };
+    // an autocommit walk examines one function: other functions are examined on their own
+    if (this.mode === "autocommit" && !contains(this.site.fn, fn)) return { sources: normSources(args.flatMap((a) => a.sources)) };
     const depth = inline ? frame.depth : frame.depth + 1;
     const name = qualifiedName(this.env.rootDir, fn);
     if (depth > this.env.maxDepth) {
@@ -1549,7 +1554,7 @@ export class TransactionWalk {
       return UNKNOWN;
     }
     const via = inline ? frame.via : [...frame.via, name];
-    const f = new Frame(fn, via, depth, inline ? frame.stack : [...frame.stack, fn], inline ? frame.thisValue : thisValue, frame.sink, parent ?? (inline ? frame : undefined));
+    const f = new Frame(fn, via, depth, [...frame.stack, fn], inline ? frame.thisValue : thisValue, frame.sink, parent ?? (inline ? frame : undefined));
     f.inPromiseExecutor = promiseExecutor || (inline && frame.inPromiseExecutor);
     // With `exactArgs` the arguments are those of this call site: a missing one is `undefined`
     // and a default it gets is known (branch conditions over them fold). Otherwise (callbacks
@@ -1595,7 +1600,7 @@ export class TransactionWalk {
     if (!this.recording) {
       return { sources: [{ kind: "input", name: shortText(at) }], obj: { entity: s.entity, origin: "input", fields: new Map(), many, name: shortText(at) } };
     }
-    if (h && !h.tx && this.mode !== "cls") {
+    if (h && !h.tx && this.mode !== "cls" && this.mode !== "autocommit") {
       this.diag(at, "escaped-manager", "warning",
         `${s.api} on \`${h.text.length > 60 ? h.text.slice(0, 57) + "..." : h.text}\` runs outside the transaction: use the transaction's manager`);
       return { sources: [{ kind: "unknown" }], obj: { entity: s.entity, origin: "unknown", fields: new Map(), many } };
@@ -1840,6 +1845,11 @@ function mentions(node: ts.Node, name: string): boolean {
   };
   visit(node);
   return found;
+}
+
+/** Whether `inner` is `outer` or nested inside it. */
+function contains(outer: ts.Node, inner: ts.Node): boolean {
+  return inner.getSourceFile() === outer.getSourceFile() && inner.pos >= outer.pos && inner.end <= outer.end;
 }
 
 /** The class a method belongs to. */

@@ -27,7 +27,9 @@ function scanDir(dir, options = {}) {
     records,
     meta: records[0],
     entities: records.filter((r) => r.type === "entity"),
-    transactions: records.filter((r) => r.type === "transaction"),
+    // explicit transactions; the statements outside them (boundary `autocommit`) apart
+    transactions: records.filter((r) => r.type === "transaction" && r.boundary !== "autocommit"),
+    autocommit: records.filter((r) => r.type === "transaction" && r.boundary === "autocommit"),
     diagnostics: records.filter((r) => r.type === "diagnostic"),
   };
 }

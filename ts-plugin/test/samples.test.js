@@ -1,5 +1,5 @@
 // The TypeORM sample applications: scanning each must give exactly the transactions of its
-// expected.json, with their statements (file, line, entity, kind) as IR facts. The verdicts
+// expected.json (explicit and autocommit), with their statements (file, line, entity, kind) as IR facts. The verdicts
 // themselves are the Python core's job; tests/test_samples.py checks them on the same files.
 "use strict";
 const test = require("node:test");
@@ -15,7 +15,7 @@ for (const app of fs.readdirSync(SAMPLES).filter((d) => fs.existsSync(path.join(
   test(`sample ${app}`, async (t) => {
     const expected = JSON.parse(fs.readFileSync(path.join(SAMPLES, app, "expected.json"), "utf8"));
     const ir = scanDir(path.join(SAMPLES, app));
-    const byLoc = new Map(ir.transactions.map((tx) => [`${tx.file}:${tx.line}`, tx]));
+    const byLoc = new Map([...ir.transactions, ...ir.autocommit].map((tx) => [`${tx.file}:${tx.line}`, tx]));
 
     await t.test("no unexpected transactions", () => {
       const want = new Set(expected.transactions.map((e) => `${e.file}:${e.line}`));

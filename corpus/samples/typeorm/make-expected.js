@@ -38,9 +38,21 @@ function build(app, spec) {
     })),
     ...(t.note ? { note: t.note } : {}),
   }));
-  transactions.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
+  // explicit transactions first, then autocommit ones, as the IR orders them
+  const auto = (t) => (t.boundary === "autocommit" ? 1 : 0);
+  transactions.sort((a, b) => auto(a) - auto(b) || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   const diagnostics = spec.diagnostics.map(([file, code]) => ({ file, code }));
   return { app, orm: "typeorm", transactions, entities: spec.entities, diagnostics };
+}
+
+/** An autocommit transaction (TAXONOMY.md): one ORM call site reached outside every explicit
+ *  transaction, its statement(s) only, one-shot. `at` is the text where the call starts. */
+function ac(file, fn, at, fnName, [entity, kind, inferability], note) {
+  const rw = inferability === "key" || inferability === "insert" ? "full" : "none";
+  return {
+    file, fn, at, function: fnName, boundary: "autocommit", interactivity: "one-shot", reasons: [], rw,
+    statements: [[file, fn, at, entity, kind, inferability]], ...(note ? { note } : {}),
+  };
 }
 
 const OS = "src/orders/orders.service.ts";
@@ -255,6 +267,16 @@ const NEST_SHOP = {
       boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "none",
       statements: [[SH, "async cancelShipments(", "em.delete(Shipment", "Shipment", "delete", "cda-mismatch"]],
       note: "one of the two key columns is not a key lookup" },
+    ac(OS, "async orderPage(", "this.orders.findOneByOrFail(", "src.orders.orders.service.OrdersService.orderPage",
+      ["Order", "read", "key"], "read side, reached from OrdersController.page: no transaction around it"),
+    ac(OS, "async orderPage(", "this.dataSource.manager.find(OrderLine", "src.orders.orders.service.OrdersService.orderPage",
+      ["OrderLine", "read", "cda-mismatch"], "the order's id comes from the earlier read, a separate transaction: an input here"),
+    ac(AU, "async record(", "await m.insert(AuditLogSchema", "src.audit.audit.service.AuditService.record",
+      ["AuditLog", "insert", "insert"], "the helper is called inside transactions (markShipped, touch) and outside (orderPage): counted in both"),
+    ac(CS, "async countActive(", "this.productRepo.count(", "src.catalog.catalog.service.CatalogService.countActive",
+      ["Product", "read", "cda-mismatch"], "@Transactional(SUPPORTS) opens no transaction; OrdersController.activeProducts calls it outside one"),
+    ac(CO, "async peek(", "this.coupons.findOneBy(", "src.coupons.coupons.service.CouponsService.peek",
+      ["Coupon", "read", "key"], "no application code calls it: an entry point"),
   ],
   entities: [
     { name: "Customer", pk: ["id"], unique: [["email"]] },
@@ -271,6 +293,7 @@ const NEST_SHOP = {
     { name: "Shipment", pk: ["orderId", "carrier"], unique: [] },
   ],
   diagnostics: [
+    [".", "default-scope"],
     [OS, "escaped-manager"],
     [AU, "escaped-manager"],
     [OS, "missing-await"],
@@ -409,6 +432,10 @@ const EXPRESS_LEDGER = {
     { file: LA, fn: "async function pruneAuditBuilder(", at: ".transaction(", function: "src.services.legacy-admin.pruneAuditBuilder",
       boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "none",
       statements: [[LA, "async function pruneAuditBuilder(", "m.createQueryBuilder()", "AuditEvent", "delete", "range"]] },
+    ac(RA, 'accountsRouter.get("/accounts/:id",', "AppDataSource.getRepository(Account).findOneByOrFail(", "src.routes.accounts.accountsRouter.get@63",
+      ["Account", "read", "key"], "a route handler outside any transaction"),
+    ac(RA, 'accountsRouter.get("/accounts/:id",', "AppDataSource.getRepository(LedgerEntry)", "src.routes.accounts.accountsRouter.get@63",
+      ["LedgerEntry", "read", "range"], "query builder: account by equality and amount by a range"),
   ],
   entities: [
     { name: "Account", pk: ["id"], unique: [["number"]] },
@@ -418,6 +445,7 @@ const EXPRESS_LEDGER = {
     { name: "Webhook", pk: ["id"], unique: [["owner", "event"]] },
   ],
   diagnostics: [
+    [".", "default-scope"],
     ["src/legacy/broken.ts", "parse-error"],
     ["src/lib/metrics.ts", "unresolved-import"],
     ["scripts/seed.js", "unknown-orm-pattern"],

@@ -58,3 +58,14 @@ export async function statementHandler(req: Request, res: Response): Promise<voi
 }
 
 accountsRouter.get("/accounts/:id/statement", statementHandler);
+
+/** Balance page, outside any transaction: each statement runs in autocommit. */
+accountsRouter.get("/accounts/:id", async (req: Request, res: Response) => {
+  const account = await AppDataSource.getRepository(Account).findOneByOrFail({ id: req.params.id });
+  const credits = await AppDataSource.getRepository(LedgerEntry)
+    .createQueryBuilder("e")
+    .where("e.accountId = :id", { id: account.id })
+    .andWhere("e.amount > :min", { min: 0 })
+    .getMany();
+  res.json({ account, credits });
+});

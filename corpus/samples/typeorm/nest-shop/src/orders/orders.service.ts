@@ -133,6 +133,16 @@ export class OrdersService {
   }
 
   /** Audit through the helper without a manager: runs on the global manager (escaped). */
+  /** Read side, outside any transaction: each statement is its own (autocommit) transaction.
+   *  The lines are selected by their order (not their key); the audit helper, called without a
+   *  manager, writes through the global one. */
+  async orderPage(orderId: string, actor: string): Promise<{ order: Order; lines: OrderLine[] }> {
+    const order = await this.orders.findOneByOrFail({ id: orderId });
+    const lines = await this.dataSource.manager.find(OrderLine, { where: { order: { id: order.id } } });
+    await this.audit.record(actor, "view", orderId);
+    return { order, lines };
+  }
+
   async touch(orderId: string, actor: string, manager: EntityManager): Promise<void> {
     await manager.transaction(async (tx) => {
       await tx.update(Order, orderId, { updatedAt: new Date() });
