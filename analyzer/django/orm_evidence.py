@@ -79,10 +79,11 @@ class OrmEvidence:
 
     @cached_property
     def annotation(self) -> re.Pattern | None:
+        # Entity names come from the scanned code (oscar's get_model() names among them): escaped.
         models = sorted({e.name for e in self.ctx.entities.values()})
         if not models:
             return None
-        return re.compile(r"\b([A-Za-z_]\w*)\s*:\s*[\"']?(?:[\w.]+\.)?(?:" + "|".join(models) + r")\b")
+        return re.compile(r"\b([A-Za-z_]\w*)\s*:\s*[\"']?(?:[\w.]+\.)?(?:" + "|".join(map(re.escape, models)) + r")\b")
 
     def _text(self, fn: FunctionInfo) -> str:
         lines = self._lines.get(fn.module)

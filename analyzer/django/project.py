@@ -18,11 +18,17 @@ def django_user(name: str) -> Entity:
                   relations=[], abstract=False, managers=["objects"])
 
 
+_APP_MODEL_LITERAL = re.compile(r"""["']\w+\.(\w+)["']""")
+
+
 def auth_user(index: RepoIndex) -> str:
     for info in index.modules.values():
         value = info.assigns.get("AUTH_USER_MODEL")
-        if value:
-            return value.strip("'\"").split(".")[-1]
+        # `"accounts.Account"`, or a default such as `getattr(settings, "AUTH_USER_MODEL", "auth.User")`:
+        # the first "app_label.Model" literal names the model; anything else is not a model name.
+        label = _APP_MODEL_LITERAL.search(value or "")
+        if label:
+            return label.group(1)
     return "User"
 
 

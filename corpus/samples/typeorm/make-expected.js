@@ -24,8 +24,30 @@ function locate(app, file, fn, anchor, up = false) {
 
 // tx(file, fn, anchor, function, boundary, interactivity, reasons, rw, statements, note, up)
 // st(file, fn, anchor, entity, kind, inferability)
+/** 1-based column where `anchor` starts on `line` (the call expression's start). */
+function column(app, file, line, anchor) {
+  const text = fs.readFileSync(path.join(HERE, app, file), "utf8").split("\n")[line - 1];
+  return (anchor instanceof RegExp ? text.search(anchor) : text.indexOf(anchor)) + 1;
+}
+
+/** An autocommit entry of expected.json (docs/SAMPLES.md: `autocommit`, matched on file, line
+ *  and column, as the Django samples list them). */
+function buildAutocommit(app, t) {
+  const line = locate(app, t.file, t.fn, t.at);
+  return {
+    file: t.file, line, column: column(app, t.file, line, t.at), function: t.function, rw_inferable: t.rw,
+    statements: t.statements.map(([file, fn, at, entity, kind, inferability]) => ({
+      file, line: locate(app, file, fn, at), entity, kind, inferability,
+    })),
+    ...(t.note ? { note: t.note } : {}),
+  };
+}
+
 function build(app, spec) {
-  const transactions = spec.transactions.map((t) => ({
+  const isAutocommit = (t) => t.boundary === "autocommit";
+  const autocommit = spec.transactions.filter(isAutocommit).map((t) => buildAutocommit(app, t))
+    .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column));
+  const transactions = spec.transactions.filter((t) => !isAutocommit(t)).map((t) => ({
     file: t.file,
     line: locate(app, t.file, t.fn, t.at, t.up),
     function: t.function,
@@ -38,11 +60,9 @@ function build(app, spec) {
     })),
     ...(t.note ? { note: t.note } : {}),
   }));
-  // explicit transactions first, then autocommit ones, as the IR orders them
-  const auto = (t) => (t.boundary === "autocommit" ? 1 : 0);
-  transactions.sort((a, b) => auto(a) - auto(b) || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
+  transactions.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   const diagnostics = spec.diagnostics.map(([file, code]) => ({ file, code }));
-  return { app, orm: "typeorm", transactions, entities: spec.entities, diagnostics };
+  return { app, orm: "typeorm", transactions, autocommit, entities: spec.entities, diagnostics };
 }
 
 /** An autocommit transaction (TAXONOMY.md): one ORM call site reached outside every explicit
@@ -271,7 +291,7 @@ const NEST_SHOP = {
       ["Order", "read", "key"], "read side, reached from OrdersController.page: no transaction around it"),
     ac(OS, "async orderPage(", "this.dataSource.manager.find(OrderLine", "src.orders.orders.service.OrdersService.orderPage",
       ["OrderLine", "read", "cda-mismatch"], "the order's id comes from the earlier read, a separate transaction: an input here"),
-    ac(AU, "async record(", "await m.insert(AuditLogSchema", "src.audit.audit.service.AuditService.record",
+    ac(AU, "async record(", "m.insert(AuditLogSchema", "src.audit.audit.service.AuditService.record",
       ["AuditLog", "insert", "insert"], "the helper is called inside transactions (markShipped, touch) and outside (orderPage): counted in both"),
     ac(CS, "async countActive(", "this.productRepo.count(", "src.catalog.catalog.service.CatalogService.countActive",
       ["Product", "read", "cda-mismatch"], "@Transactional(SUPPORTS) opens no transaction; OrdersController.activeProducts calls it outside one"),
