@@ -54,7 +54,7 @@ class StopWalk(Exception):
 # Calls followed per transaction before giving up. A helper's walk is a summary computed once
 # per calling context (summaries.py), but the steps of every call still appear in the
 # transaction's IR, so a densely connected code base could otherwise give exponential IR.
-CALL_BUDGET = 3000
+CALL_BUDGET = 15000
 
 
 class Recorder:
