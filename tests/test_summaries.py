@@ -208,3 +208,51 @@ def test_recursion_is_cut_once_per_cycle(tmp_path):
     found = transactions(scan(make_app(tmp_path, {"recursive.py": RECURSIVE}), frontend="django"))
     for name in ("bank.recursive.spin", "bank.recursive.spin_up"):
         assert [s["kind"] for s in found[name]["statements"]] == ["write"]
+
+
+SAVING_MODELS = MODELS + '''
+
+class Ledger(models.Model):
+    total = models.IntegerField(default=0)
+
+    def save(self, *args, **kwargs):
+        self.total = self.total + 1
+        super().save(*args, **kwargs)
+'''
+
+SAVING = """\
+from django.db import transaction
+
+from .models import Ledger
+
+
+def close(ledger):
+    ledger.save()
+
+
+def close_twice(ledger):
+    close(ledger)
+    close(ledger)
+
+
+@transaction.atomic
+def settle(pk):
+    ledger = Ledger.objects.get(pk=pk)
+    close_twice(ledger)
+    other = Ledger.objects.get(pk=pk)
+    close_twice(other)
+"""
+
+
+def test_an_overridden_save_reports_each_call_site_through_reused_helpers(tmp_path, monkeypatch):
+    app = make_app(tmp_path, {"saving.py": SAVING})
+    (app / "bank" / "models.py").write_text(SAVING_MODELS)
+    result = scan(app, frontend="django")
+    txn = transactions(result)["bank.saving.settle"]
+    saves = [(s["line"], s["via"]) for s in txn["statements"] if s["api"] == "save"]
+    # super().save() is reported at the caller's `ledger.save()` line, with the caller's chain.
+    assert saves == [(7, ["bank.saving.close_twice", "bank.saving.close"])] * 4
+    assert not [d for d in result.analyses["pk"]["diagnostics"] if d["code"] == "internal-error"]
+    reused = records_text(result)
+    monkeypatch.setattr(summaries, "REUSE", False)
+    assert records_text(scan(app, frontend="django")) == reused

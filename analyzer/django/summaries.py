@@ -307,7 +307,7 @@ def _actual_fk_key(key, context: CallContext, rename=None):
 
 
 def make_summary(frame: Frame, context: CallContext, recorder, steps: list, value: Val, self_after,
-                 raise_guards: frozenset, caller_via: tuple, site_steps: set) -> Summary:
+                 raise_guards: frozenset, caller_via: tuple, call_site) -> Summary:
     """The canonical form of a finished walk; raises Uncacheable when it cannot be reused."""
     if frame.cut or frame.fk_external:
         raise Uncacheable
@@ -326,9 +326,12 @@ def make_summary(frame: Frame, context: CallContext, recorder, steps: list, valu
 
     relabel = Relabel(canonical)
     prefix = len(caller_via)
+    # Steps reported at this call's site (`super().save()` in an override reports the caller's
+    # `obj.save()` line): their place is filled in from the site of each call.
+    site = (recorder.site_steps, list(call_site[2])) if call_site is not None else None
     stored = []
     for step in steps:
-        stored.append(_canonical_step(step, relabel, prefix, tuple(caller_via), site_steps))
+        stored.append(_canonical_step(step, relabel, prefix, tuple(caller_via), site))
     fk = {}
     for key, loaded in frame.fk_inserted.items():
         origin, sources, attr = key
@@ -349,9 +352,9 @@ def _shallow(step: dict, relabel: Relabel) -> dict:
     return {key: value if key in ("arms", "body") else relabel.entry(key, value) for key, value in step.items()}
 
 
-def _canonical_step(step: dict, relabel: Relabel, prefix: int, caller_via: tuple, site_steps: set) -> dict:
+def _canonical_step(step: dict, relabel: Relabel, prefix: int, caller_via: tuple, site) -> dict:
     out = _shallow(step, relabel)
-    if step.get("id") in site_steps:
+    if site is not None and step.get("id") in site[0] and step.get("via") == site[1]:
         out["__site__"] = True  # file, line, via and api are the call site's, filled in when instantiated
     else:
         via = step.get("via", [])
@@ -360,10 +363,10 @@ def _canonical_step(step: dict, relabel: Relabel, prefix: int, caller_via: tuple
         out["via"] = via[prefix:]
     for nested in ("arms",):
         if nested in step:
-            out[nested] = [[_canonical_step(s, relabel, prefix, caller_via, site_steps) for s in arm]
+            out[nested] = [[_canonical_step(s, relabel, prefix, caller_via, site) for s in arm]
                            for arm in step[nested]]
     if "body" in step:
-        out["body"] = [_canonical_step(s, relabel, prefix, caller_via, site_steps) for s in step["body"]]
+        out["body"] = [_canonical_step(s, relabel, prefix, caller_via, site) for s in step["body"]]
     return out
 
 

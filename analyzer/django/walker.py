@@ -698,7 +698,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         if context is not None:
             try:
                 store.add(context, make_summary(frame, context, self.rec, steps, value, self_after, guards,
-                                                self.via, self.rec.site_steps))
+                                                self.via, call_site))
             except Uncacheable:
                 pass
         if yield_hook is None:
