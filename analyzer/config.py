@@ -3,7 +3,7 @@
     [tool.txscan]
     cda = "pk"                       # or "auto"
     exclude = ["legacy", "scripts"]  # extra folder names to skip
-    depth = 6                        # interprocedural depth (1 or more)
+    depth = 6                        # interprocedural depth (1 or more; default: 40 Django, 6 TypeScript)
     max-file-bytes = 1500000         # larger source files are a diagnostic, not read
     [tool.txscan.cda-entities]
     User = ["email"]                 # fix an entity's conflict detection attribute(s)
@@ -45,7 +45,7 @@ def _describe(value: object) -> str:
 class Config:
     cda: str = "pk"
     exclude: list[str] = field(default_factory=list)
-    depth: int = 6
+    depth: int | None = None         # None: the front end's default (scan.DEFAULT_DEPTH)
     cda_entities: dict[str, list[str]] = field(default_factory=dict)
     max_file_bytes: int = 1_500_000
     extra_effects: dict[str, str] = field(default_factory=dict)

@@ -116,20 +116,31 @@ def _line_count(content: bytes) -> int:
     return content.count(b"\n") + (1 if content and not content.endswith(b"\n") else 0)
 
 
+# How deep calls into the application are followed when the project does not say: the Django
+# walk computes each helper's summary once per calling context (django/summaries.py), so it
+# follows calls far deeper than the TypeScript walk, which walks a helper again at every call.
+DEFAULT_DEPTH = {"django": 40, "typeorm": 6}
+
+
+def effective_depth(config: Config, frontend: str) -> int:
+    return config.depth or DEFAULT_DEPTH.get(frontend, DEFAULT_DEPTH["django"])
+
+
 def scan(root: Path, config: Config = Config(), frontend: str | None = None, rewrites: bool = True,
          autocommit: bool = True) -> ScanResult:
     started = time.perf_counter()
     frontend = frontend or detect_frontend(root)
+    depth = effective_depth(config, frontend)
     if frontend == "typeorm":
         with timing.phase("typescript"):
-            records = bridge.run(root, depth=config.depth, max_file_bytes=config.max_file_bytes,
+            records = bridge.run(root, depth=depth, max_file_bytes=config.max_file_bytes,
                                  exclude=config.exclude, effects=config.extra_effects, statements=config.extra_statements)
         files = _typescript_files(root, config)
         lines = sum(f["lines"] for f in files)
     else:
         options = django_frontend.Options(
             excludes=django_frontend.DEFAULT_EXCLUDES + tuple(config.exclude),
-            max_file_bytes=config.max_file_bytes, max_depth=config.depth,
+            max_file_bytes=config.max_file_bytes, max_depth=depth,
             extra_effects=config.extra_effects, extra_statements=config.extra_statements, autocommit=autocommit)
         result = django_frontend.scan(root, options)
         records, files, lines = result.records, result.files, result.lines
@@ -175,6 +186,7 @@ def add_excerpts(root: Path, analyses: dict[str, dict], max_bytes: int = Config(
 def app_row(name: str, result: ScanResult, config: Config, extra: dict | None = None) -> dict:
     return {
         "name": name, "root": str(result.root), "frontend": result.frontend, "tool_version": __version__,
-        "settings": {"cda_entities": config.cda_entities, "exclude": config.exclude, "depth": config.depth},
+        "settings": {"cda_entities": config.cda_entities, "exclude": config.exclude,
+                     "depth": effective_depth(config, result.frontend)},
         **(extra or {}),
     }

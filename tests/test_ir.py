@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from analyzer import ir, store
+from analyzer import config, ir, store
 from analyzer.config import Config
 from analyzer.output import json_contract
 from analyzer.scan import app_row, scan
@@ -91,7 +91,7 @@ def test_store_refuses_a_newer_schema(tmp_path):
 def test_incomplete_transactions_are_stored_with_their_sites_and_diagnostics(tmp_path):
     from conftest import FIXTURES
     fixture = FIXTURES / "django" / "completeness_incomplete"
-    result = scan_cached(str(fixture), "django")
+    result = scan(fixture, config.load(fixture), "django")  # its pyproject sets the depth
     for record in ir.loads(result.ir_text):
         assert ir.validation_errors(record) == []
     tied = [d for d in result.analyses["pk"]["diagnostics"] if d.get("transaction")]

@@ -89,6 +89,15 @@ def _launder(env: dict[str, Val]) -> dict[str, Val]:
 
 
 def build_transaction(ctx: Context, parsed: ParsedModule, boundary: Boundary) -> tuple[dict, list[dict]]:
+    txn, diagnostics, _reached = walk_transaction(ctx, parsed, boundary)
+    return txn, diagnostics
+
+
+def walk_transaction(ctx: Context, parsed: ParsedModule,
+                     boundary: Boundary) -> tuple[dict, list[dict], frozenset[str]]:
+    """The transaction, its diagnostics, and the qualified names of the definitions its walk
+    reached (its own function and every function followed, directly or through a summary):
+    the transaction's IR changes only when one of those definitions does."""
     recorder = Recorder()
     function_node = boundary.function_node
     owner_qualname = boundary.function if function_node is not None else parsed.info.name
@@ -127,7 +136,7 @@ def build_transaction(ctx: Context, parsed: ParsedModule, boundary: Boundary) ->
         "options": {k: v for k, v in sorted(boundary.options.items())}, "steps": steps,
     }
     # Diagnostics of unresolved steps are added by the core, tied to the transaction.
-    return txn, list(recorder.diagnostics)
+    return txn, list(recorder.diagnostics), frozenset(recorder.reached | {boundary.function})
 
 
 def _walk_with(ctx: Context, walker: Walker, boundary: Boundary) -> list[dict]:

@@ -32,6 +32,9 @@ from .orm_querysets import QuerySetsMixin
 from .folding import UNKNOWN as UNDECIDED
 from .folding import fold
 from .walk_helpers import _exits, _merge, _raises, _statements, _text
+from .summaries import (
+    CallContext, FkCache, Frame, StackView, SummaryStore, Uncacheable, close_frame, instantiate, make_summary,
+)
 from .values import (
     UNKNOWN, QuerySet, Val, constant, ir_sources, plain, step_ids, union, value_sources,
 )
@@ -48,9 +51,10 @@ class StopWalk(Exception):
     """Raised when the pre-walk reaches the transaction's boundary."""
 
 
-# Calls followed per transaction before giving up: helpers are inlined at every call (no
-# summaries), so a densely connected code base could otherwise take exponential time.
-CALL_BUDGET = 3000
+# Calls followed per transaction before giving up. A helper's walk is a summary computed once
+# per calling context (summaries.py), but the steps of every call still appear in the
+# transaction's IR, so a densely connected code base could otherwise give exponential IR.
+CALL_BUDGET = 15000
 
 
 class Recorder:
@@ -60,9 +64,15 @@ class Recorder:
         self.counter = 0
         self.calls = 0
         self.diagnostics: list[dict] = []
-        self.fk_cache: dict[tuple, Val] = {}
+        # Functions being walked for a summary, innermost last (summaries.py).
+        self.frames: list[Frame] = []
+        self.fk_cache: dict[tuple, Val] = FkCache(self)
         # Limit sites already reported: a helper inlined at many call sites reports its cut once.
         self.limits: set[tuple] = set()
+        # Definitions this transaction's walk reached (followed or instantiated from a summary).
+        self.reached: set[str] = set()
+        # Statements reported at their caller's call site (`super().save()` in an override).
+        self.site_steps: set[str] = set()
 
     def next_id(self) -> str:
         self.counter += 1
@@ -81,7 +91,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         self.cls = cls
         self.via = via
         self.depth = depth
-        self.stack = stack
+        self._stack = frozenset(stack)
+        # Stack lookups are recorded: a summary depends on what the walk found on the stack.
+        self.stack = StackView(self._stack, recorder)
         self.out: list[dict] = []
         self.returns: list[Val] = []
         self.stop_at: cst.CSTNode | None = None
@@ -108,10 +120,11 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
                        dynamic: bool = False, values: list | None = None, uses=(), sql: str | None = None,
                        at_call_site: bool = False) -> str:
         step = self._base(node, "statement")
+        sid = self.rec.next_id()
         if at_call_site and self.call_site is not None:
             step["file"], step["line"], via, api = self.call_site
             step["via"] = list(via)
-        sid = self.rec.next_id()
+            self.rec.site_steps.add(sid)
         step.update(id=sid, entity=entity, kind=kind, api=api, predicate=predicate, dynamic=dynamic,
                     values=values or [], uses=sorted(set(uses)))
         if sql is not None:
@@ -637,15 +650,22 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
 
     def call_function(self, node, fn: FunctionInfo, positional: list[Val], keywords, self_val: Val | None,
                       bind_name: str | None = None, call_site=None, yield_hook=None) -> Val:
+        """Follow a call into the application: the callee's summary for this calling context,
+        computed by walking it the first time that context is seen in the scan."""
         self.last_self = None
         if fn.qualname in self.stack:
             return plain(union(positional))
+        if self.rec.frames:
+            frame = self.rec.frames[-1]
+            frame.deepest = max(frame.deepest, self.depth)
         if self.depth >= self.ctx.max_depth:
+            self._cut()
             self.emit_unresolved(node, fn.qualname, "depth-limit",
                                  f"not followed: depth {self.ctx.max_depth} reached")
             return plain(union(positional))
         self.rec.calls += 1
         if self.rec.calls > CALL_BUDGET:
+            self._cut()
             self.emit_unresolved(node, fn.qualname, "budget",
                                  f"{CALL_BUDGET} calls followed in this transaction; later calls are not followed")
             return plain(union(positional))
@@ -653,6 +673,44 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         if found is None:
             self.emit_unresolved(node, fn.qualname, "unparsable-definition", "definition could not be parsed")
             return plain(union(positional))
+        self.rec.reached.add(fn.qualname)
+        store = summary_store(self.ctx)
+        context = None
+        if yield_hook is None:
+            # A context wrapper's walk runs the caller's with-body at its yield: not a summary.
+            context = CallContext(fn.qualname, positional, keywords, self_val, self.loop_depth > 0,
+                                  call_site is not None)
+            summary = store.find(context, self._stack, self.depth, self.ctx.max_depth, self.rec, CALL_BUDGET)
+            if summary is not None:
+                store.hits += 1
+                done = instantiate(summary, context, self.rec, self.via, self.depth, call_site)
+                self.out.extend(done.steps)
+                return self._returned(done.value, done.self_after, done.raise_guards, bind_name, positional)
+        store.walks += 1
+        frame = Frame(self._stack, self.depth, self.rec.counter, self.rec.calls, len(self.rec.diagnostics),
+                      reached={fn.qualname})
+        self.rec.frames.append(frame)
+        try:
+            steps, value, self_after, guards = self._walk_callee(found, fn, positional, keywords, self_val,
+                                                                 call_site, yield_hook)
+        finally:
+            close_frame(self.rec, frame)
+        if context is not None:
+            try:
+                store.add(context, make_summary(frame, context, self.rec, steps, value, self_after, guards,
+                                                self.via, call_site))
+            except Uncacheable:
+                pass
+        if yield_hook is None:
+            self.out.extend(steps)
+        return self._returned(value, self_after, guards, bind_name, positional)
+
+    def _cut(self) -> None:
+        """A depth or budget cut: every walk in progress now depends on its path."""
+        for frame in self.rec.frames:
+            frame.cut = True
+
+    def _walk_callee(self, found, fn: FunctionInfo, positional, keywords, self_val, call_site, yield_hook):
         parsed, definition = found
         env = bind_parameters(definition, fn, positional, keywords, self_val)
         self.type_parameters(definition, parsed, env)
@@ -662,30 +720,49 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
             entity = self.ctx.entities.get(self_val.entity)
             cls = cls or (entity.qualname if entity else None)
         callee = Walker(self.ctx, parsed, self.rec, env, cls=cls, via=self.via + (fn.qualname,),
-                        depth=self.depth + 1, stack=self.stack | {fn.qualname})
-        callee.out = self.out
+                        depth=self.depth + 1, stack=self._stack | {fn.qualname})
+        # The callee's steps go to a list of their own (its summary), except through a context
+        # wrapper, whose yield hook walks the caller's body into the caller's list.
+        callee.out = self.out if yield_hook is not None else []
         callee.call_site = call_site
         callee.yield_hook = yield_hook
         callee.loop_depth = self.loop_depth  # arguments may differ between iterations
         callee.walk_statements(_statements(definition.body))
-        self.out = callee.out  # a yield hook may have swapped the list while walking
-        self.last_self = callee.env.get("self")
-        if callee.raise_guards:
+        if yield_hook is not None:
+            self.out = callee.out  # the yield hook may have swapped the list while walking
+        return callee.out, _return_value(callee.returns), callee.env.get("self"), callee.raise_guards
+
+    def _returned(self, value: Val | None, self_after: Val | None, guards: frozenset, bind_name, positional) -> Val:
+        self.last_self = self_after
+        if guards:
             # The helper aborts the transaction on a read's result: what follows depends on it.
-            self.raise_guards |= callee.raise_guards
-            self.pending_guard = (self.pending_guard or frozenset()) | callee.raise_guards
+            self.raise_guards |= guards
+            self.pending_guard = (self.pending_guard or frozenset()) | guards
         # A model method that saved/changed `self` changes the caller's instance too.
-        if bind_name and bind_name in self.env and "self" in callee.env and callee.env["self"].kind == "instance":
-            self.env[bind_name] = callee.env["self"]
-        if not callee.returns:
-            return plain(union(positional))
-        if len(callee.returns) == 1:
-            return callee.returns[0]
-        merged = callee.returns[-1]
-        for other in callee.returns[:-1]:
-            if other.kind != merged.kind:
-                return plain(union(callee.returns))
-        return merged
+        if bind_name and bind_name in self.env and self_after is not None and self_after.kind == "instance":
+            self.env[bind_name] = self_after
+        return value if value is not None else plain(union(positional))
+
+
+def summary_store(ctx: Context) -> SummaryStore:
+    """The scan's summaries, kept with the scan's other shared knowledge."""
+    store = ctx.__dict__.get("_summaries")
+    if store is None:
+        store = ctx.__dict__["_summaries"] = SummaryStore()
+    return store
+
+
+def _return_value(returns: list[Val]) -> Val | None:
+    """What a call returns: None when the function has no return statement."""
+    if not returns:
+        return None
+    if len(returns) == 1:
+        return returns[0]
+    merged = returns[-1]
+    for other in returns[:-1]:
+        if other.kind != merged.kind:
+            return plain(union(returns))
+    return merged
 
 
 def _annotation_entity(ctx: Context, parsed: ParsedModule, param: cst.Param):

@@ -1,0 +1,426 @@
+"""Per-function summaries: the walk of one function in one calling context, computed once per
+scan and instantiated at every call with the same context (issue: helpers inlined at every
+call site made dense code bases exponential, so the walk had to stop at a fixed depth).
+
+A summary is exact, not an approximation: instantiating it gives the steps, return value and
+guards that walking the function again at that call would give, byte for byte. That is what
+keeps call-site inlining's precision (literal arguments folding branches, receiver types known
+only at the call, the caller's values flowing into keys and filters), because all of that is in
+the key. The key of a call is the function and its arguments, receiver and the flags the walk
+reads (inside a loop, at a call site that `super().save()` reports), with the step ids the
+arguments carry replaced by placeholders: the same helper called with "the row read by some
+earlier statement" shares one summary whatever that statement's id is.
+
+What else a walk depends on is recorded while the function is walked (a `Frame`) and checked
+before a summary is reused:
+- the call stack: which functions the walk found on the stack (a recursive call it cut) and
+  which it followed; a summary is reused only under a stack that answers the same;
+- the per-transaction cache of foreign-key reads: a summary that used a row read before it was
+  called is not kept; one that read a foreign key is reused only where that read was not done
+  yet, and its read enters the cache as a walk would have left it;
+- the depth: a summary records how deep below its call it went, and is reused only where that
+  stays under the depth limit; a walk cut by the depth limit or the call budget is not kept
+  (its cut is reported where it happens, as before).
+Recursion needs no separate fixed point: a recursive call is cut on the stack, and the summary
+of a function in a cycle records the cut, so it is reused only where the same cut happens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from .values import QuerySet, Val
+
+STEP_KINDS = ("result", "generated", "external")
+
+# Whether summaries are reused (False: every call is walked again, as plain inlining does; the
+# tests compare both).
+REUSE = True
+
+
+class Uncacheable(Exception):
+    """The walk's output mentions a step the call context does not account for."""
+
+
+@dataclass
+class Frame:
+    """One function being walked for a summary: what its walk depended on so far."""
+
+    base_stack: frozenset
+    base_depth: int
+    counter: int          # the recorder's step counter when the walk started
+    calls: int            # the recorder's followed-call count when the walk started
+    diagnostics: int      # how many diagnostics the recorder held when the walk started
+    queried: set = field(default_factory=set)        # functions looked up on the stack
+    fk_inserted: dict = field(default_factory=dict)  # foreign-key reads this walk added
+    fk_external: bool = False    # used a foreign-key read done before the call
+    cut: bool = False            # a depth-limit or budget cut below: depends on the path
+    deepest: int = -1            # depth of the deepest walker that tried to follow a call
+    reached: set = field(default_factory=set)        # functions whose definitions were walked
+
+
+@dataclass
+class Summary:
+    steps: list
+    value: Val
+    self_after: Val | None
+    raise_guards: frozenset
+    diagnostics: list
+    fk: dict                     # canonical key -> canonical value
+    on_stack: frozenset          # functions the walk found on the caller's stack
+    off_stack: frozenset         # functions the walk looked up and did not find there
+    height: int                  # deepest call attempt below the caller (-1: none)
+    calls: int                   # calls followed, this one included
+    locals: int                  # step ids the walk allocated
+    reached: frozenset
+
+
+class FkCache(dict):
+    """The per-transaction cache of foreign-key reads, telling open frames what they used."""
+
+    def __init__(self, recorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+
+    def __getitem__(self, key):
+        for frame in reversed(self.recorder.frames):
+            if key in frame.fk_inserted:
+                break
+            frame.fk_external = True
+        return super().__getitem__(key)
+
+    def __setitem__(self, key, value) -> None:
+        if self.recorder.frames:
+            self.recorder.frames[-1].fk_inserted[key] = value
+        super().__setitem__(key, value)
+
+
+class StackView:
+    """The walker's call stack; membership tests are recorded in the innermost open frame."""
+
+    __slots__ = ("names", "recorder")
+
+    def __init__(self, names: frozenset, recorder) -> None:
+        self.names = names
+        self.recorder = recorder
+
+    def __contains__(self, qualname) -> bool:
+        if self.recorder.frames:
+            self.recorder.frames[-1].queried.add(qualname)
+        return qualname in self.names
+
+    def __or__(self, other) -> frozenset:
+        return self.names | frozenset(other)
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+def close_frame(recorder, frame: Frame) -> None:
+    """Pop `frame` and fold what it depended on into the frame around it."""
+    popped = recorder.frames.pop()
+    assert popped is frame
+    if recorder.frames:
+        parent = recorder.frames[-1]
+        parent.queried |= frame.queried
+        parent.fk_inserted.update(frame.fk_inserted)
+        parent.cut = parent.cut or frame.cut
+        parent.deepest = max(parent.deepest, frame.deepest)
+        parent.reached |= frame.reached
+
+
+# ---------------------------------------------------------------------------- relabelling
+def _is_step_id(text) -> bool:
+    return isinstance(text, str) and len(text) > 1 and text[0] == "s" and text[1:].isdigit()
+
+
+def _source_sort_key(source: dict) -> tuple:
+    return (source.get("kind", ""), source.get("step") or source.get("name", ""))
+
+
+class Relabel:
+    """Rename step ids throughout values and steps; lists the IR keeps sorted stay sorted."""
+
+    def __init__(self, rename) -> None:
+        self.rename = rename
+
+    def ids(self, text):
+        return self.rename(text)
+
+    def sources(self, sources: frozenset) -> frozenset:
+        return frozenset(self.source(s) for s in _ordered(sources))
+
+    def source(self, source):
+        if isinstance(source, tuple) and len(source) == 2 and source[0] in STEP_KINDS:
+            return (source[0], self.rename(source[1]))
+        return source
+
+    def value(self, val):
+        if val is None:
+            return None
+        if isinstance(val, Val):
+            return Val(
+                val.kind, self.sources(val.sources), val.entity, self.queryset(val.qs),
+                self.rename(val.origin) if _is_step_id(val.origin) or _is_placeholder(val.origin) else val.origin,
+                self.sources(val.key),
+                tuple((attr, self.sources(srcs), text) for attr, srcs, text in val.assigned),
+                val.ref, tuple(self.value(v) for v in val.items), val.category, self.data(val.predicate),
+                val.text, val.prefetched, tuple((name, self.value(v)) for name, v in val.attrs))
+        return self.data(val)
+
+    def queryset(self, qs: QuerySet | None) -> QuerySet | None:
+        if qs is None:
+            return None
+        return replace(qs, predicates=tuple(self.data(p) for p in qs.predicates),
+                       uses=frozenset(self.rename(u) for u in _ordered(qs.uses)),
+                       owner=self.value(qs.owner),
+                       cached=self.rename(qs.cached) if qs.cached else qs.cached)
+
+    def entry(self, key, value):
+        """One entry of a dict: step ids under `id`/`step`, sorted lists under `uses`/`sources`."""
+        if key in ("id", "step") and isinstance(value, str):
+            return self.rename(value)
+        if key == "uses" and isinstance(value, list):
+            if all(isinstance(v, str) for v in value):
+                return sorted(self.rename(v) for v in value)
+            return sorted((self.data(v) for v in value), key=_source_sort_key)
+        if key == "sources" and isinstance(value, list):
+            return sorted((self.data(v) for v in value), key=_source_sort_key)
+        return self.data(value)
+
+    def data(self, obj):
+        """Steps, predicates and other JSON-shaped data."""
+        if isinstance(obj, dict):
+            return {key: self.entry(key, value) for key, value in obj.items()}
+        if isinstance(obj, list):
+            return [self.data(v) for v in obj]
+        if isinstance(obj, tuple):
+            if len(obj) == 2 and obj[0] in STEP_KINDS:
+                return self.source(obj)
+            return tuple(self.data(v) for v in obj)
+        if isinstance(obj, frozenset):
+            return frozenset(self.data(v) for v in _ordered(obj))
+        if isinstance(obj, Val):
+            return self.value(obj)
+        return obj
+
+
+def _is_placeholder(text) -> bool:
+    return isinstance(text, str) and text[:1] in ("#", "@") and text[1:].isdigit()
+
+
+def _ordered(items):
+    try:
+        return sorted(items, key=_natural)
+    except TypeError:
+        return list(items)
+
+
+def _natural(item):
+    """Step ids in the order they were allocated (s9 before s10)."""
+    if isinstance(item, tuple) and len(item) == 2 and _is_step_id(item[1]):
+        return (item[0], int(item[1][1:]), "")
+    if isinstance(item, tuple) and len(item) == 2:
+        return (str(item[0]), -1, str(item[1]))
+    if _is_step_id(item):
+        return ("", int(item[1:]), "")
+    return (str(item), -1, "")
+
+
+def freeze(obj):
+    """A hashable form of a canonical value, for summary keys."""
+    if isinstance(obj, Val):
+        return ("V",) + tuple(freeze(v) for v in obj.__dict__.values())
+    if isinstance(obj, QuerySet):
+        return ("Q",) + tuple(freeze(v) for v in obj.__dict__.values())
+    if isinstance(obj, dict):
+        return ("D",) + tuple((k, freeze(v)) for k, v in obj.items())
+    if isinstance(obj, (list, tuple)):
+        return ("T",) + tuple(freeze(v) for v in obj)
+    if isinstance(obj, frozenset):
+        return frozenset(freeze(v) for v in obj)
+    return obj
+
+
+# ---------------------------------------------------------------------------- call contexts
+class CallContext:
+    """A call's arguments with the step ids they carry replaced by placeholders `#0`, `#1`, ..."""
+
+    def __init__(self, qualname: str, positional, keywords, self_val, in_loop: bool, at_site: bool) -> None:
+        self.to_placeholder: dict[str, str] = {}
+        relabel = Relabel(self._placeholder)
+        canonical = (
+            qualname,
+            tuple(relabel.value(v) for v in positional),
+            tuple((k, relabel.value(v)) for k, v in keywords),
+            relabel.value(self_val),
+            in_loop, at_site,
+        )
+        self.key = freeze(canonical)
+        self.from_placeholder = {p: sid for sid, p in self.to_placeholder.items()}
+
+    def _placeholder(self, sid):
+        if not isinstance(sid, str):
+            return sid
+        if sid not in self.to_placeholder:
+            self.to_placeholder[sid] = f"#{len(self.to_placeholder)}"
+        return self.to_placeholder[sid]
+
+
+class SummaryStore:
+    """Summaries of one scan, by call-context key (several per key when stacks differ)."""
+
+    def __init__(self) -> None:
+        self.by_key: dict = {}
+        self.hits = 0
+        self.walks = 0
+
+    def find(self, context: CallContext, stack: frozenset, depth: int, max_depth: int, recorder,
+             budget: int) -> Summary | None:
+        if not REUSE:
+            return None
+        for summary in self.by_key.get(context.key, ()):
+            if not summary.on_stack <= stack or summary.off_stack & stack:
+                continue
+            if summary.height >= 0 and depth + summary.height >= max_depth:
+                continue
+            if recorder.calls + summary.calls - 1 > budget:
+                continue
+            if summary.fk and any(_actual_fk_key(k, context) in recorder.fk_cache for k in summary.fk):
+                continue
+            return summary
+        return None
+
+    def add(self, context: CallContext, summary: Summary) -> None:
+        self.by_key.setdefault(context.key, []).append(summary)
+
+
+def _actual_fk_key(key, context: CallContext, rename=None):
+    rename = rename or (lambda sid: context.from_placeholder.get(sid, sid))
+    origin, sources, attr = key
+    relabel = Relabel(rename)
+    renamed = tuple(sorted(relabel.source(s) for s in sources))
+    return (rename(origin) if _is_placeholder(origin) else origin, renamed, attr)
+
+
+def make_summary(frame: Frame, context: CallContext, recorder, steps: list, value: Val, self_after,
+                 raise_guards: frozenset, caller_via: tuple, call_site) -> Summary:
+    """The canonical form of a finished walk; raises Uncacheable when it cannot be reused."""
+    if frame.cut or frame.fk_external:
+        raise Uncacheable
+    base = frame.counter
+
+    def canonical(sid):
+        if not isinstance(sid, str):
+            return sid
+        if sid in context.to_placeholder:
+            return context.to_placeholder[sid]
+        if _is_step_id(sid) and int(sid[1:]) > base:
+            return f"@{int(sid[1:]) - base}"
+        if _is_step_id(sid):
+            raise Uncacheable  # a step of the caller the arguments do not carry
+        return sid
+
+    relabel = Relabel(canonical)
+    prefix = len(caller_via)
+    # Steps reported at this call's site (`super().save()` in an override reports the caller's
+    # `obj.save()` line): their place is filled in from the site of each call.
+    site = (recorder.site_steps, list(call_site[2])) if call_site is not None else None
+    stored = []
+    for step in steps:
+        stored.append(_canonical_step(step, relabel, prefix, tuple(caller_via), site))
+    fk = {}
+    for key, loaded in frame.fk_inserted.items():
+        origin, sources, attr = key
+        fk[(canonical(origin), tuple(relabel.source(s) for s in sources), attr)] = relabel.value(loaded)
+    on_stack = frozenset(q for q in frame.queried if q in frame.base_stack)
+    return Summary(
+        steps=stored, value=relabel.value(value), self_after=relabel.value(self_after),
+        raise_guards=relabel.sources(raise_guards),
+        diagnostics=list(recorder.diagnostics[frame.diagnostics:]), fk=fk,
+        on_stack=on_stack, off_stack=frozenset(frame.queried) - on_stack,
+        height=frame.deepest - frame.base_depth if frame.deepest >= 0 else -1,
+        calls=recorder.calls - frame.calls + 1, locals=recorder.counter - base,
+        reached=frozenset(frame.reached))
+
+
+def _shallow(step: dict, relabel: Relabel) -> dict:
+    """A step relabelled, without its nested steps (done by the callers, with their via)."""
+    return {key: value if key in ("arms", "body") else relabel.entry(key, value) for key, value in step.items()}
+
+
+def _canonical_step(step: dict, relabel: Relabel, prefix: int, caller_via: tuple, site) -> dict:
+    out = _shallow(step, relabel)
+    if site is not None and step.get("id") in site[0] and step.get("via") == site[1]:
+        out["__site__"] = True  # file, line, via and api are the call site's, filled in when instantiated
+    else:
+        via = step.get("via", [])
+        if tuple(via[:prefix]) != caller_via:
+            raise Uncacheable
+        out["via"] = via[prefix:]
+    for nested in ("arms",):
+        if nested in step:
+            out[nested] = [[_canonical_step(s, relabel, prefix, caller_via, site) for s in arm]
+                           for arm in step[nested]]
+    if "body" in step:
+        out["body"] = [_canonical_step(s, relabel, prefix, caller_via, site) for s in step["body"]]
+    return out
+
+
+@dataclass
+class Instance:
+    steps: list
+    value: Val
+    self_after: Val | None
+    raise_guards: frozenset
+
+
+def instantiate(summary: Summary, context: CallContext, recorder, caller_via: tuple, caller_depth: int,
+                call_site) -> Instance:
+    """The summary's steps and values at this call: placeholders become the caller's step ids,
+    the summary's own steps get fresh ids in the order a walk would have given them."""
+    base = recorder.counter
+    recorder.counter += summary.locals
+
+    def actual(sid):
+        if isinstance(sid, str) and sid[:1] == "@":
+            return f"s{base + int(sid[1:])}"
+        if isinstance(sid, str) and sid[:1] == "#":
+            return context.from_placeholder[sid]
+        return sid
+
+    relabel = Relabel(actual)
+    via = list(caller_via)
+    steps = [_actual_step(step, relabel, via, call_site, recorder) for step in summary.steps]
+    recorder.diagnostics.extend(summary.diagnostics)
+    for key, loaded in summary.fk.items():
+        recorder.fk_cache[_actual_fk_key(key, context, actual)] = relabel.value(loaded)
+    recorder.calls += summary.calls - 1
+    recorder.reached |= summary.reached
+    if recorder.frames:
+        frame = recorder.frames[-1]
+        frame.queried |= summary.on_stack | summary.off_stack
+        frame.reached |= summary.reached
+        if summary.height >= 0:
+            frame.deepest = max(frame.deepest, caller_depth + summary.height)
+    return Instance(steps, relabel.value(summary.value), relabel.value(summary.self_after),
+                    relabel.sources(summary.raise_guards))
+
+
+def _actual_step(step: dict, relabel: Relabel, via: list, call_site, recorder) -> dict:
+    out = _shallow(step, relabel)
+    if out.pop("__site__", False):
+        out["file"], out["line"], site_via, out["api"] = call_site
+        out["via"] = list(site_via)
+        recorder.site_steps.add(out["id"])
+    else:
+        out["via"] = via + out["via"]
+    if "arms" in out:
+        out["arms"] = [[_actual_step(s, relabel, via, call_site, recorder) for s in arm] for arm in step["arms"]]
+    if "body" in out:
+        out["body"] = [_actual_step(s, relabel, via, call_site, recorder) for s in step["body"]]
+    return out
+

@@ -1,0 +1,258 @@
+"""Per-function summaries in the Django walk (analyzer/django/summaries.py).
+
+A helper is walked once per calling context and its summary instantiated at every call with
+that context; the IR must be exactly what walking it again at each call gives, while keeping
+what call-site inlining sees: literal arguments folding branches, the model class passed as an
+argument, the caller's reads flowing into the helper's filters.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from analyzer import config
+from analyzer.config import Config
+from analyzer.django import summaries
+from analyzer.django.walker import Walker
+from analyzer.scan import scan
+from conftest import FIXTURES
+
+MODELS = """\
+from django.db import models
+
+
+class Account(models.Model):
+    balance = models.IntegerField(default=0)
+
+
+class Entry(models.Model):
+    account = models.ForeignKey(Account, on_delete=models.CASCADE)
+    amount = models.IntegerField(default=0)
+
+
+class Audit(models.Model):
+    note = models.CharField(max_length=50)
+"""
+
+SERVICES = """\
+from django.db import transaction
+
+from .models import Account, Audit, Entry
+
+
+def record(account, amount, audited):
+    Entry.objects.create(account=account, amount=amount)
+    if audited:
+        Audit.objects.create(note="entry")
+
+
+def bump(model, pk):
+    model.objects.filter(pk=pk).update(balance=1)
+
+
+def balance_of(entry):
+    return Entry.objects.filter(account=entry.account).count()
+
+
+@transaction.atomic
+def transfer(source_id, target_id, amount):
+    source = Account.objects.get(pk=source_id)
+    target = Account.objects.get(pk=target_id)
+    record(source, amount, True)
+    record(target, amount, False)
+    bump(Account, source_id)
+    bump(Audit, target_id)
+
+
+@transaction.atomic
+def review(entry_id):
+    entry = Entry.objects.get(pk=entry_id)
+    first = balance_of(entry)
+    again = Entry.objects.get(pk=first)
+    balance_of(again)
+"""
+
+RECURSIVE = """\
+from django.db import transaction
+
+from .models import Account
+
+
+def down(pk, left):
+    Account.objects.filter(pk=pk).update(balance=left)
+    if left:
+        up(pk, left)
+
+
+def up(pk, left):
+    down(pk, left)
+
+
+@transaction.atomic
+def spin(pk, left):
+    down(pk, left)
+
+
+@transaction.atomic
+def spin_up(pk, left):
+    up(pk, left)
+"""
+
+
+def chain(depth: int) -> str:
+    """A chain of `depth` helpers, each calling the next twice, the last one writing."""
+    parts = ["from django.db import transaction\n\nfrom .models import Account\n"]
+    for level in range(depth):
+        parts.append(f"def h{level}(pk):\n    h{level + 1}(pk)\n    h{level + 1}(pk)\n")
+    parts.append(f"def h{depth}(pk):\n    Account.objects.filter(pk=pk).update(balance=0)\n")
+    parts.append("@transaction.atomic\ndef deep(pk):\n    h0(pk)\n")
+    return "\n\n".join(parts)
+
+
+def make_app(root: Path, services: dict[str, str]) -> Path:
+    (root / "bank").mkdir(parents=True)
+    (root / "bank" / "__init__.py").write_text("")
+    (root / "bank" / "models.py").write_text(MODELS)
+    for name, text in services.items():
+        (root / "bank" / name).write_text(text)
+    return root
+
+
+def transactions(result) -> dict:
+    return {t["function"]: t for t in result.analyses["pk"]["transactions"]}
+
+
+def records_text(result) -> str:
+    return "".join(json.dumps(r, sort_keys=True) + "\n" for r in result.records)
+
+
+@pytest.fixture
+def no_reuse(monkeypatch):
+    monkeypatch.setattr(summaries, "REUSE", False)
+
+
+def test_literal_arguments_still_fold_branches_in_a_reused_helper(tmp_path):
+    found = transactions(scan(make_app(tmp_path, {"services.py": SERVICES}), frontend="django"))
+    statements = found["bank.services.transfer"]["statements"]
+    inserts = [s["entity"] for s in statements if s["kind"] == "insert"]
+    # record(..., True) writes the audit row, record(..., False) does not: two contexts.
+    assert inserts == ["Entry", "Audit", "Entry"]
+    # The model class passed as an argument decides the entity at each call.
+    assert [s["entity"] for s in statements if s["kind"] == "write"] == ["Account", "Audit"]
+
+
+def test_the_callers_reads_flow_into_a_reused_helper(tmp_path):
+    result = scan(make_app(tmp_path, {"services.py": SERVICES}), frontend="django")
+    txn = next(r for r in result.records if r.get("function") == "bank.services.review")
+    steps = [s for s in txn["steps"] if s["node"] == "statement"]
+    reads = [s["id"] for s in steps if s["api"] == "get"]
+    fk_reads = [s for s in steps if s["api"] == "fk:account"]
+    counts = [s for s in steps if s["api"] == "filter.count"]
+    assert len(reads) == 2 and len(fk_reads) == 2 and len(counts) == 2
+    # Each instantiation of balance_of depends on the row its own caller read, not the first one's.
+    assert [s["uses"] for s in fk_reads] == [[reads[0]], [reads[1]]]
+    assert [s["predicate"]["sources"] for s in counts] == [[{"kind": "result", "step": reads[0]}],
+                                                           [{"kind": "result", "step": reads[1]}]]
+
+
+def test_reuse_gives_the_same_ir_as_walking_again(tmp_path, monkeypatch):
+    app = make_app(tmp_path, {"services.py": SERVICES, "recursive.py": RECURSIVE, "deep.py": chain(5)})
+    reused = records_text(scan(app, Config(depth=12), "django"))
+    monkeypatch.setattr(summaries, "REUSE", False)
+    walked = records_text(scan(app, Config(depth=12), "django"))
+    assert reused == walked
+
+
+@pytest.mark.parametrize("fixture", sorted(p.parent for p in (FIXTURES / "django").glob("*/expected.json")),
+                         ids=lambda p: p.name)
+def test_fixtures_give_the_same_ir_with_and_without_reuse(fixture, monkeypatch):
+    settings = config.load(fixture) if (fixture / "pyproject.toml").is_file() else Config()
+    reused = records_text(scan(fixture, settings, "django", rewrites=False))
+    monkeypatch.setattr(summaries, "REUSE", False)
+    assert records_text(scan(fixture, settings, "django", rewrites=False)) == reused
+
+
+def test_each_helper_is_walked_once_per_calling_context(tmp_path, monkeypatch):
+    walked = []
+    original = Walker._walk_callee
+
+    def counting(self, found, fn, *args):
+        walked.append(fn.qualname)
+        return original(self, found, fn, *args)
+
+    monkeypatch.setattr(Walker, "_walk_callee", counting)
+    found = transactions(scan(make_app(tmp_path, {"deep.py": chain(10)}), Config(depth=20), "django"))
+    txn = found["bank.deep.deep"]
+    # 2**10 writes through 2**11 - 1 calls, from 11 walks.
+    assert len(txn["statements"]) == 2 ** 10
+    assert sorted(walked) == sorted(f"bank.deep.h{level}" for level in range(11))
+    assert not txn["incomplete"]
+
+
+def test_a_transaction_alone_or_among_others_gets_the_same_ir(tmp_path):
+    """Summaries from other transactions never change a transaction's IR (no order effects)."""
+    both = make_app(tmp_path / "both", {"services.py": SERVICES, "recursive.py": RECURSIVE})
+    alone = make_app(tmp_path / "alone", {"recursive.py": RECURSIVE.replace("def spin(", "def _spin(")
+                                          .replace("@transaction.atomic\ndef _spin", "def _spin")})
+    together = {r["function"]: r for r in scan(both, frontend="django").records if r.get("type") == "transaction"}
+    single = {r["function"]: r for r in scan(alone, frontend="django").records if r.get("type") == "transaction"}
+    assert set(single) == {"bank.recursive.spin_up"}
+    assert json.dumps(single["bank.recursive.spin_up"]["steps"], sort_keys=True) == \
+        json.dumps(together["bank.recursive.spin_up"]["steps"], sort_keys=True)
+
+
+def test_recursion_is_cut_once_per_cycle(tmp_path):
+    found = transactions(scan(make_app(tmp_path, {"recursive.py": RECURSIVE}), frontend="django"))
+    for name in ("bank.recursive.spin", "bank.recursive.spin_up"):
+        assert [s["kind"] for s in found[name]["statements"]] == ["write"]
+
+
+SAVING_MODELS = MODELS + '''
+
+class Ledger(models.Model):
+    total = models.IntegerField(default=0)
+
+    def save(self, *args, **kwargs):
+        self.total = self.total + 1
+        super().save(*args, **kwargs)
+'''
+
+SAVING = """\
+from django.db import transaction
+
+from .models import Ledger
+
+
+def close(ledger):
+    ledger.save()
+
+
+def close_twice(ledger):
+    close(ledger)
+    close(ledger)
+
+
+@transaction.atomic
+def settle(pk):
+    ledger = Ledger.objects.get(pk=pk)
+    close_twice(ledger)
+    other = Ledger.objects.get(pk=pk)
+    close_twice(other)
+"""
+
+
+def test_an_overridden_save_reports_each_call_site_through_reused_helpers(tmp_path, monkeypatch):
+    app = make_app(tmp_path, {"saving.py": SAVING})
+    (app / "bank" / "models.py").write_text(SAVING_MODELS)
+    result = scan(app, frontend="django")
+    txn = transactions(result)["bank.saving.settle"]
+    saves = [(s["line"], s["via"]) for s in txn["statements"] if s["api"] == "save"]
+    # super().save() is reported at the caller's `ledger.save()` line, with the caller's chain.
+    assert saves == [(7, ["bank.saving.close_twice", "bank.saving.close"])] * 4
+    assert not [d for d in result.analyses["pk"]["diagnostics"] if d["code"] == "internal-error"]
+    reused = records_text(result)
+    monkeypatch.setattr(summaries, "REUSE", False)
+    assert records_text(scan(app, frontend="django")) == reused
