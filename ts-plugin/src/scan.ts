@@ -33,7 +33,7 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
 
   const entities = new EntityIndex(checker, rootDir);
   entities.build(files);
-  const boundaries = new BoundaryFinder(checker, rootDir);
+  const boundaries = new BoundaryFinder(checker, rootDir, setup.program);
   boundaries.find(files);
   timings.lap("ts-entities-boundaries");
 
