@@ -1490,7 +1490,8 @@ export class TransactionWalk {
       if (m?.closure) return { fn: m.closure.fn, parent: m.closure.frame as Frame | undefined };
     }
     let decl: ts.Declaration | undefined;
-    if (call) {
+    if (call) decl = this.soleImplementation(ts.isPropertyAccessExpression(e) ? e.name : e);
+    if (call && !decl) {
       const sig = this.checker.getResolvedSignature(call);
       if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) decl = sig.declaration;
     }
@@ -1515,6 +1516,18 @@ export class TransactionWalk {
     const sf = decl.getSourceFile();
     if (sf.isDeclarationFile || !this.env.isAppFile(sf)) return undefined;
     return { fn };
+  }
+
+  /** The one declaration, with a body, of the function or method a name denotes: what signature
+   *  resolution would find, without typing the call's arguments. Overloads, merged
+   *  declarations and values holding functions are left to signature resolution. */
+  private soleImplementation(name: ts.Node): ts.Declaration | undefined {
+    const found = this.checker.getSymbolAtLocation(name);
+    const sym = found && unalias(this.checker, found);
+    const decls = sym?.declarations;
+    if (!decls || decls.length !== 1) return undefined;
+    const d = decls[0];
+    return (ts.isMethodDeclaration(d) || ts.isFunctionDeclaration(d)) && d.body ? d : undefined;
   }
 
   private evalExprQuiet(e: ts.Expression, frame: Frame): Value | undefined {
