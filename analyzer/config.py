@@ -46,6 +46,8 @@ class Config:
     cda: str = "pk"
     exclude: list[str] = field(default_factory=list)
     depth: int = 6
+    # `depth` written in [tool.txscan]: the TypeScript walk is bounded only then (DECISIONS.md)
+    depth_set: bool = field(default=False, compare=False, repr=False)
     cda_entities: dict[str, list[str]] = field(default_factory=dict)
     max_file_bytes: int = 1_500_000
     extra_effects: dict[str, str] = field(default_factory=dict)
@@ -145,5 +147,7 @@ def from_table(section: dict, path: Path) -> Config:
             raise ConfigError(path, key, "is not a txscan setting; known keys: " + ", ".join(sorted(KEYS)))
         name, validate = KEYS[key]
         setattr(config, name, validate(path, key, section[key]))
+        if key == "depth":
+            config.depth_set = True
     return config
 

@@ -99,7 +99,7 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
     frontend = frontend or detect_frontend(root)
     if frontend == "typeorm":
         with timing.phase("typescript"):
-            records = bridge.run(root, depth=config.depth, max_file_bytes=config.max_file_bytes,
+            records = bridge.run(root, depth=config.depth if config.depth_set else None, max_file_bytes=config.max_file_bytes,
                                  exclude=config.exclude, effects=config.extra_effects, statements=config.extra_statements)
         files = _typescript_files(root, config)
         lines = sum(f["lines"] for f in files)

@@ -20,6 +20,7 @@ import { newQb, qbCall } from "./querybuilders";
 import { QUERY_CACHE_CALLEE } from "./query-cache";
 import { ContainerIndex, ProviderIndex } from "./providers";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
+import { OpenRecording, Recording, replay, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
 export interface WalkEnv {
@@ -40,6 +41,8 @@ export interface WalkEnv {
   providers: ProviderIndex;
   /** services registered in a container by name (providers.ts) */
   container: ContainerIndex;
+  /** helper walks recorded for replay, shared by the scan's transactions (walk-memo.ts) */
+  memo?: WalkMemo;
 }
 
 const ARRAY_ITERATION = new Set(["forEach", "map", "flatMap", "filter", "reduce", "reduceRight", "some", "every", "find", "findIndex", "findLast"]);
@@ -64,6 +67,9 @@ export class TransactionWalk {
   private loops: { node: ts.Node; starts: boolean }[] = [];
   /** the timer armed by the promise executor being walked */
   private executorTimer: PendingTimer | undefined;
+  /** recorded helper walks by context (walk-memo.ts), and the recordings under way */
+  private memo: WalkMemo;
+  private memoOpen: OpenRecording[] = [];
 
   /** a request-context transaction in manual mode (`@Transaction("manual")`) that has not
    *  started yet: it starts at the call of a start helper (`connection.startTransaction(ctx)`) */
@@ -71,6 +77,7 @@ export class TransactionWalk {
 
   constructor(readonly env: WalkEnv, private site: BoundarySite) {
     this.mode = site.mode;
+    this.memo = env.memo ?? new WalkMemo();
     this.manualPending = site.mode === "context" && Object.values(site.options).includes("manual");
     this.recording = site.mode !== "runner" && !this.manualPending;
   }
@@ -170,6 +177,7 @@ export class TransactionWalk {
 
   private tick(node: ts.Node, frame: Frame): boolean {
     if (++this.nodes <= NODE_BUDGET) return true;
+    taintAll(this.memoOpen);
     if (!this.budgetReported) {
       this.budgetReported = true;
       this.unresolved(frame, node, qualifiedName(this.env.rootDir, frame.fn ?? this.site.fn), "budget");
@@ -1551,16 +1559,26 @@ export class TransactionWalk {
       // REQUIRES_NEW / NOT_SUPPORTED / NEVER: runs in its own transaction or none
       return { sources: normSources(args.flatMap((a) => a.sources)) };
     }
-    if (!inline && frame.stack.includes(fn)) return { sources: normSources(args.flatMap((a) => a.sources)) }; // recursion
+    if (!inline && frame.stack.includes(fn)) {
+      taintAbove(this.memoOpen, frame.stack.indexOf(fn));
+      return { sources: normSources(args.flatMap((a) => a.sources)) }; // recursion
+    }
     const depth = inline ? frame.depth : frame.depth + 1;
     const name = qualifiedName(this.env.rootDir, fn);
     if (depth > this.env.maxDepth) {
+      taintAll(this.memoOpen);
       if (this.recording) {
         this.unresolved(frame, call, name, "depth-limit");
         this.diag(call, "depth-limit", "info", `call to ${name} not followed: depth limit ${this.env.maxDepth} reached`);
       }
       return UNKNOWN;
     }
+    // a helper called with a context seen before in this transaction: replay its walk
+    const context = !inline && !parent && !promiseExecutor ? [args, thisValue] : undefined;
+    const key = context && this.memoKey(fn, context, exactArgs);
+    const recorded = key !== undefined ? this.memo.recordings.get(key) : undefined;
+    if (recorded && this.nodes + recorded.nodes <= NODE_BUDGET) return this.replayWalk(recorded, frame, context!);
+    const mark = key !== undefined ? this.startRecording(frame, context!) : undefined;
     const via = inline ? frame.via : [...frame.via, name];
     const f = new Frame(fn, via, depth, inline ? frame.stack : [...frame.stack, fn], inline ? frame.thisValue : thisValue, frame.sink, parent ?? (inline ? frame : undefined));
     f.inPromiseExecutor = promiseExecutor || (inline && frame.inPromiseExecutor);
@@ -1575,13 +1593,76 @@ export class TransactionWalk {
       }
       this.bindName(p.name, v ?? (exactArgs ? known(undefined, "undefined") : constant("undefined")), f);
     });
-    this.walkBody(fn, f);
+    try {
+      this.walkBody(fn, f);
+    } finally {
+      if (mark) this.memoOpen.pop();
+    }
+    const out = this.resultOf(f);
+    if (mark) this.finishRecording(mark, key!, context!, frame, out);
+    return out;
+  }
+
+  private resultOf(f: Frame): Value {
     if (f.returns.length === 0) return constant("undefined");
     const ret = union(...f.returns);
     if (!ret.lit) return ret;
     const out = { ...ret }; // a function may also fall off its end: its result is not folded
     delete out.lit;
     return out;
+  }
+
+  // ---------------------------------------------------------------- memoised helper walks
+
+  /** What a helper's walk can depend on besides its own code: arguments, receiver, and the
+   *  transaction's state. undefined when that cannot be compared by content. */
+  private memoKey(fn: ts.FunctionLikeDeclaration, context: unknown[], exactArgs: boolean): string | undefined {
+    const loop = this.loops[this.loops.length - 1];
+    const state = [fn, exactArgs, this.mode, this.site.startCall ?? null, this.recording, this.manualPending, this.ended, this.everStarted, [...this.runnerSyms],
+      loop ? [loop.node, loop.starts] : null, this.executorTimer ? this.executorTimer.at : null];
+    const text = this.memo.fingerprints.of([state, ...context]);
+    return text;
+  }
+
+  private stateMark(): string {
+    return [this.recording, this.manualPending, this.ended, this.everStarted, this.runnerSyms.size, this.loops.map((l) => l.starts).join(","),
+      this.executorTimer ? "t" : ""].join("|");
+  }
+
+  private startRecording(frame: Frame, context: unknown[]) {
+    const open: OpenRecording = { stackBase: frame.stack.length, tainted: false };
+    this.memoOpen.push(open);
+    return {
+      open, sink: frame.sink, sinkStart: frame.sink.length, counter: this.counter, diagnostics: this.diagnostics.length, nodes: this.nodes,
+      state: this.stateMark(), timer: this.executorTimer, context: this.memo.fingerprints.of(context),
+    };
+  }
+
+  private finishRecording(mark: ReturnType<TransactionWalk["startRecording"]>, key: string, context: unknown[], frame: Frame, result: Value): void {
+    if (mark.open.tainted || frame.sink !== mark.sink || this.stateMark() !== mark.state || this.executorTimer !== mark.timer) return;
+    // the walk must have left its context as it found it (no argument or receiver changed)
+    const paths = new Map<object, (string | number)[]>();
+    if (mark.context === undefined || this.memo.fingerprints.of(context, paths) !== mark.context) return;
+    // a result holding a closure shares the frame it was made in: walk such calls each time
+    if (this.memo.fingerprints.of([result]) === undefined) return;
+    const steps = frame.sink.slice(mark.sinkStart);
+    if (!underChain(steps, frame.via)) return;
+    const draft: Recording = {
+      steps, result, diagnostics: this.diagnostics.slice(mark.diagnostics), firstId: mark.counter, idCount: this.counter - mark.counter,
+      nodes: this.nodes - mark.nodes, viaBase: frame.via.length, paths,
+    };
+    // kept as a copy: the caller goes on to change what it was given
+    const copy = replay(draft, mark.counter, frame.via, context);
+    this.memo.recordings.set(key, { ...draft, steps: copy.steps, result: copy.result, diagnostics: draft.diagnostics.map((d) => ({ ...d })) });
+  }
+
+  private replayWalk(rec: Recording, frame: Frame, context: unknown[]): Value {
+    const { steps, result } = replay(rec, this.counter, frame.via, context);
+    this.counter += rec.idCount;
+    this.nodes += rec.nodes;
+    frame.sink.push(...steps);
+    for (const d of rec.diagnostics) this.diagnostics.push({ ...d });
+    return result;
   }
 
   private callWrapper(call: ts.CallExpression, w: import("./boundaries").WrapperInfo, frame: Frame): Value {
