@@ -24,7 +24,7 @@ export interface ScanResult {
  *  before in the same context are replayed (walk-memo.ts), and the node budget bounds a walk. */
 export const DEFAULTS = { maxFileBytes: 2_000_000, depth: Number.POSITIVE_INFINITY };
 
-export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> & { catalog?: UserCatalog } = {}): ScanResult {
+export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> & { catalog?: UserCatalog; memo?: WalkMemo | null } = {}): ScanResult {
   const opts: ScanOptions = { ...options, root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth, tsconfig: options.tsconfig };
   const timings = new PhaseTimer();
   const setup = setupProgram(opts);
@@ -46,7 +46,7 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
     externalQueryCache: configuresExternalQueryCache(files),
     providers: new ProviderIndex(checker, files, isAppFile),
     container: new ContainerIndex(checker, files, isAppFile),
-    memo: new WalkMemo(),
+    memo: options.memo === undefined ? new WalkMemo() : options.memo,
   };
   for (const d of boundaries.dynamic) {
     diagnostics.push({ ir: 1, type: "diagnostic", file: relPath(rootDir, d.node.getSourceFile().fileName), line: lineOf(d.node), code: "dynamic-boundary", severity: "info", message: d.message });

@@ -193,6 +193,8 @@ export function underChain(steps: Step[], via: string[]): boolean {
 export class WalkMemo {
   readonly recordings = new Map<string, Recording>();
   readonly fingerprints = new ContextFingerprint();
+  /** calls answered from a recording (for tests and profiling) */
+  replays = 0;
 }
 
 /** A walk being recorded: cut-offs met while it runs make it depend on its caller. */

@@ -41,8 +41,9 @@ export interface WalkEnv {
   providers: ProviderIndex;
   /** services registered in a container by name (providers.ts) */
   container: ContainerIndex;
-  /** helper walks recorded for replay, shared by the scan's transactions (walk-memo.ts) */
-  memo?: WalkMemo;
+  /** helper walks recorded for replay, shared by the scan's transactions (walk-memo.ts);
+   *  null: every call is walked (to compare both ways) */
+  memo?: WalkMemo | null;
 }
 
 const ARRAY_ITERATION = new Set(["forEach", "map", "flatMap", "filter", "reduce", "reduceRight", "some", "every", "find", "findIndex", "findLast"]);
@@ -68,7 +69,7 @@ export class TransactionWalk {
   /** the timer armed by the promise executor being walked */
   private executorTimer: PendingTimer | undefined;
   /** recorded helper walks by context (walk-memo.ts), and the recordings under way */
-  private memo: WalkMemo;
+  private memo: WalkMemo | undefined;
   private memoOpen: OpenRecording[] = [];
 
   /** a request-context transaction in manual mode (`@Transaction("manual")`) that has not
@@ -77,7 +78,7 @@ export class TransactionWalk {
 
   constructor(readonly env: WalkEnv, private site: BoundarySite) {
     this.mode = site.mode;
-    this.memo = env.memo ?? new WalkMemo();
+    this.memo = env.memo === null ? undefined : env.memo ?? new WalkMemo();
     this.manualPending = site.mode === "context" && Object.values(site.options).includes("manual");
     this.recording = site.mode !== "runner" && !this.manualPending;
   }
@@ -1574,9 +1575,9 @@ export class TransactionWalk {
       return UNKNOWN;
     }
     // a helper called with a context seen before in this transaction: replay its walk
-    const context = !inline && !parent && !promiseExecutor ? [args, thisValue] : undefined;
+    const context = this.memo && !inline && !parent && !promiseExecutor ? [args, thisValue] : undefined;
     const key = context && this.memoKey(fn, context, exactArgs);
-    const recorded = key !== undefined ? this.memo.recordings.get(key) : undefined;
+    const recorded = key !== undefined ? this.memo!.recordings.get(key) : undefined;
     if (recorded && this.nodes + recorded.nodes <= NODE_BUDGET) return this.replayWalk(recorded, frame, context!);
     const mark = key !== undefined ? this.startRecording(frame, context!) : undefined;
     const via = inline ? frame.via : [...frame.via, name];
@@ -1620,8 +1621,7 @@ export class TransactionWalk {
     const loop = this.loops[this.loops.length - 1];
     const state = [fn, exactArgs, this.mode, this.site.startCall ?? null, this.recording, this.manualPending, this.ended, this.everStarted, [...this.runnerSyms],
       loop ? [loop.node, loop.starts] : null, this.executorTimer ? this.executorTimer.at : null];
-    const text = this.memo.fingerprints.of([state, ...context]);
-    return text;
+    return this.memo!.fingerprints.of([state, ...context]);
   }
 
   private stateMark(): string {
@@ -1634,7 +1634,7 @@ export class TransactionWalk {
     this.memoOpen.push(open);
     return {
       open, sink: frame.sink, sinkStart: frame.sink.length, counter: this.counter, diagnostics: this.diagnostics.length, nodes: this.nodes,
-      state: this.stateMark(), timer: this.executorTimer, context: this.memo.fingerprints.of(context),
+      state: this.stateMark(), timer: this.executorTimer, context: this.memo!.fingerprints.of(context),
     };
   }
 
@@ -1642,9 +1642,9 @@ export class TransactionWalk {
     if (mark.open.tainted || frame.sink !== mark.sink || this.stateMark() !== mark.state || this.executorTimer !== mark.timer) return;
     // the walk must have left its context as it found it (no argument or receiver changed)
     const paths = new Map<object, (string | number)[]>();
-    if (mark.context === undefined || this.memo.fingerprints.of(context, paths) !== mark.context) return;
+    if (mark.context === undefined || this.memo!.fingerprints.of(context, paths) !== mark.context) return;
     // a result holding a closure shares the frame it was made in: walk such calls each time
-    if (this.memo.fingerprints.of([result]) === undefined) return;
+    if (this.memo!.fingerprints.of([result]) === undefined) return;
     const steps = frame.sink.slice(mark.sinkStart);
     if (!underChain(steps, frame.via)) return;
     const draft: Recording = {
@@ -1653,11 +1653,12 @@ export class TransactionWalk {
     };
     // kept as a copy: the caller goes on to change what it was given
     const copy = replay(draft, mark.counter, frame.via, context);
-    this.memo.recordings.set(key, { ...draft, steps: copy.steps, result: copy.result, diagnostics: draft.diagnostics.map((d) => ({ ...d })) });
+    this.memo!.recordings.set(key, { ...draft, steps: copy.steps, result: copy.result, diagnostics: draft.diagnostics.map((d) => ({ ...d })) });
   }
 
   private replayWalk(rec: Recording, frame: Frame, context: unknown[]): Value {
     const { steps, result } = replay(rec, this.counter, frame.via, context);
+    this.memo!.replays++;
     this.counter += rec.idCount;
     this.nodes += rec.nodes;
     frame.sink.push(...steps);
