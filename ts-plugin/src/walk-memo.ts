@@ -46,7 +46,7 @@ export class ContextFingerprint {
     const out: string[] = [];
     let size = 0;
     const active = new Set<object>();
-    const visit = (v: unknown, path: (string | number)[]): void => {
+    const visit = (v: unknown, path: (string | number)[] | undefined): void => {
       if (++size > MAX_KEY_CHARS) throw new NotComparable();
       if (v === null || v === undefined || typeof v !== "object") {
         out.push(typeof v === "string" ? JSON.stringify(v) : typeof v === "function" ? "fn" : String(v));
@@ -59,22 +59,22 @@ export class ContextFingerprint {
       if (active.has(v)) throw new NotComparable();
       const proto = Object.getPrototypeOf(v);
       if (proto !== Object.prototype && proto !== Array.prototype && proto !== Map.prototype && proto !== Set.prototype) throw new NotComparable();
-      if (paths && !paths.has(v)) paths.set(v, path);
+      if (paths && path && !paths.has(v)) paths.set(v, path);
       active.add(v);
       if (Array.isArray(v)) {
         out.push("[");
-        v.forEach((x, i) => visit(x, [...path, i]));
+        for (let i = 0; i < v.length; i++) visit(v[i], path && [...path, i]);
         out.push("]");
       } else if (v instanceof Map) {
         out.push("M{");
         for (const [k, x] of v) {
           out.push(JSON.stringify(k));
-          visit(x, [...path, "m", k]);
+          visit(x, path && [...path, "m", k]);
         }
         out.push("}");
       } else if (v instanceof Set) {
         out.push("S{");
-        for (const x of v) visit(x, [...path, "s"]);
+        for (const x of v) visit(x, path && [...path, "s"]);
         out.push("}");
       } else {
         out.push("{");
@@ -82,14 +82,14 @@ export class ContextFingerprint {
           const x = (v as Record<string, unknown>)[k];
           if (x === undefined) continue;
           out.push(k, ":");
-          visit(x, [...path, k]);
+          visit(x, path && [...path, k]);
         }
         out.push("}");
       }
       active.delete(v);
     };
     try {
-      visit(parts, []);
+      visit(parts, paths ? [] : undefined);
     } catch (e) {
       if (e instanceof NotComparable) return undefined;
       throw e;

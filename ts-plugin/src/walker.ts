@@ -1576,10 +1576,11 @@ export class TransactionWalk {
     }
     // a helper called with a context seen before in this transaction: replay its walk
     const context = this.memo && !inline && !parent && !promiseExecutor ? [args, thisValue] : undefined;
-    const key = context && this.memoKey(fn, context, exactArgs);
+    const contextText = context && this.memo!.fingerprints.of(context);
+    const key = contextText !== undefined ? this.memoKey(fn, contextText, exactArgs) : undefined;
     const recorded = key !== undefined ? this.memo!.recordings.get(key) : undefined;
     if (recorded && this.nodes + recorded.nodes <= NODE_BUDGET) return this.replayWalk(recorded, frame, context!);
-    const mark = key !== undefined ? this.startRecording(frame, context!) : undefined;
+    const mark = key !== undefined ? this.startRecording(frame, contextText!) : undefined;
     const via = inline ? frame.via : [...frame.via, name];
     const f = new Frame(fn, via, depth, inline ? frame.stack : [...frame.stack, fn], inline ? frame.thisValue : thisValue, frame.sink, parent ?? (inline ? frame : undefined));
     f.inPromiseExecutor = promiseExecutor || (inline && frame.inPromiseExecutor);
@@ -1617,11 +1618,12 @@ export class TransactionWalk {
 
   /** What a helper's walk can depend on besides its own code: arguments, receiver, and the
    *  transaction's state. undefined when that cannot be compared by content. */
-  private memoKey(fn: ts.FunctionLikeDeclaration, context: unknown[], exactArgs: boolean): string | undefined {
+  private memoKey(fn: ts.FunctionLikeDeclaration, contextText: string, exactArgs: boolean): string | undefined {
     const loop = this.loops[this.loops.length - 1];
     const state = [fn, exactArgs, this.mode, this.site.startCall ?? null, this.recording, this.manualPending, this.ended, this.everStarted, [...this.runnerSyms],
       loop ? [loop.node, loop.starts] : null, this.executorTimer ? this.executorTimer.at : null];
-    return this.memo!.fingerprints.of([state, ...context]);
+    const stateText = this.memo!.fingerprints.of(state);
+    return stateText === undefined ? undefined : `${stateText}\n${contextText}`;
   }
 
   private stateMark(): string {
@@ -1629,12 +1631,12 @@ export class TransactionWalk {
       this.executorTimer ? "t" : ""].join("|");
   }
 
-  private startRecording(frame: Frame, context: unknown[]) {
+  private startRecording(frame: Frame, contextText: string) {
     const open: OpenRecording = { stackBase: frame.stack.length, tainted: false };
     this.memoOpen.push(open);
     return {
       open, sink: frame.sink, sinkStart: frame.sink.length, counter: this.counter, diagnostics: this.diagnostics.length, nodes: this.nodes,
-      state: this.stateMark(), timer: this.executorTimer, context: this.memo!.fingerprints.of(context),
+      state: this.stateMark(), timer: this.executorTimer, context: contextText,
     };
   }
 
@@ -1642,7 +1644,7 @@ export class TransactionWalk {
     if (mark.open.tainted || frame.sink !== mark.sink || this.stateMark() !== mark.state || this.executorTimer !== mark.timer) return;
     // the walk must have left its context as it found it (no argument or receiver changed)
     const paths = new Map<object, (string | number)[]>();
-    if (mark.context === undefined || this.memo!.fingerprints.of(context, paths) !== mark.context) return;
+    if (this.memo!.fingerprints.of(context, paths) !== mark.context) return;
     // a result holding a closure shares the frame it was made in: walk such calls each time
     if (this.memo!.fingerprints.of([result]) === undefined) return;
     const steps = frame.sink.slice(mark.sinkStart);
