@@ -117,12 +117,13 @@ def _line_count(content: bytes) -> int:
 
 
 # How deep calls into the application are followed when the project does not say: the Django
-# walk computes each helper's summary once per calling context (django/summaries.py), so it
-# follows calls far deeper than the TypeScript walk, which walks a helper again at every call.
-DEFAULT_DEPTH = {"django": 40, "typeorm": 6}
+# walk computes each helper's summary once per calling context (django/summaries.py) and goes 40
+# calls deep; the TypeScript walk replays helpers walked before in the same context
+# (ts-plugin/src/walk-memo.ts) and is bounded only by recursion and its node budget (None).
+DEFAULT_DEPTH: dict[str, int | None] = {"django": 40, "typeorm": None}
 
 
-def effective_depth(config: Config, frontend: str) -> int:
+def effective_depth(config: Config, frontend: str) -> int | None:
     return config.depth or DEFAULT_DEPTH.get(frontend, DEFAULT_DEPTH["django"])
 
 

@@ -71,3 +71,12 @@ def test_json_contract_for_a_typeorm_app():
     assert doc["frontend"] == "typeorm" and doc["transactions"]
     boundaries = {t["boundary"] for t in doc["transactions"]}
     assert {"transaction-callback", "transactional-decorator", "transaction-decorator"} <= boundaries
+
+
+def test_typescript_walk_is_depth_bounded_only_when_the_project_sets_depth(tmp_path):
+    from analyzer.config import from_table
+    assert Config().depth is None
+    assert "depth" not in json.loads(bridge.settings_argument(None, 1000))
+    chosen = from_table({"depth": 3}, tmp_path / "pyproject.toml")
+    assert chosen.depth == 3
+    assert json.loads(bridge.settings_argument(chosen.depth, 1000))["depth"] == 3

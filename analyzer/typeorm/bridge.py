@@ -34,14 +34,15 @@ def plugin_path() -> Path:
     return here.parents[2] / "ts-plugin" / "dist" / "cli.js"
 
 
-def settings_argument(depth: int, max_file_bytes: int, exclude: list[str] | tuple[str, ...] = (),
+def settings_argument(depth: int | None, max_file_bytes: int, exclude: list[str] | tuple[str, ...] = (),
                       **extra) -> str:
     """The one `--settings` JSON object of ts-plugin's command line (ts-plugin/README.md)."""
-    return json.dumps({"depth": depth, "maxFileBytes": max_file_bytes, "exclude": list(exclude), **extra},
+    bound = {"depth": depth} if depth is not None else {}  # none: the front end's walk has no depth bound
+    return json.dumps({**bound, "maxFileBytes": max_file_bytes, "exclude": list(exclude), **extra},
                       sort_keys=True, ensure_ascii=True)
 
 
-def run(root: Path, depth: int = 6, max_file_bytes: int = 2_000_000, timeout: float = 3600,
+def run(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, timeout: float = 3600,
         exclude: list[str] | tuple[str, ...] = (), **extra_settings) -> list[dict]:
     node = shutil.which("node")
     if node is None:

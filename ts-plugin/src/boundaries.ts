@@ -14,6 +14,7 @@ import { packageOfFile } from "./stubs";
 import { typeormExportName } from "./entities";
 import { ISOLATION_PARAMETER } from "./catalog/request-context";
 import { RequestContextIndex } from "./request-context";
+import { CalleeNameFilter, declaredNames } from "./callee-names";
 
 /** context: a request-context decorator; only context-bound repositories are the transaction's.
  *  autocommit: one function outside any transaction (autocommit.ts); its calls into other
@@ -132,8 +133,17 @@ export class BoundaryFinder {
   readonly contexts: RequestContextIndex;
 
   private origins: OriginResolver;
-  constructor(private checker: ts.TypeChecker, private rootDir: string) {
+  private callees: CalleeNameFilter;
+  /** names the wrappers and runner factories are declared under (CalleeNameFilter) */
+  private wrapperNames = new Set<string>();
+  private factoryNames = new Set<string>();
+  /** the program uses a typeorm-transactional library (else no call can be one of its exports) */
+  private usesTransactional: boolean;
+  constructor(private checker: ts.TypeChecker, private rootDir: string, program?: ts.Program) {
     this.origins = new OriginResolver(checker);
+    this.callees = new CalleeNameFilter(checker);
+    this.usesTransactional = !program || program.getSourceFiles().some((sf) =>
+      TRANSACTIONAL_MODULES.has(packageOfFile(sf.fileName) ?? "") || [...TRANSACTIONAL_MODULES].some((m) => sf.text.includes(m)));
     this.contexts = new RequestContextIndex(checker, (c) => this.isTransactionCall(c) || this.isRunnerMethod(c, "startTransaction"));
   }
 
@@ -192,7 +202,7 @@ export class BoundaryFinder {
     if (ts.isCallExpression(node)) {
       if (this.isTransactionCall(node)) this.addCallback(node);
       else if (this.isRunnerMethod(node, "startTransaction")) this.addRunner(node);
-      else if (transactionalExport(this.checker, node.expression) === "runInTransaction") this.addRunInTransaction(node);
+      else if (this.usesTransactional && transactionalExport(this.checker, node.expression) === "runInTransaction") this.addRunInTransaction(node);
     }
     if (ts.isMethodDeclaration(node) && node.body) this.addDecorated(node);
     ts.forEachChild(node, (c) => this.visit(c));
@@ -233,7 +243,9 @@ export class BoundaryFinder {
   }
 
   private registerWrapper(fn: ts.FunctionLikeDeclaration, info: Omit<WrapperInfo, "fn" | "qualname">): void {
-    if (!this.wrappers.has(fn)) this.wrappers.set(fn, { fn, qualname: qualifiedName(this.rootDir, fn), ...info });
+    if (this.wrappers.has(fn)) return;
+    this.wrappers.set(fn, { fn, qualname: qualifiedName(this.rootDir, fn), ...info });
+    for (const n of declaredNames(fn)) this.wrapperNames.add(n);
   }
 
   private addCallback(call: ts.CallExpression): void {
@@ -307,6 +319,7 @@ export class BoundaryFinder {
       // A runner factory (`startTransaction(); return queryRunner;`): the caller does the work
       // and commits; each call site is a transaction.
       this.runnerFactories.set(fn, qualifiedName(this.rootDir, fn));
+      for (const n of declaredNames(fn)) this.factoryNames.add(n);
       return;
     }
     if (!commits) {
@@ -340,6 +353,7 @@ export class BoundaryFinder {
     }
     if (starters.size === 0) return;
     const used = new Set<ts.Node>();
+    const starterNames = new Set([...starters].flatMap((s) => declaredNames(s)));
     const visit = (n: ts.Node): void => {
       if (isFunctionLike(n) && (n as ts.FunctionLikeDeclaration).body && !this.wrappers.has(n)) {
         const fn = n as ts.FunctionLikeDeclaration;
@@ -348,7 +362,7 @@ export class BoundaryFinder {
         const scan = (c: ts.Node): void => {
           if (c !== fn && isFunctionLike(c)) return; // not inside nested functions
           if (ts.isCallExpression(c)) {
-            const decl = this.declarationOf(c);
+            const decl = this.callees.mayCall(c, starterNames) ? this.declarationOf(c) : undefined;
             if (decl && starters.has(decl)) start ??= decl;
             if (ts.isPropertyAccessExpression(c.expression) && c.expression.name.text === "commitTransaction") commits = true;
           }
@@ -382,7 +396,7 @@ export class BoundaryFinder {
       const visit = (n: ts.Node): void => {
         if (ts.isCallExpression(n)) {
           const w = this.wrapperOf(n);
-          const fn = enclosingFunction(n);
+          const fn = w && enclosingFunction(n);
           if (w && fn && fn !== w.fn && !this.wrappers.has(fn)) {
             const arg = n.arguments[w.callbackIndex];
             const idx = arg ? this.parameterSources(fn, arg) : [];
@@ -509,6 +523,7 @@ export class BoundaryFinder {
 
   /** The wrapper a call invokes, if any. */
   wrapperOf(call: ts.CallExpression): WrapperInfo | undefined {
+    if (!this.callees.mayCall(call, this.wrapperNames)) return undefined;
     const sig = this.checker.getResolvedSignature(call);
     const decl = sig?.declaration;
     if (decl && this.wrappers.has(decl)) return this.wrappers.get(decl);
@@ -523,7 +538,7 @@ export class BoundaryFinder {
   }
 
   private visitWrapperCalls(node: ts.Node): void {
-    if (ts.isCallExpression(node) && this.runnerFactories.size) {
+    if (ts.isCallExpression(node) && this.runnerFactories.size && this.callees.mayCall(node, this.factoryNames)) {
       const decl = this.declarationOf(node);
       const factory = decl ? this.runnerFactories.get(decl) : undefined;
       const fn = enclosingFunction(node);

@@ -189,6 +189,12 @@ export class RequestContextIndex {
   /** `connection.getRepository(ctx, Entity)`: which arguments are the context and the target,
    *  when the called method is a repository accessor of a transactional connection class. */
   repositoryAccessor(call: ts.CallExpression, handles: HandleTypes): RepositoryAccessor | undefined {
+    // The member's declarations first (no inference over the arguments): resolving the
+    // signature of every method call the walk meets costs more than the rest of the walk.
+    const callee = stripParens(call.expression);
+    const member = ts.isPropertyAccessExpression(callee) ? this.checker.getSymbolAtLocation(callee.name) : undefined;
+    if (member?.declarations?.length && !member.declarations.some((d) => ts.isMethodDeclaration(d) && ts.isClassDeclaration(d.parent) &&
+        isAppSource(d.getSourceFile()) && this.isTransactionalConnection(d.parent, handles))) return undefined;
     const sig = this.checker.getResolvedSignature(call);
     const decl = sig?.declaration;
     if (!sig || !decl || ts.isJSDocSignature(decl) || !ts.isMethodDeclaration(decl)) return undefined;

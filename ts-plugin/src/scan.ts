@@ -13,6 +13,7 @@ import { ContainerIndex, ProviderIndex } from "./providers";
 import { configuresExternalQueryCache } from "./query-cache";
 import { EMPTY_CATALOG, UserCatalog } from "./settings";
 import { TransactionWalk } from "./walker";
+import { WalkMemo } from "./walk-memo";
 
 export interface ScanResult {
   ir: string;
@@ -20,11 +21,13 @@ export interface ScanResult {
   diagnostics: DiagnosticRecord[];
 }
 
-export const DEFAULTS = { maxFileBytes: 2_000_000, depth: 6 };
+/** No depth bound unless one is asked for: recursion is cut on the call stack, helpers walked
+ *  before in the same context are replayed (walk-memo.ts), and the node budget bounds a walk. */
+export const DEFAULTS = { maxFileBytes: 2_000_000, depth: Number.POSITIVE_INFINITY };
 
 /** `autocommit: false` reports explicit transactions only (the statements outside them are
  *  then not reported at all). */
-export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> & { catalog?: UserCatalog; autocommit?: boolean } = {}): ScanResult {
+export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> & { catalog?: UserCatalog; autocommit?: boolean; memo?: WalkMemo | null } = {}): ScanResult {
   const opts: ScanOptions = { ...options, root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth, tsconfig: options.tsconfig };
   const timings = new PhaseTimer();
   const setup = setupProgram(opts);
@@ -36,7 +39,7 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
 
   const entities = new EntityIndex(checker, rootDir);
   entities.build(files);
-  const boundaries = new BoundaryFinder(checker, rootDir);
+  const boundaries = new BoundaryFinder(checker, rootDir, setup.program);
   boundaries.find(files);
   timings.lap("ts-entities-boundaries");
 
@@ -46,6 +49,7 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
     externalQueryCache: configuresExternalQueryCache(files),
     providers: new ProviderIndex(checker, files, isAppFile),
     container: new ContainerIndex(checker, files, isAppFile),
+    memo: options.memo === undefined ? new WalkMemo() : options.memo,
   };
   for (const d of boundaries.dynamic) {
     diagnostics.push({ ir: 1, type: "diagnostic", file: relPath(rootDir, d.node.getSourceFile().fileName), line: lineOf(d.node), code: "dynamic-boundary", severity: "info", message: d.message });

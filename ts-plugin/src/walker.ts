@@ -20,6 +20,7 @@ import { newQb, qbCall } from "./querybuilders";
 import { QUERY_CACHE_CALLEE } from "./query-cache";
 import { ContainerIndex, ProviderIndex } from "./providers";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
+import { OpenRecording, Recording, replay, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
 export interface WalkEnv {
@@ -40,6 +41,9 @@ export interface WalkEnv {
   providers: ProviderIndex;
   /** services registered in a container by name (providers.ts) */
   container: ContainerIndex;
+  /** helper walks recorded for replay, shared by the scan's transactions (walk-memo.ts);
+   *  null: every call is walked (to compare both ways) */
+  memo?: WalkMemo | null;
 }
 
 const ARRAY_ITERATION = new Set(["forEach", "map", "flatMap", "filter", "reduce", "reduceRight", "some", "every", "find", "findIndex", "findLast"]);
@@ -64,6 +68,9 @@ export class TransactionWalk {
   private loops: { node: ts.Node; starts: boolean }[] = [];
   /** the timer armed by the promise executor being walked */
   private executorTimer: PendingTimer | undefined;
+  /** recorded helper walks by context (walk-memo.ts), and the recordings under way */
+  private memo: WalkMemo | undefined;
+  private memoOpen: OpenRecording[] = [];
 
   /** a request-context transaction in manual mode (`@Transaction("manual")`) that has not
    *  started yet: it starts at the call of a start helper (`connection.startTransaction(ctx)`) */
@@ -71,6 +78,7 @@ export class TransactionWalk {
 
   constructor(readonly env: WalkEnv, private site: BoundarySite) {
     this.mode = site.mode;
+    this.memo = env.memo === null ? undefined : env.memo ?? new WalkMemo();
     this.manualPending = site.mode === "context" && Object.values(site.options).includes("manual");
     this.recording = site.mode !== "runner" && !this.manualPending;
   }
@@ -172,6 +180,7 @@ export class TransactionWalk {
 
   private tick(node: ts.Node, frame: Frame): boolean {
     if (++this.nodes <= NODE_BUDGET) return true;
+    taintAll(this.memoOpen);
     if (!this.budgetReported) {
       this.budgetReported = true;
       this.unresolved(frame, node, qualifiedName(this.env.rootDir, frame.fn ?? this.site.fn), "budget");
@@ -1492,7 +1501,8 @@ export class TransactionWalk {
       if (m?.closure) return { fn: m.closure.fn, parent: m.closure.frame as Frame | undefined };
     }
     let decl: ts.Declaration | undefined;
-    if (call) {
+    if (call) decl = this.soleImplementation(ts.isPropertyAccessExpression(e) ? e.name : e);
+    if (call && !decl) {
       const sig = this.checker.getResolvedSignature(call);
       if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) decl = sig.declaration;
     }
@@ -1519,6 +1529,18 @@ export class TransactionWalk {
     return { fn };
   }
 
+  /** The one declaration, with a body, of the function or method a name denotes: what signature
+   *  resolution would find, without typing the call's arguments. Overloads, merged
+   *  declarations and values holding functions are left to signature resolution. */
+  private soleImplementation(name: ts.Node): ts.Declaration | undefined {
+    const found = this.checker.getSymbolAtLocation(name);
+    const sym = found && unalias(this.checker, found);
+    const decls = sym?.declarations;
+    if (!decls || decls.length !== 1) return undefined;
+    const d = decls[0];
+    return (ts.isMethodDeclaration(d) || ts.isFunctionDeclaration(d)) && d.body ? d : undefined;
+  }
+
   private evalExprQuiet(e: ts.Expression, frame: Frame): Value | undefined {
     e = stripParens(e);
     if (ts.isIdentifier(e)) {
@@ -1541,18 +1563,29 @@ export class TransactionWalk {
       return { sources: normSources(args.flatMap((a) => a.sources)) };
     }
     // recursion, also through a callback walked in place (`const poll = async () => { ...; setTimeout(poll) }`)
-    if (frame.stack.includes(fn)) return { sources: normSources(args.flatMap((a) => a.sources)) };
+    if (frame.stack.includes(fn)) {
+      taintAbove(this.memoOpen, frame.stack.indexOf(fn));
+      return { sources: normSources(args.flatMap((a) => a.sources)) };
+    }
     // an autocommit walk examines one function: other functions are examined on their own
     if (this.mode === "autocommit" && !contains(this.site.fn, fn)) return { sources: normSources(args.flatMap((a) => a.sources)) };
     const depth = inline ? frame.depth : frame.depth + 1;
     const name = qualifiedName(this.env.rootDir, fn);
     if (depth > this.env.maxDepth) {
+      taintAll(this.memoOpen);
       if (this.recording) {
         this.unresolved(frame, call, name, "depth-limit");
         this.diag(call, "depth-limit", "info", `call to ${name} not followed: depth limit ${this.env.maxDepth} reached`);
       }
       return UNKNOWN;
     }
+    // a helper called with a context seen before in this transaction: replay its walk
+    const context = this.memo && !inline && !parent && !promiseExecutor ? [args, thisValue] : undefined;
+    const contextText = context && this.memo!.fingerprints.of(context);
+    const key = contextText !== undefined ? this.memoKey(fn, contextText, exactArgs) : undefined;
+    const recorded = key !== undefined ? this.memo!.recordings.get(key) : undefined;
+    if (recorded && this.nodes + recorded.nodes <= NODE_BUDGET) return this.replayWalk(recorded, frame, context!);
+    const mark = key !== undefined ? this.startRecording(frame, contextText!) : undefined;
     const via = inline ? frame.via : [...frame.via, name];
     const f = new Frame(fn, via, depth, [...frame.stack, fn], inline ? frame.thisValue : thisValue, frame.sink, parent ?? (inline ? frame : undefined));
     f.inPromiseExecutor = promiseExecutor || (inline && frame.inPromiseExecutor);
@@ -1567,13 +1600,77 @@ export class TransactionWalk {
       }
       this.bindName(p.name, v ?? (exactArgs ? known(undefined, "undefined") : constant("undefined")), f);
     });
-    this.walkBody(fn, f);
+    try {
+      this.walkBody(fn, f);
+    } finally {
+      if (mark) this.memoOpen.pop();
+    }
+    const out = this.resultOf(f);
+    if (mark) this.finishRecording(mark, key!, context!, frame, out);
+    return out;
+  }
+
+  private resultOf(f: Frame): Value {
     if (f.returns.length === 0) return constant("undefined");
     const ret = union(...f.returns);
     if (!ret.lit) return ret;
     const out = { ...ret }; // a function may also fall off its end: its result is not folded
     delete out.lit;
     return out;
+  }
+
+  // ---------------------------------------------------------------- memoised helper walks
+
+  /** What a helper's walk can depend on besides its own code: arguments, receiver, and the
+   *  transaction's state. undefined when that cannot be compared by content. */
+  private memoKey(fn: ts.FunctionLikeDeclaration, contextText: string, exactArgs: boolean): string | undefined {
+    const loop = this.loops[this.loops.length - 1];
+    const state = [fn, exactArgs, this.mode, this.site.startCall ?? null, this.recording, this.manualPending, this.ended, this.everStarted, [...this.runnerSyms],
+      loop ? [loop.node, loop.starts] : null, this.executorTimer ? this.executorTimer.at : null];
+    const stateText = this.memo!.fingerprints.of(state);
+    return stateText === undefined ? undefined : `${stateText}\n${contextText}`;
+  }
+
+  private stateMark(): string {
+    return [this.recording, this.manualPending, this.ended, this.everStarted, this.runnerSyms.size, this.loops.map((l) => l.starts).join(","),
+      this.executorTimer ? "t" : ""].join("|");
+  }
+
+  private startRecording(frame: Frame, contextText: string) {
+    const open: OpenRecording = { stackBase: frame.stack.length, tainted: false };
+    this.memoOpen.push(open);
+    return {
+      open, sink: frame.sink, sinkStart: frame.sink.length, counter: this.counter, diagnostics: this.diagnostics.length, nodes: this.nodes,
+      state: this.stateMark(), timer: this.executorTimer, context: contextText,
+    };
+  }
+
+  private finishRecording(mark: ReturnType<TransactionWalk["startRecording"]>, key: string, context: unknown[], frame: Frame, result: Value): void {
+    if (mark.open.tainted || frame.sink !== mark.sink || this.stateMark() !== mark.state || this.executorTimer !== mark.timer) return;
+    // the walk must have left its context as it found it (no argument or receiver changed)
+    const paths = new Map<object, (string | number)[]>();
+    if (this.memo!.fingerprints.of(context, paths) !== mark.context) return;
+    // a result holding a closure shares the frame it was made in: walk such calls each time
+    if (this.memo!.fingerprints.of([result]) === undefined) return;
+    const steps = frame.sink.slice(mark.sinkStart);
+    if (!underChain(steps, frame.via)) return;
+    const draft: Recording = {
+      steps, result, diagnostics: this.diagnostics.slice(mark.diagnostics), firstId: mark.counter, idCount: this.counter - mark.counter,
+      nodes: this.nodes - mark.nodes, viaBase: frame.via.length, paths,
+    };
+    // kept as a copy: the caller goes on to change what it was given
+    const copy = replay(draft, mark.counter, frame.via, context);
+    this.memo!.recordings.set(key, { ...draft, steps: copy.steps, result: copy.result, diagnostics: draft.diagnostics.map((d) => ({ ...d })) });
+  }
+
+  private replayWalk(rec: Recording, frame: Frame, context: unknown[]): Value {
+    const { steps, result } = replay(rec, this.counter, frame.via, context);
+    this.memo!.replays++;
+    this.counter += rec.idCount;
+    this.nodes += rec.nodes;
+    frame.sink.push(...steps);
+    for (const d of rec.diagnostics) this.diagnostics.push({ ...d });
+    return result;
   }
 
   private callWrapper(call: ts.CallExpression, w: import("./boundaries").WrapperInfo, frame: Frame): Value {

@@ -1,0 +1,48 @@
+// Syntactic pre-filter for "does this call invoke one of these functions?". Resolving a call's
+// signature makes the checker type the callee and infer every argument, which over all calls of
+// an application costs as much as a full type check; a call can only reach a function through
+// one of the names the function is declared under, so calls under other names are skipped
+// before the checker is asked. The filter keeps every call it cannot judge by its text: callees
+// that are not plain names (`f()()`, `obj[key]()`), and identifiers that may alias a function
+// (imports, variables, parameters). One case is not seen: a method stored in a property of
+// another name (`{ run: this.start }` called as `obj.run()`).
+import * as ts from "typescript";
+import { stripParens, unalias } from "./names";
+
+/** The names a function can be called by: its own, or the variable/property holding it. */
+export function declaredNames(fn: ts.Node): string[] {
+  const out: string[] = [];
+  const named = fn as ts.Node & { name?: ts.Node };
+  if (named.name && (ts.isIdentifier(named.name) || ts.isStringLiteral(named.name) || ts.isPrivateIdentifier(named.name))) out.push(named.name.text);
+  let holder: ts.Node = fn.parent;
+  while (holder && (ts.isParenthesizedExpression(holder) || ts.isAsExpression(holder) || ts.isSatisfiesExpression(holder))) holder = holder.parent;
+  if (holder && (ts.isVariableDeclaration(holder) || ts.isPropertyDeclaration(holder) || ts.isPropertyAssignment(holder)) &&
+      (ts.isIdentifier(holder.name) || ts.isStringLiteral(holder.name) || ts.isPrivateIdentifier(holder.name))) {
+    out.push(holder.name.text);
+  }
+  return out;
+}
+
+export class CalleeNameFilter {
+  constructor(private checker: ts.TypeChecker) {}
+
+  /** False only when `call` certainly calls none of the functions declared under `names`. */
+  mayCall(call: ts.CallExpression | ts.NewExpression, names: ReadonlySet<string>): boolean {
+    if (names.size === 0) return false;
+    const callee = stripParens(call.expression);
+    if (ts.isPropertyAccessExpression(callee)) return names.has(callee.name.text);
+    if (ts.isElementAccessExpression(callee)) {
+      const key = callee.argumentExpression;
+      return ts.isStringLiteralLike(key) ? names.has(key.text) : true;
+    }
+    if (!ts.isIdentifier(callee)) return true;
+    if (names.has(callee.text)) return true;
+    const sym = this.checker.getSymbolAtLocation(callee);
+    if (!sym) return false; // an unknown name resolves to no declaration either
+    const target = unalias(this.checker, sym);
+    if (!target) return false;
+    if (target !== sym && names.has(target.name)) return true;
+    // a local alias (`const run = this.start`) or a parameter may hold any function
+    return (target.declarations ?? []).some((d) => !ts.isFunctionDeclaration(d) && !ts.isClassDeclaration(d) && !ts.isMethodDeclaration(d));
+  }
+}

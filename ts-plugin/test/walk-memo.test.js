@@ -1,0 +1,108 @@
+// Replayed helper walks (src/walk-memo.ts) give the IR that walking every call again gives:
+// the samples and every test folder are scanned both ways and compared byte for byte, and the
+// cases that must not be replayed (a helper that changes its argument, literal arguments that
+// fold branches differently, recursion) are checked on their own.
+"use strict";
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const fs = require("fs");
+const path = require("path");
+const { scan } = require("../dist/scan");
+const { WalkMemo } = require("../dist/walk-memo");
+const { makeApp, ENTITIES, statements } = require("./helpers");
+
+const SAMPLES = path.resolve(__dirname, "..", "..", "corpus", "samples", "typeorm");
+
+function bothWays(dir, options = {}) {
+  const memo = new WalkMemo();
+  const replayed = scan(dir, { ...options, memo }).ir;
+  const walked = scan(dir, { ...options, memo: null }).ir;
+  return { replayed, walked, replays: memo.replays };
+}
+
+for (const name of fs.readdirSync(SAMPLES).filter((n) => fs.statSync(path.join(SAMPLES, n)).isDirectory())) {
+  test(`sample ${name}: replayed helper walks give the IR of walking each call`, () => {
+    const r = bothWays(path.join(SAMPLES, name));
+    assert.equal(r.replayed, r.walked);
+  });
+}
+
+const SERVICE = `
+import { DataSource, EntityManager } from "typeorm";
+import { User, Account } from "./entities";
+export class Helpers {
+  async owner(em: EntityManager, id: number) {
+    return em.findOneBy(User, { id });
+  }
+  async audit(em: EntityManager, user: User, flag: boolean) {
+    if (flag) await em.save(Account, { owner: user, balance: 0 });
+    return user;
+  }
+  async rename(em: EntityManager, user: User) {
+    user.name = "renamed";
+    return user;
+  }
+  async down(em: EntityManager, n: number): Promise<number> {
+    if (n <= 0) return 0;
+    await em.findOneBy(Account, { id: n });
+    return this.down(em, n - 1);
+  }
+}
+export class Service {
+  constructor(private ds: DataSource, private h: Helpers) {}
+  async run(id: number) {
+    await this.ds.transaction(async (em) => {
+      const a = await this.h.owner(em, id);
+      const b = await this.h.owner(em, id);
+      await this.h.audit(em, a, true);
+      await this.h.audit(em, a, false);
+      await this.h.audit(em, b, true);
+      const r1 = await this.h.rename(em, a);
+      const r2 = await this.h.rename(em, a);
+      await em.save(User, r2);
+      await this.h.down(em, 3);
+      await this.h.down(em, 3);
+    });
+  }
+}
+`;
+
+test("a helper called again in the same context is replayed with fresh step ids and the same IR", () => {
+  const dir = makeApp({ "src/entities.ts": ENTITIES, "src/service.ts": SERVICE });
+  try {
+    const r = bothWays(dir);
+    assert.equal(r.replayed, r.walked);
+    assert.ok(r.replays >= 2, `replays: ${r.replays}`);
+    const tx = r.replayed.trimEnd().split("\n").map((l) => JSON.parse(l)).find((x) => x.type === "transaction");
+    const st = statements(tx);
+    // owner twice (two reads, distinct ids), audit(true) twice: two inserts, audit(false): none
+    assert.deepEqual(st.filter((s) => s.entity === "User" && s.kind === "read").length, 2);
+    assert.deepEqual(st.filter((s) => s.entity === "Account" && s.kind === "insert").length, 2);
+    const ids = st.map((s) => s.id);
+    assert.equal(new Set(ids).size, ids.length);
+    // the second audit(b) uses the second read's result, not the first one's
+    const inserts = st.filter((s) => s.entity === "Account" && s.kind === "insert");
+    const reads = st.filter((s) => s.entity === "User" && s.kind === "read");
+    assert.notDeepEqual(JSON.stringify(inserts[0].values), JSON.stringify(inserts[1].values));
+    assert.match(JSON.stringify(inserts[1].values), new RegExp(`"step":"${reads[1].id}"`));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a deep chain of helpers is followed to the end without a depth bound, and a set depth still bounds it", () => {
+  const chain = Array.from({ length: 12 }, (_, i) =>
+    `export async function f${i}(em: EntityManager, id: number): Promise<any> { ${i === 11 ? "return em.findOneBy(User, { id });" : `return f${i + 1}(em, id);`} }`).join("\n");
+  const src = `import { DataSource, EntityManager } from "typeorm";\nimport { User } from "./entities";\n${chain}\n` +
+    `export async function run(ds: DataSource, id: number) { await ds.transaction(async (em) => { await f0(em, id); }); }\n`;
+  const dir = makeApp({ "src/entities.ts": ENTITIES, "src/service.ts": src });
+  try {
+    const deep = scan(dir).ir;
+    assert.doesNotMatch(deep, /depth-limit/);
+    assert.match(deep, /"api":"findOneBy"/);
+    const bounded = scan(dir, { depth: 6 }).ir;
+    assert.match(bounded, /"reason":"depth-limit"/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
