@@ -15,15 +15,21 @@ for (const app of fs.readdirSync(SAMPLES).filter((d) => fs.existsSync(path.join(
   test(`sample ${app}`, async (t) => {
     const expected = JSON.parse(fs.readFileSync(path.join(SAMPLES, app, "expected.json"), "utf8"));
     const ir = scanDir(path.join(SAMPLES, app));
-    const byLoc = new Map([...ir.transactions, ...ir.autocommit].map((tx) => [`${tx.file}:${tx.line}`, tx]));
+    // explicit transactions by file:line; autocommit ones by file:line:column (their id)
+    const where = (tx) => (tx.boundary === "autocommit" ? tx.id.replace(/:autocommit$/, "") : `${tx.file}:${tx.line}`);
+    const byLoc = new Map([...ir.transactions, ...ir.autocommit].map((tx) => [where(tx), tx]));
+    const wanted = [
+      ...expected.transactions.map((e) => ({ ...e, where: `${e.file}:${e.line}` })),
+      ...(expected.autocommit ?? []).map((e) => ({ ...e, boundary: "autocommit", where: `${e.file}:${e.line}:${e.column}` })),
+    ];
 
     await t.test("no unexpected transactions", () => {
-      const want = new Set(expected.transactions.map((e) => `${e.file}:${e.line}`));
+      const want = new Set(wanted.map((e) => e.where));
       assert.deepEqual([...byLoc.keys()].filter((k) => !want.has(k)), []);
     });
-    for (const e of expected.transactions) {
-      await t.test(`${e.file}:${e.line} ${e.function.split(".").pop()}`, () => {
-        const tx = byLoc.get(`${e.file}:${e.line}`);
+    for (const e of wanted) {
+      await t.test(`${e.where} ${e.function.split(".").pop()}`, () => {
+        const tx = byLoc.get(e.where);
         assert.ok(tx, `transaction not reported`);
         assert.equal(tx.boundary, e.boundary);
         assert.equal(tx.function, e.function);
