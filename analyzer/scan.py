@@ -9,11 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__, ir, timing
+from .cache import ScanCache, default_for
 from .config import Config
-from .core import Settings, analyze
-from .django import frontend as django_frontend
 from .django.files import display_path, read_bytes
-from .typeorm import bridge
 
 CDA_MODES = ("pk", "auto")
 
@@ -28,6 +26,8 @@ class ScanResult:
     lines: int = 0
     seconds: float = 0.0
     rewrites: list = field(default_factory=list)  # analyzer.rewrite candidates, verified during the scan
+    cache: ScanCache | None = None  # what this scan found, for re-analysis of rewritten copies
+    walked: list[str] | None = None  # transactions walked by this scan (the others reused); None: no cache
 
     @property
     def ir_text(self) -> str:
@@ -94,22 +94,42 @@ def _line_count(content: bytes) -> int:
     return content.count(b"\n") + (1 if content and not content.endswith(b"\n") else 0)
 
 
-def scan(root: Path, config: Config = Config(), frontend: str | None = None, rewrites: bool = True) -> ScanResult:
+def scan(root: Path, config: Config = Config(), frontend: str | None = None, rewrites: bool = True,
+         cache: ScanCache | None = None) -> ScanResult:
+    """Scan one application. `cache` holds an earlier scan's work (analyzer/cache); without
+    one, the work of this scan is still kept in memory when rewrites are verified, so that the
+    re-analysis of each rewritten copy walks only the transactions the rewrite reaches."""
+    from .core import Settings, analyze
+
     started = time.perf_counter()
     frontend = frontend or detect_frontend(root)
+    if cache is None:
+        cache = default_for(root)
+    if cache is None and rewrites:
+        cache = ScanCache()
+    walked = None
     if frontend == "typeorm":
+        from .typeorm import bridge
+
         with timing.phase("typescript"):
             records = bridge.run(root, depth=config.depth, max_file_bytes=config.max_file_bytes,
                                  exclude=config.exclude, effects=config.extra_effects, statements=config.extra_statements)
         files = _typescript_files(root, config)
         lines = sum(f["lines"] for f in files)
     else:
+        from .cache.django import DjangoReuse
+        from .django import frontend as django_frontend
+
         options = django_frontend.Options(
             excludes=django_frontend.DEFAULT_EXCLUDES + tuple(config.exclude),
             max_file_bytes=config.max_file_bytes, max_depth=config.depth,
             extra_effects=config.extra_effects, extra_statements=config.extra_statements)
-        result = django_frontend.scan(root, options)
+        reuse = DjangoReuse(cache.tables("django")) if cache is not None else None
+        result = django_frontend.scan(root, options, reuse)
+        if reuse is not None:
+            cache.keep("django", reuse.written)
         records, files, lines = result.records, result.files, result.lines
+        walked = reuse.walked if reuse is not None else None
     # The same input gives the same IR wherever it is checked out: the root is named, not located.
     for record in records:
         if record["type"] == "meta":
@@ -119,7 +139,8 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
     with timing.phase("core"):
         analyses = {mode: analyze(records, Settings(mode, config.cda_entities)) for mode in CDA_MODES}
         add_excerpts(root, analyses, config.max_file_bytes)
-    result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started)
+    result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started, cache=cache,
+                        walked=walked)
     if rewrites:
         # Code is shown only for rewrites that re-analysis of a rewritten copy confirmed.
         from .rewrite.attach import attach

@@ -63,7 +63,12 @@ def _package_prefix(root: Path) -> str:
     return ".".join(parts)
 
 
-def scan(root: Path, options: Options = Options()) -> FrontendResult:
+def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult:
+    """`reuse` (analyzer.cache.django.DjangoReuse) takes what an earlier scan found where nothing
+    it depends on changed; without it every step is done."""
+    from ..cache.django import NoReuse
+
+    reuse = reuse or NoReuse()
     root = root.resolve()
     lap = time.perf_counter()
     diagnostics: list[dict] = []
@@ -77,7 +82,7 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
             continue
         total_lines += source.lines
         try:
-            info = index.add(source)
+            info = reuse.index_add(index, source)
         except RecursionError:
             diagnostics.append(diagnostic(source.rel, 0, "parse-error", "nesting too deep to parse"))
             continue
@@ -123,14 +128,15 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
     for rel, line in ignored:
         diagnostics.append(diagnostic(rel, line, "ignored-setting", "ATOMIC_REQUESTS at the top level of settings is "
                                  "ignored by Django; it only counts inside DATABASES[alias]", "info"))
+    reuse.begin(ctx, options, enabled)
     boundaries: list[Boundary] = []
     for qualname, module, first, last, cls in candidates(ctx):
-        parsed = ctx.parse_definition(index.modules[module], qualname, first, last)
-        if parsed is not None:
-            boundaries.extend(find_boundaries(ctx, parsed, qualname, cls))
+        boundaries.extend(reuse.boundaries(ctx, index.modules[module], qualname, first, last, cls,
+                                           lambda parsed: find_boundaries(ctx, parsed, qualname, cls)))
     if enabled:
         views = [v for name in sorted(n for n, i in index.modules.items() if i.name == n)
-                 if is_view_module(index.modules[name].rel) for v in view_functions(ctx, name)]
+                 if is_view_module(index.modules[name].rel)
+                 for v in reuse.views(ctx, name, lambda module: view_functions(ctx, module))]
         view_names = {v.function for v in views}
         boundaries = [b for b in boundaries if b.function not in view_names or b.kind == "atomic-context"]
         boundaries = _drop_nested_in_views(boundaries, views) + views
@@ -142,14 +148,10 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
         # too: the same boundary can be found twice.
         unique.setdefault((boundary.parsed.info.rel, boundary.line), boundary)
     for boundary in sorted(unique.values(), key=lambda b: (b.parsed.info.rel, b.line, b.function)):
-        parsed = boundary.parsed
-        try:
-            transactions.append(build_transaction(ctx, parsed, boundary))
-        except RecursionError:
-            diagnostics.append(diagnostic(parsed.info.rel, boundary.line, "internal-error", "recursion limit while walking"))
-        except Exception as exc:  # noqa: BLE001 - one bad transaction must not end the scan
-            diagnostics.append(diagnostic(parsed.info.rel, boundary.line, "internal-error",
-                                     f"{type(exc).__name__}: {exc}"))
+        txn, txn_diagnostics, problems = reuse.transaction(ctx, boundary, _walk, find_boundaries, view_functions)
+        if txn is not None:
+            transactions.append((txn, txn_diagnostics))
+        diagnostics.extend(problems)
     diagnostics.extend(ctx.diagnostics)
     timing.lap("walk", lap)
     records = [{"ir": 1, "type": "meta", "frontend": "django", "root": root.name}]
@@ -159,6 +161,18 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
         diagnostics.extend(txn_diagnostics)
     records += _dedupe(diagnostics)
     return FrontendResult(records, files, total_lines)
+
+
+def _walk(ctx: Context, boundary: Boundary) -> tuple[dict | None, list[dict], list[dict]]:
+    """(transaction, its diagnostics, front-end diagnostics) of one boundary."""
+    parsed = boundary.parsed
+    try:
+        txn, txn_diagnostics = build_transaction(ctx, parsed, boundary)
+        return txn, txn_diagnostics, []
+    except RecursionError:
+        return None, [], [diagnostic(parsed.info.rel, boundary.line, "internal-error", "recursion limit while walking")]
+    except Exception as exc:  # noqa: BLE001 - one bad transaction must not end the scan
+        return None, [], [diagnostic(parsed.info.rel, boundary.line, "internal-error", f"{type(exc).__name__}: {exc}")]
 
 
 def _drop_nested_in_views(boundaries: list[Boundary], views: list[Boundary]) -> list[Boundary]:

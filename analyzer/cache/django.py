@@ -1,0 +1,229 @@
+"""Reuse of an earlier Django scan's work: index facts per file, boundaries per definition, and
+each transaction's IR when nothing it depended on changed.
+
+What a transaction's result depends on, and how each part is checked:
+- the project-wide facts the walk consults (every module's shape: its names, imports, bases,
+  decorators, parameters and assignments; the entities; signals, wrappers, the user model, the
+  settings of the scan): one digest, `project_digest`; when it differs, nothing is reused;
+- the definitions its walk parsed (the boundary's own, and every helper it followed): each
+  recorded with its qualified name, its lines and a digest of their text. A definition that
+  moved, changed or disappeared makes the transaction be walked again, and only that one.
+Boundaries are found again in every changed definition (new and removed transactions are
+seen); for an unchanged one the boundaries found last time are reused without parsing it.
+The walk reports what it reached through Context.parse_definition, which every definition the
+walk reads goes through (a summary of a helper, computed once and applied in several
+transactions, must be recorded as reached by each of them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Callable
+
+from ..django.index import ModuleInfo, RepoIndex
+from . import index_facts
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+@dataclasses.dataclass
+class _Where:
+    info: ModuleInfo
+
+
+@dataclasses.dataclass
+class BoundaryStub:
+    """What the front end needs of a boundary before walking it (its place, to order and
+    de-duplicate); the boundary itself is found again only if its transaction is walked."""
+
+    kind: str
+    line: int
+    function: str
+    end_line: int
+    parsed: _Where
+    source: list                      # [rel, qualname, first, last] of the definition it was found in
+    view_module: str | None = None    # found by view_functions (ATOMIC_REQUESTS) in this module
+    cls: str | None = None
+    real: object = None               # the Boundary, when found in this scan
+
+
+class DjangoReuse:
+    """One scan's use of the cache: reads `tables` (an earlier scan's), writes `written`."""
+
+    def __init__(self, tables: dict) -> None:
+        self.old = tables
+        self.written: dict = {"files": {}, "boundaries": {}, "transactions": {}}
+        self.digest = ""
+        self._lines: dict[str, list[str]] = {}
+        self._parse_diagnostics: dict[str, list[dict]] = {}
+        self._reach: list[list] | None = None
+        self.walked: list[str] = []   # ids of the transactions walked in this scan (the others were reused)
+
+    # -- index ---------------------------------------------------------------------------
+    def index_add(self, index: RepoIndex, source) -> ModuleInfo:
+        content = _digest(source.text)
+        kept = self.old.get("files", {}).get(source.rel)
+        if kept and kept[0] == content and kept[1] == index.package_prefix:
+            info = index.add_info(index_facts.load(kept[3], source))
+            self.written["files"][source.rel] = kept
+            return info
+        info = index.add(source)
+        self.written["files"][source.rel] = [content, index.package_prefix, index_facts.shape(info),
+                                             index_facts.dump(info)]
+        return info
+
+    # -- project-wide facts ---------------------------------------------------------------
+    def begin(self, ctx, options, atomic_requests: list[str]) -> None:
+        """Digest what every transaction depends on; from here on, record what each walk reads."""
+        index = ctx.index
+        shapes = self.written["files"]
+        facts = {
+            "options": [list(options.excludes), options.max_file_bytes, options.max_depth,
+                        sorted(options.extra_effects.items()), sorted(options.extra_statements.items())],
+            "prefix": index.package_prefix,
+            "modules": sorted((name, info.rel, shapes[info.rel][2] if info.rel in shapes else "")
+                              for name, info in index.modules.items()),
+            "entities": [{k: v for k, v in dataclasses.asdict(e).items() if k != "line"}
+                         for _, e in sorted(ctx.entities.items())],
+            "reverse": ctx.reverse, "signals": sorted(ctx.signals.items()), "wrappers": ctx.wrappers,
+            "user": ctx.auth_user, "params": sorted((k, v.name) for k, v in ctx.entity_by_param_name.items()),
+            "atomic_requests": atomic_requests,
+        }
+        self.digest = _digest(json.dumps(facts, sort_keys=True, default=list))
+        self._ctx = ctx
+        parse = ctx.parse_definition
+
+        def recording_parse(info, qualname, first_line, end_line):
+            fresh = qualname not in ctx._parsed
+            before = len(ctx.diagnostics)
+            parsed = parse(info, qualname, first_line, end_line)
+            if fresh:
+                self._parse_diagnostics[qualname] = ctx.diagnostics[before:]
+            if self._reach is not None:
+                self._reach.append([info.rel, qualname, first_line, end_line])
+            return parsed
+
+        ctx.parse_definition = recording_parse
+
+    def _definition_digest(self, rel: str, first: int, last: int) -> str:
+        lines = self._lines.get(rel)
+        if lines is None:
+            info = self._module_by_rel().get(rel)
+            lines = self._lines[rel] = info.source.text.splitlines(keepends=True) if info else []
+        return _digest("".join(lines[first - 1:last]))
+
+    def _module_by_rel(self) -> dict[str, ModuleInfo]:
+        if not hasattr(self, "_by_rel"):
+            self._by_rel = {info.rel: info for info in self._ctx.index.modules.values()}
+        return self._by_rel
+
+    def _unchanged(self, rel: str, qualname: str, first: int, last: int, digest: str) -> bool:
+        index = self._ctx.index
+        now = index.functions.get(qualname) or index.classes.get(qualname)
+        if now is None or (now.line, now.end_line) != (first, last):
+            return False
+        module = index.modules.get(now.module)
+        return module is not None and module.rel == rel and self._definition_digest(rel, first, last) == digest
+
+    # -- boundaries --------------------------------------------------------------------------
+    def boundaries(self, ctx, info: ModuleInfo, qualname: str, first: int, last: int, cls: str | None,
+                   find: Callable) -> list:
+        """The boundaries of one candidate definition: found last time (its text and the project
+        facts unchanged), or found now by `find(parsed)`."""
+        source = [info.rel, qualname, first, last]
+        key = json.dumps([self.digest, *source, cls, self._definition_digest(info.rel, first, last)])
+        kept = self.old.get("boundaries", {}).get(key)
+        if kept is not None:
+            self.written["boundaries"][key] = kept
+            stubs, diagnostics = kept
+            ctx.diagnostics.extend(diagnostics)
+            return [BoundaryStub(*stub, parsed=_Where(info), source=source, cls=cls) for stub in stubs]
+        before = len(ctx.diagnostics)
+        parsed = ctx.parse_definition(info, qualname, first, last)
+        found = find(parsed) if parsed is not None else []
+        self.written["boundaries"][key] = [[[b.kind, b.line, b.function, b.end_line] for b in found],
+                                           ctx.diagnostics[before:]]
+        return [BoundaryStub(b.kind, b.line, b.function, b.end_line, _Where(info), source, cls=cls, real=b)
+                for b in found]
+
+    def views(self, ctx, module: str, find: Callable) -> list:
+        """ATOMIC_REQUESTS views of one module (kept per module content and project facts)."""
+        info = ctx.index.modules[module]
+        key = json.dumps([self.digest, "views", info.rel, self.written["files"][info.rel][0]])
+        kept = self.old.get("boundaries", {}).get(key)
+        if kept is not None:
+            self.written["boundaries"][key] = kept
+            stubs, diagnostics = kept
+            ctx.diagnostics.extend(diagnostics)
+            return [BoundaryStub(kind, line, function, end_line, _Where(info), source, view_module=module, cls=cls)
+                    for kind, line, function, end_line, source, cls in stubs]
+        before = len(ctx.diagnostics)
+        found = find(module)
+        out = []
+        for b in found:
+            fn = ctx.index.functions[b.function]
+            out.append(BoundaryStub(b.kind, b.line, b.function, b.end_line, _Where(info),
+                                    [info.rel, fn.qualname, fn.line, fn.end_line], module, b.cls, real=b))
+        self.written["boundaries"][key] = [[[s.kind, s.line, s.function, s.end_line, s.source, s.cls] for s in out],
+                                           ctx.diagnostics[before:]]
+        return out
+
+    def _materialize(self, ctx, stub: BoundaryStub, find_boundaries: Callable, view_functions: Callable):
+        if stub.real is not None:
+            return stub.real
+        if stub.view_module is not None:
+            found = view_functions(ctx, stub.view_module)
+        else:
+            rel, qualname, first, last = stub.source
+            parsed = ctx.parse_definition(stub.parsed.info, qualname, first, last)
+            found = find_boundaries(ctx, parsed, qualname, stub.cls) if parsed is not None else []
+        return next(b for b in found if (b.kind, b.line, b.function) == (stub.kind, stub.line, stub.function))
+
+    # -- transactions ------------------------------------------------------------------------
+    def transaction(self, ctx, stub: BoundaryStub, walk: Callable, find_boundaries: Callable,
+                    view_functions: Callable) -> tuple:
+        """(transaction record or None, its diagnostics, front-end diagnostics) of one boundary."""
+        key = json.dumps([stub.parsed.info.rel, stub.line, stub.function, stub.kind])
+        kept = self.old.get("transactions", {}).get(key)
+        if kept is not None and kept["digest"] == self.digest and all(self._unchanged(*r) for r in kept["reach"]):
+            self.written["transactions"][key] = kept
+            ctx.diagnostics.extend(kept["parse_diagnostics"])
+            return kept["result"]
+        self._reach = [list(stub.source)]
+        try:
+            result = walk(ctx, self._materialize(ctx, stub, find_boundaries, view_functions))
+        finally:
+            reach, self._reach = self._reach, None
+        self.walked.append(f"{stub.parsed.info.rel}:{stub.line}")
+        unique = {tuple(r[:2]): r for r in reach}
+        self.written["transactions"][key] = {
+            "digest": self.digest,
+            "reach": [[*r, self._definition_digest(r[0], r[2], r[3])] for r in unique.values()],
+            "parse_diagnostics": [d for _rel, qualname in unique for d in self._parse_diagnostics.get(qualname, [])],
+            "result": result,
+        }
+        return result
+
+
+class NoReuse:
+    """A scan without a cache: every step done, nothing recorded."""
+
+    def index_add(self, index: RepoIndex, source) -> ModuleInfo:
+        return index.add(source)
+
+    def begin(self, ctx, options, atomic_requests: list[str]) -> None:
+        pass
+
+    def boundaries(self, ctx, info, qualname, first, last, cls, find: Callable) -> list:
+        parsed = ctx.parse_definition(info, qualname, first, last)
+        return find(parsed) if parsed is not None else []
+
+    def views(self, ctx, module: str, find: Callable) -> list:
+        return find(module)
+
+    def transaction(self, ctx, boundary, walk: Callable, find_boundaries: Callable, view_functions: Callable) -> tuple:
+        return walk(ctx, boundary)
