@@ -76,7 +76,12 @@ def _new_file(root: Path) -> None:
         "    release_stock(reservation)\n")
 
 
-EDITS = {"helper": _edit_helper, "model": _edit_model, "settings": _edit_settings, "moved lines": _shift_lines,
+def _add_import(root: Path) -> None:
+    _replace(root / "shop" / "services" / "coupons.py", "from django.db.models import F\n",
+             "from django.db.models import F\nfrom django.db.models import Q\n")
+
+
+EDITS = {"added import": _add_import, "helper": _edit_helper, "model": _edit_model, "settings": _edit_settings, "moved lines": _shift_lines,
          "deleted file": _delete_file, "new file": _new_file}
 
 
@@ -90,7 +95,7 @@ def test_warm_scan_after_an_edit_equals_a_cold_scan_of_the_edited_tree(tmp_path,
     warm = _outputs(root, ScanCache(folder))
     fresh = _outputs(root, None)
     assert warm[:2] == fresh[:2]
-    assert warm[0] != cold_documents or warm[1] != cold_ir or edit == "moved lines"
+    assert warm[0] != cold_documents or warm[1] != cold_ir or edit in ("moved lines", "added import")
 
 
 def test_unchanged_tree_reuses_every_transaction(tmp_path):
@@ -130,6 +135,18 @@ def test_moved_definitions_are_walked_again(tmp_path):
     _documents, ir_text, walked = _outputs(root, ScanCache(folder))
     transactions = [line for line in ir_text.splitlines() if '"type": "transaction"' in line]
     assert 0 < len(walked) < len(transactions)
+
+
+def test_import_seen_by_no_other_module_rewalks_only_the_transactions_reaching_its_module(tmp_path):
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    _documents, ir_text, _walked = _outputs(root, ScanCache(folder))
+    total = ir_text.count('"type": "transaction"')
+    _add_import(root)
+    documents, ir_after, walked = _outputs(root, ScanCache(folder))
+    assert walked and len(walked) < total
+    assert any(w.startswith("shop/services/coupons.py:") for w in walked)
+    assert (documents, ir_after) == _outputs(root, None)[:2]
 
 
 @pytest.mark.parametrize("content, says", [

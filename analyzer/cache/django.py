@@ -2,12 +2,19 @@
 each transaction's IR when nothing it depended on changed.
 
 What a transaction's result depends on, and how each part is checked:
-- the project-wide facts the walk consults (every module's shape: its names, imports, bases,
-  decorators, parameters and assignments; the entities; signals, wrappers, the user model, the
-  settings of the scan): one digest, `project_digest`; when it differs, nothing is reused;
+- the project-wide facts the walk consults (every module's shape: its names, bases,
+  decorators, parameters and assignments; the imports other modules can see through it; the
+  entities; signals, wrappers, the user model, the settings of the scan): one digest; when it
+  differs, nothing is reused;
 - the definitions its walk parsed (the boundary's own, and every helper it followed): each
-  recorded with its qualified name, its lines and a digest of their text. A definition that
-  moved, changed or disappeared makes the transaction be walked again, and only that one.
+  recorded with its qualified name, its lines and a digest of their text, and the imports of
+  the modules holding them. A definition that moved, changed or disappeared, or an import
+  added to its module, makes the transaction be walked again, and only that one.
+A module's imports are its own business (an edit adding `from django.db.models import F` to
+one module re-walks only the transactions reaching that module) unless another module can see
+them: it imports the module itself or a name the module imported, star-imports it, or the
+module's assignments, base classes or decorators (read without parsing its definitions) use
+an imported name.
 Boundaries are found again in every changed definition (new and removed transactions are
 seen); for an unchanged one the boundaries found last time are reused without parsing it.
 The walk reports what it reached through Context.parse_definition, which every definition the
@@ -20,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from collections.abc import Callable
 
 from ..django.index import ModuleInfo, RepoIndex
@@ -81,12 +89,14 @@ class DjangoReuse:
         """Digest what every transaction depends on; from here on, record what each walk reads."""
         index = ctx.index
         shapes = self.written["files"]
+        self._imports = {info.rel: _digest(json.dumps(info.imports, sort_keys=True)) for info in index.modules.values()}
+        visible = _visible_imports(index)
         facts = {
             "options": [list(options.excludes), options.max_file_bytes, options.max_depth,
                         sorted(options.extra_effects.items()), sorted(options.extra_statements.items())],
             "prefix": index.package_prefix,
-            "modules": sorted((name, info.rel, shapes[info.rel][2] if info.rel in shapes else "")
-                              for name, info in index.modules.items()),
+            "modules": sorted((name, info.rel, shapes[info.rel][2] if info.rel in shapes else "",
+                               sorted(visible.get(info.rel, {}).items())) for name, info in index.modules.items()),
             "entities": [{k: v for k, v in dataclasses.asdict(e).items() if k != "line"}
                          for _, e in sorted(ctx.entities.items())],
             "reverse": ctx.reverse, "signals": sorted(ctx.signals.items()), "wrappers": ctx.wrappers,
@@ -121,13 +131,14 @@ class DjangoReuse:
             self._by_rel = {info.rel: info for info in self._ctx.index.modules.values()}
         return self._by_rel
 
-    def _unchanged(self, rel: str, qualname: str, first: int, last: int, digest: str) -> bool:
+    def _unchanged(self, rel: str, qualname: str, first: int, last: int, digest: str, imports: str) -> bool:
         index = self._ctx.index
         now = index.functions.get(qualname) or index.classes.get(qualname)
         if now is None or (now.line, now.end_line) != (first, last):
             return False
         module = index.modules.get(now.module)
-        return module is not None and module.rel == rel and self._definition_digest(rel, first, last) == digest
+        return (module is not None and module.rel == rel and self._imports.get(rel) == imports
+                and self._definition_digest(rel, first, last) == digest)
 
     # -- boundaries --------------------------------------------------------------------------
     def boundaries(self, ctx, info: ModuleInfo, qualname: str, first: int, last: int, cls: str | None,
@@ -135,7 +146,8 @@ class DjangoReuse:
         """The boundaries of one candidate definition: found last time (its text and the project
         facts unchanged), or found now by `find(parsed)`."""
         source = [info.rel, qualname, first, last]
-        key = json.dumps([self.digest, *source, cls, self._definition_digest(info.rel, first, last)])
+        key = json.dumps([self.digest, *source, cls, self._definition_digest(info.rel, first, last),
+                          self._imports.get(info.rel)])
         kept = self.old.get("boundaries", {}).get(key)
         if kept is not None:
             self.written["boundaries"][key] = kept
@@ -202,11 +214,57 @@ class DjangoReuse:
         unique = {tuple(r[:2]): r for r in reach}
         self.written["transactions"][key] = {
             "digest": self.digest,
-            "reach": [[*r, self._definition_digest(r[0], r[2], r[3])] for r in unique.values()],
+            "reach": [[*r, self._definition_digest(r[0], r[2], r[3]), self._imports.get(r[0])]
+                      for r in unique.values()],
             "parse_diagnostics": [d for _rel, qualname in unique for d in self._parse_diagnostics.get(qualname, [])],
             "result": result,
         }
         return result
+
+
+def _visible_imports(index: RepoIndex) -> dict[str, dict[str, str]]:
+    """Per module (by file), the imports other modules can see through it (module docstring)."""
+    by_name = {name: info for name, info in index.modules.items()}
+    whole: set[str] = set()
+    names: dict[str, set[str]] = {}
+    for info in {id(i): i for i in index.modules.values()}.values():
+        targets = [v for v in info.imports.values() if v] + [t for fn in info.functions.values()
+                                                            for t in fn.imports.values() if t]
+        for target in targets:
+            for part in re.split(r"[;]", target):
+                pieces = part.split(".")
+                for cut in range(len(pieces), 0, -1):
+                    module = by_name.get(".".join(pieces[:cut]))
+                    if module is None or module is info:
+                        continue
+                    if cut == len(pieces) or info.imports.get("*", "").find(part) >= 0:
+                        whole.add(module.rel)
+                    else:
+                        names.setdefault(module.rel, set()).add(pieces[cut])
+                    break
+    out: dict[str, dict[str, str]] = {}
+    for info in {id(i): i for i in index.modules.values()}.values():
+        if info.rel in whole:
+            out[info.rel] = dict(info.imports)
+            continue
+        words = set(re.findall(r"\w+", " ".join(_resolved_texts(info))))
+        seen = names.get(info.rel, set()) | words
+        out[info.rel] = {k: v for k, v in info.imports.items() if k in seen or k == "*"}
+    return out
+
+
+def _resolved_texts(info: ModuleInfo) -> list[str]:
+    """What the analysis resolves in a module's scope without parsing its definitions: module and
+    class assignments, base classes, decorators."""
+    texts = list(info.assigns.values())
+    for fn in info.functions.values():
+        texts.extend(fn.decorators)
+    stack = list(info.classes.values())
+    while stack:
+        cls = stack.pop()
+        texts.extend([*cls.assigns.values(), *cls.bases, *cls.decorators])
+        stack.extend(cls.inner.values())
+    return texts
 
 
 class NoReuse:

@@ -1,10 +1,10 @@
 """One module's tree-sitter index facts as JSON, and back, so an unchanged file is not parsed again.
 
-`shape` is the part of the facts other modules' analysis can see (names, imports, bases,
-decorators, parameters, assignments), without line numbers and call lists: two versions of a
-file with the same shape resolve every name the same way, so an edit inside a function body
-changes the file's definitions (checked one by one, analyzer/cache/django.py) but not the
-project-wide facts every transaction depends on.
+`shape` is the part of the facts other modules' analysis can see (names, bases, decorators,
+parameters, assignments), without line numbers, call lists and module-level imports: an edit
+inside a function body changes the file's definitions (checked one by one,
+analyzer/cache/django.py) but not the project-wide facts every transaction depends on. Which
+of a module's imports other modules can see is decided there too.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def dump(info: ModuleInfo) -> dict:
 
 def shape(info: ModuleInfo) -> str:
     """Digest of what the rest of the project can see of this module (no lines, no call lists)."""
-    facts = [info.name, info.rel, info.is_package, info.imports, info.assigns,
+    facts = [info.name, info.rel, info.is_package, info.assigns,
              [[getattr(fn, name) for name in _FUNCTION_SHAPE] for fn in info.functions.values()],
              [_class_shape(cls) for cls in info.classes.values()]]
     return hashlib.blake2b(json.dumps(facts, sort_keys=True).encode(), digest_size=16).hexdigest()
