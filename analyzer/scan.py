@@ -94,6 +94,25 @@ def _line_count(content: bytes) -> int:
     return content.count(b"\n") + (1 if content and not content.endswith(b"\n") else 0)
 
 
+def _typescript_records(root: Path, config: Config, cache: ScanCache | None) -> list[dict]:
+    """ts-plugin's records, or the cached ones when no file it reads and no setting changed."""
+    from .cache.typescript import project_digest
+    from .typeorm import bridge
+
+    settings = dict(depth=config.depth, max_file_bytes=config.max_file_bytes, exclude=config.exclude,
+                    effects=config.extra_effects, statements=config.extra_statements)
+    digest = None
+    if cache is not None:
+        digest = project_digest(root, bridge.settings_argument(**settings), bridge.plugin_path())
+        kept = cache.tables("typeorm")
+        if kept.get("digest") == digest and isinstance(kept.get("records"), list):
+            return kept["records"]
+    records = bridge.run(root, **settings)
+    if cache is not None:
+        cache.keep("typeorm", {"digest": digest, "records": records})
+    return records
+
+
 def scan(root: Path, config: Config = Config(), frontend: str | None = None, rewrites: bool = True,
          cache: ScanCache | None = None) -> ScanResult:
     """Scan one application. `cache` holds an earlier scan's work (analyzer/cache); without
@@ -112,8 +131,7 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
         from .typeorm import bridge
 
         with timing.phase("typescript"):
-            records = bridge.run(root, depth=config.depth, max_file_bytes=config.max_file_bytes,
-                                 exclude=config.exclude, effects=config.extra_effects, statements=config.extra_statements)
+            records = _typescript_records(root, config, cache)
         files = _typescript_files(root, config)
         lines = sum(f["lines"] for f in files)
     else:
