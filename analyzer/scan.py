@@ -128,8 +128,6 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
         cache = ScanCache()
     walked = None
     if frontend == "typeorm":
-        from .typeorm import bridge
-
         with timing.phase("typescript"):
             records = _typescript_records(root, config, cache)
         files = _typescript_files(root, config)
