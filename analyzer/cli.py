@@ -10,11 +10,13 @@ from enum import Enum
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from . import __version__, store
 from . import config as config_mod
-from .output import json_contract, terminal
+
+# Modules a command needs are imported inside it (rich for tables, libcst and the front ends
+# for scans, jinja2/matplotlib for reports): `txscan --version` and a JSON scan do not pay for
+# what they do not use.
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Static analysis of database transactions in Django and TypeORM applications.")
@@ -79,8 +81,13 @@ def scan(
     no_db: bool = typer.Option(False, "--no-db", help="Do not write a store."),
     no_autocommit: bool = typer.Option(False, "--no-autocommit",
                                        help="Report explicit transactions only, not the statements outside them."),
+    cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Folder of the warm cache "
+                                          "(default PATH/.txscan/cache; none when PATH is read-only)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the warm cache."),
 ) -> None:
     """Find, follow and classify every transaction of one application."""
+    from .cache import ScanCache, location
+    from .output import json_contract
     from .scan import app_row
     from .scan import scan as run_scan
     from .typeorm.bridge import FrontendUnavailable
@@ -108,8 +115,17 @@ def scan(
             connection = store.connect(db_path)
         except store.StoreError as exc:
             _fail(f"cannot write the store: {exc}")
+    if no_cache and cache_dir is not None:
+        _fail("--cache-dir and --no-cache exclude each other")
     try:
-        result = run_scan(path, config, frontend.value if frontend else None, autocommit=not no_autocommit)
+        folder = None if no_cache else (location.explicit_cache(cache_dir) if cache_dir is not None
+                                        else location.project_cache(path))
+    except location.CacheDirError as exc:
+        _fail(str(exc))
+    try:
+        result = run_scan(path, config, frontend.value if frontend else None,
+                          cache=ScanCache(folder) if folder is not None else None,
+                          autocommit=not no_autocommit)
     except FrontendUnavailable as exc:
         _fail(str(exc))
     analysis = result.analyses[mode]
@@ -129,6 +145,10 @@ def scan(
         doc = json_contract.document(analysis, path.resolve().name, result.lines, len(result.files))
         sys.stdout.write(json_contract.dumps(doc))
     else:
+        from rich.console import Console
+
+        from .output import terminal
+
         terminal.render(analysis, str(path), result.lines, Console(), str(db_path) if db_path else None)
 
 
@@ -148,6 +168,8 @@ def lint(
     frontend: Frontend | None = typer.Option(None, "--frontend", help="Force a front end (default: detect)."),
     fix: bool = typer.Option(False, "--fix", help="Apply the verified fixes, then report what is left."),
     diff: bool = typer.Option(False, "--diff", help="Show the verified fixes as a unified diff; write nothing."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the warm cache "
+                                  "(default: the project's .txscan/cache)."),
 ) -> None:
     """Report transaction bugs with rule codes (exit 0 clean, 1 findings, 2 errors); see docs/rules/."""
     from .lint import command
@@ -156,7 +178,8 @@ def lint(
     if output_format not in FORMATS:
         _fail(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
     raise typer.Exit(command.main(paths or [], output_format, select, extend_select, ignore, exit_zero, config_file,
-                                  baseline, write_baseline, frontend.value if frontend else None, fix, diff))
+                                  baseline, write_baseline, frontend.value if frontend else None, fix, diff,
+                                  cache=not no_cache))
 
 
 @app.command()

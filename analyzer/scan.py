@@ -10,11 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__, ir, timing
+from .cache import ScanCache, default_for
 from .config import Config
-from .core import Settings, analyze
-from .django import frontend as django_frontend
 from .django.files import display_path, read_bytes
-from .typeorm import bridge
 
 CDA_MODES = ("pk", "auto")
 
@@ -29,6 +27,8 @@ class ScanResult:
     lines: int = 0
     seconds: float = 0.0
     rewrites: list = field(default_factory=list)  # analyzer.rewrite candidates, verified during the scan
+    cache: ScanCache | None = None  # what this scan found, for re-analysis of rewritten copies
+    walked: list[str] | None = None  # transactions walked by this scan (the others reused); None: no cache
 
     @property
     def ir_text(self) -> str:
@@ -127,24 +127,58 @@ def effective_depth(config: Config, frontend: str) -> int | None:
     return config.depth or DEFAULT_DEPTH.get(frontend, DEFAULT_DEPTH["django"])
 
 
+def _typescript_records(root: Path, config: Config, cache: ScanCache | None) -> list[dict]:
+    """ts-plugin's records, or the cached ones when no file it reads and no setting changed."""
+    from .cache.typescript import project_digest
+    from .typeorm import bridge
+
+    settings = dict(depth=effective_depth(config, "typeorm"), max_file_bytes=config.max_file_bytes, exclude=config.exclude,
+                    effects=config.extra_effects, statements=config.extra_statements)
+    digest = None
+    if cache is not None:
+        digest = project_digest(root, bridge.settings_argument(**settings), bridge.plugin_path())
+        kept = cache.tables("typeorm")
+        if kept.get("digest") == digest and isinstance(kept.get("records"), list):
+            return kept["records"]
+    records = bridge.run(root, **settings)
+    if cache is not None:
+        cache.keep("typeorm", {"digest": digest, "records": records})
+    return records
+
+
 def scan(root: Path, config: Config = Config(), frontend: str | None = None, rewrites: bool = True,
-         autocommit: bool = True) -> ScanResult:
+         cache: ScanCache | None = None, autocommit: bool = True) -> ScanResult:
+    """Scan one application. `cache` holds an earlier scan's work (analyzer/cache); without
+    one, the work of this scan is still kept in memory when rewrites are verified, so that the
+    re-analysis of each rewritten copy walks only the transactions the rewrite reaches."""
+    from .core import Settings, analyze
+
     started = time.perf_counter()
     frontend = frontend or detect_frontend(root)
-    depth = effective_depth(config, frontend)
+    if cache is None:
+        cache = default_for(root)
+    if cache is None and rewrites:
+        cache = ScanCache()
+    walked = None
     if frontend == "typeorm":
         with timing.phase("typescript"):
-            records = bridge.run(root, depth=depth, max_file_bytes=config.max_file_bytes,
-                                 exclude=config.exclude, effects=config.extra_effects, statements=config.extra_statements)
+            records = _typescript_records(root, config, cache)
         files = _typescript_files(root, config)
         lines = sum(f["lines"] for f in files)
     else:
+        from .cache.django import DjangoReuse
+        from .django import frontend as django_frontend
+
         options = django_frontend.Options(
             excludes=django_frontend.DEFAULT_EXCLUDES + tuple(config.exclude),
-            max_file_bytes=config.max_file_bytes, max_depth=depth,
+            max_file_bytes=config.max_file_bytes, max_depth=effective_depth(config, "django"),
             extra_effects=config.extra_effects, extra_statements=config.extra_statements, autocommit=autocommit)
-        result = django_frontend.scan(root, options)
+        reuse = DjangoReuse(cache.tables("django")) if cache is not None else None
+        result = django_frontend.scan(root, options, reuse)
+        if reuse is not None:
+            cache.keep("django", reuse.written)
         records, files, lines = result.records, result.files, result.lines
+        walked = reuse.walked if reuse is not None else None
     if not autocommit:  # statements outside explicit transactions are not wanted (any front end)
         records = [r for r in records if r.get("boundary") != "autocommit"]
     # The same input gives the same IR wherever it is checked out: the root is named, not located.
@@ -156,7 +190,8 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
     with timing.phase("core"):
         analyses = {mode: analyze(records, Settings(mode, config.cda_entities)) for mode in CDA_MODES}
         add_excerpts(root, analyses, config.max_file_bytes)
-    result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started)
+    result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started, cache=cache,
+                        walked=walked)
     if rewrites:
         # Code is shown only for rewrites that re-analysis of a rewritten copy confirmed.
         from .rewrite.attach import attach

@@ -10,8 +10,12 @@ Per application, in fresh processes, interleaved and repeated (--repeat; the min
   files (TypeORM) that a scan reads, and nothing else;
 - cold: a scan of a temporary copy of the application (so nothing is written next to the
   checkout) with its store written, as `txscan scan` does;
-- warm: one source file of the copy changed (a comment appended to the file of the first
-  transaction), then scanned again with what the cold scan left in the copy's `.txscan/`.
+- warm: one source file of the copy changed, then scanned again with the warm cache the cold
+  scan left in the copy's `.txscan/cache` (as `txscan scan` does). Django: a comment line is
+  inserted inside the first transaction's function, so that transaction and every definition
+  below it in the file are changed (the transactions reaching them are walked again);
+  TypeScript: a comment is appended to the first transaction's file. `walked` counts the
+  transactions the warm scan walked again (the others were reused).
 Wall time is start-up included (the process is started by this script); CPU seconds count the
 node child too. Phases come from analyzer/timing.py (Django: index, models, boundaries, walk;
 TypeScript: ts-program, ts-entities-boundaries, ts-walk; both: core, store).
@@ -41,9 +45,10 @@ from analyzer import timing
 from analyzer.config import load
 from analyzer.scan import app_row, scan
 from analyzer import store
+from analyzer.cache import ScanCache
 root = Path(sys.argv[1])
 config = load(root)
-result = scan(root, config)
+result = scan(root, config, cache=ScanCache(root / ".txscan" / "cache"))
 with timing.phase("store"):
     db = store.connect(root / ".txscan" / "txscan.db")
     store.write_app(db, app_row(root.name, result, config), result.files, result.ir_text, result.analyses)
@@ -57,6 +62,8 @@ print(json.dumps({
     "diagnostics": len(analysis["diagnostics"]),
     "first_file": analysis["transactions"][0]["file"] if analysis["transactions"] else
                   (result.files[0]["path"] if result.files else None),
+    "first_line": analysis["transactions"][0]["line"] if analysis["transactions"] else 0,
+    "walked": None if result.walked is None else len(result.walked),
 }))
 """
 
@@ -145,17 +152,31 @@ def _bare_once(path: Path, frontend: str) -> float:
     return _run(command, {"PATH": os.environ.get("PATH", ""), "PYTHONHASHSEED": "0"})[0]
 
 
-def _touch(copy: Path, rel: str | None) -> None:
-    if rel:
-        target = copy / rel
+def _startup_once() -> tuple[float, float]:
+    """Wall and CPU seconds of `txscan --version`: the interpreter and the command line alone."""
+    wall, cpu, _peak, _out = _run([sys.executable, "-m", "analyzer.cli", "--version"],
+                                  {"PATH": os.environ.get("PATH", ""), "PYTHONHASHSEED": "0"})
+    return wall, cpu
+
+
+def _touch(copy: Path, rel: str | None, line: int) -> None:
+    if not rel:
+        return
+    target = copy / rel
+    if target.suffix != ".py":
         with target.open("a", encoding="utf-8") as handle:
-            handle.write("\n// benchmark: one changed file\n" if target.suffix != ".py" else "\n# benchmark: one changed file\n")
+            handle.write("\n// benchmark: one changed file\n")
+        return
+    lines = target.read_text("utf-8").splitlines(keepends=True)
+    lines.insert(min(line, len(lines)), "# benchmark: one changed line\n")
+    target.write_text("".join(lines), "utf-8")
 
 
 def measure(path: Path, repeat: int, scratch: Path) -> dict:
     best: dict = {}
     bare = []
     warm = []
+    startup = []
     for attempt in range(repeat):
         copy = scratch / f"{path.name}-{attempt}"
         shutil.copytree(path, copy, ignore=shutil.ignore_patterns("node_modules", ".git", ".txscan", "*.pyc"),
@@ -163,14 +184,20 @@ def measure(path: Path, repeat: int, scratch: Path) -> dict:
         timings = scratch / "timings.json"
         cold = _scan_once(copy, timings)
         bare.append(_bare_once(copy, cold["frontend"]))
-        _touch(copy, cold.get("first_file"))
+        _touch(copy, cold.get("first_file"), cold.get("first_line", 0))
         warm.append(_scan_once(copy, timings))
+        startup.append(_startup_once())
         if not best or cold["seconds"] < best["seconds"]:
             best = cold
         shutil.rmtree(copy, ignore_errors=True)
     best_warm = min(warm, key=lambda r: r["seconds"])
     best.pop("first_file", None)
+    best.pop("first_line", None)
     best.update({
+        "warm_cpu_seconds": best_warm["cpu_seconds"],
+        "startup_seconds": min(w for w, _ in startup),
+        "startup_cpu_seconds": min(c for _, c in startup),
+        "warm_walked": best_warm["walked"],
         "path": str(path),
         "warm_seconds": best_warm["seconds"],
         "warm_phases": best_warm["phases"],
@@ -221,7 +248,8 @@ def main() -> int:
     if args.json:
         print(json.dumps(results, indent=2, sort_keys=True))
         return 0
-    print(f"{'application':<34} {'lines':>7} {'txns':>5} {'cold s':>7} {'cpu s':>6} {'warm s':>7} {'warm/cold':>9} "
+    print(f"{'application':<34} {'lines':>7} {'txns':>5} {'cold s':>7} {'cpu s':>6} {'warm s':>7} {'cpu s':>6} "
+          f"{'walked':>6} {'warm/cold':>9} "
           f"{'bare s':>7} {'x bare':>7} {'peak MiB':>8}  phases (cold)")
     for r in results:
         if "error" in r:
@@ -229,8 +257,12 @@ def main() -> int:
             continue
         phases = " ".join(f"{k}={v:.2f}" for k, v in sorted(r["phases"].items()))
         print(f"{r['path'][-34:]:<34} {r['lines']:>7} {r['transactions']:>5} {r['seconds']:>7.2f} "
-              f"{r['cpu_seconds']:>6.2f} {r['warm_seconds']:>7.2f} {r['warm_ratio']:>9.2f} "
+              f"{r['cpu_seconds']:>6.2f} {r['warm_seconds']:>7.2f} {r['warm_cpu_seconds']:>6.2f} "
+              f"{r['warm_walked'] if r['warm_walked'] is not None else '-':>6} {r['warm_ratio']:>9.2f} "
               f"{r['bare_parse_seconds']:>7.2f} {r['ratio_to_bare_parse']:>7.1f} {r['peak_mib']:>8.0f}  {phases}")
+        warm_phases = " ".join(f"{k}={v:.2f}" for k, v in sorted(r["warm_phases"].items()))
+        print(f"{'':<34} start-up {r['startup_seconds']:.2f} s (cpu {r['startup_cpu_seconds']:.2f})  "
+              f"phases (warm) {warm_phases}")
     return 0
 
 

@@ -197,8 +197,8 @@ def test_a_transaction_alone_or_among_others_gets_the_same_ir(tmp_path):
     both = make_app(tmp_path / "both", {"services.py": SERVICES, "recursive.py": RECURSIVE})
     alone = make_app(tmp_path / "alone", {"recursive.py": RECURSIVE.replace("def spin(", "def _spin(")
                                           .replace("@transaction.atomic\ndef _spin", "def _spin")})
-    together = {r["function"]: r for r in scan(both, frontend="django").records if r.get("type") == "transaction"}
-    single = {r["function"]: r for r in scan(alone, frontend="django").records if r.get("type") == "transaction"}
+    together = {r["function"]: r for r in scan(both, frontend="django", autocommit=False).records if r.get("type") == "transaction"}
+    single = {r["function"]: r for r in scan(alone, frontend="django", autocommit=False).records if r.get("type") == "transaction"}
     assert set(single) == {"bank.recursive.spin_up"}
     assert json.dumps(single["bank.recursive.spin_up"]["steps"], sort_keys=True) == \
         json.dumps(together["bank.recursive.spin_up"]["steps"], sort_keys=True)

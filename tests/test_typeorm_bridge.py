@@ -41,7 +41,7 @@ def test_missing_node_is_a_clear_error(monkeypatch):
 
 def test_cli_reports_missing_node_as_usage_error():
     env = {**os.environ, "PATH": "/nonexistent"}
-    completed = subprocess.run([sys.executable, "-m", "analyzer.cli", "scan", str(NEST_SHOP), "--no-db"],
+    completed = subprocess.run([sys.executable, "-m", "analyzer.cli", "scan", str(NEST_SHOP), "--no-db", "--no-cache"],
                                capture_output=True, text=True, env=env)
     assert completed.returncode == 2 and "node was not found" in completed.stderr
 

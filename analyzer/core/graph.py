@@ -9,13 +9,59 @@ only come from a loop's back edge, which the loop's control edge already covers)
 
 from __future__ import annotations
 
-import networkx as nx
-
 from .flatten import FlatStep, dependent_steps, predicate_terms
 
 
-def build(flat: list[FlatStep]) -> nx.DiGraph:
-    graph = nx.DiGraph()
+class _Edges:
+    def __init__(self, successors: dict[str, dict[str, dict]]) -> None:
+        self._successors = successors
+
+    def __call__(self, data: bool = False):
+        """(src, dst) or (src, dst, attributes), sources in insertion order, then their targets."""
+        for src, targets in self._successors.items():
+            for dst, attributes in targets.items():
+                yield (src, dst, attributes) if data else (src, dst)
+
+    def __getitem__(self, pair: tuple[str, str]) -> dict:
+        return self._successors[pair[0]][pair[1]]
+
+
+class StepGraph:
+    """A directed graph of step ids with node and edge attributes: the few operations the core
+    uses, with networkx's DiGraph interface and iteration order (importing networkx costs more
+    than analysing a small application)."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, dict] = {}
+        self._successors: dict[str, dict[str, dict]] = {}
+        self._predecessors: dict[str, dict[str, dict]] = {}
+        self.edges = _Edges(self._successors)
+
+    def add_node(self, step_id: str, /, **attributes) -> None:
+        self.nodes.setdefault(step_id, {}).update(attributes)
+        self._successors.setdefault(step_id, {})
+        self._predecessors.setdefault(step_id, {})
+
+    def add_edge(self, src: str, dst: str, /, **attributes) -> None:
+        for node in (src, dst):
+            if node not in self.nodes:
+                self.add_node(node)
+        edge = self._successors[src].setdefault(dst, {})
+        edge.update(attributes)
+        self._predecessors[dst][src] = edge
+
+    def has_edge(self, src: str, dst: str) -> bool:
+        return dst in self._successors.get(src, {})
+
+    def predecessors(self, node: str):
+        return iter(self._predecessors[node])
+
+    def successors(self, node: str):
+        return iter(self._successors[node])
+
+
+def build(flat: list[FlatStep]) -> StepGraph:
+    graph = StepGraph()
     order: dict[str, int] = {}
     for index, fs in enumerate(flat):
         if fs.id is None:

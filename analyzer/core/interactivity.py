@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import networkx as nx
-
 from .flatten import FlatStep
+from .graph import StepGraph
 
 ONE_SHOT = "one-shot"
 NONSTRICT = "interactive-nonstrict"
@@ -22,7 +21,7 @@ def _pattern(edge_kind: str, source_step: dict) -> str:
     return "dependent-key" if edge_kind == "data-key" else "read-modify-write"
 
 
-def classify(flat: list[FlatStep], graph: nx.DiGraph) -> tuple[str, list[dict]]:
+def classify(flat: list[FlatStep], graph: StepGraph) -> tuple[str, list[dict]]:
     """Return (verdict, reasons). Reasons are sorted and deduplicated, one per cause."""
     effects = [fs.step for fs in flat if fs.node == "effect"]
     if effects:

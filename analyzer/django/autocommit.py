@@ -55,7 +55,9 @@ class _Autocommit:
         for b in boundaries:
             if b.kind in _WHOLE_FUNCTION:
                 self.whole.add(b.function)
-                self.whole.update(f"{b.cls}.{name}" for name, _node in b.handlers)
+                # a Boundary's handlers, or their qualnames as a cached boundary (analyzer/cache) keeps them
+                self.whole.update([f"{b.cls}.{name}" for name, _node in b.handlers] if hasattr(b, "handlers")
+                                  else b.handler_functions)
             else:  # atomic-context, manual: a span of the function
                 self.spans.setdefault(b.function, []).append((b.line, b.end_line or b.line))
         self.skipped = self.whole | self._wrapper_code()

@@ -23,7 +23,7 @@ from .files import DEFAULT_EXCLUDES, DEFAULT_MAX_BYTES, FileProblem, python_sour
 from .index import RepoIndex
 from .. import timing
 from .models import ModelExtractor
-from .transactions import build_transaction
+from .transactions import walk_transaction
 
 
 @dataclass
@@ -65,7 +65,12 @@ def _package_prefix(root: Path) -> str:
     return ".".join(parts)
 
 
-def scan(root: Path, options: Options = Options()) -> FrontendResult:
+def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult:
+    """`reuse` (analyzer.cache.django.DjangoReuse) takes what an earlier scan found where nothing
+    it depends on changed; without it every step is done."""
+    from ..cache.django import NoReuse
+
+    reuse = reuse or NoReuse()
     root = root.resolve()
     lap = time.perf_counter()
     diagnostics: list[dict] = []
@@ -79,7 +84,7 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
             continue
         total_lines += source.lines
         try:
-            info = index.add(source)
+            info = reuse.index_add(index, source)
         except RecursionError:
             diagnostics.append(diagnostic(source.rel, 0, "parse-error", "nesting too deep to parse"))
             continue
@@ -125,14 +130,15 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
     for rel, line in ignored:
         diagnostics.append(diagnostic(rel, line, "ignored-setting", "ATOMIC_REQUESTS at the top level of settings is "
                                  "ignored by Django; it only counts inside DATABASES[alias]", "info"))
+    reuse.begin(ctx, options, enabled)
     boundaries: list[Boundary] = []
     for qualname, module, first, last, cls in candidates(ctx):
-        parsed = ctx.parse_definition(index.modules[module], qualname, first, last)
-        if parsed is not None:
-            boundaries.extend(find_boundaries(ctx, parsed, qualname, cls))
+        boundaries.extend(reuse.boundaries(ctx, index.modules[module], qualname, first, last, cls,
+                                           lambda parsed: find_boundaries(ctx, parsed, qualname, cls)))
     if enabled:
         views = [v for name in sorted(n for n, i in index.modules.items() if i.name == n)
-                 if is_view_module(index.modules[name].rel) for v in view_functions(ctx, name)]
+                 if is_view_module(index.modules[name].rel)
+                 for v in reuse.views(ctx, name, lambda module: view_functions(ctx, module))]
         view_names = {v.function for v in views}
         boundaries = [b for b in boundaries if b.function not in view_names or b.kind == "atomic-context"]
         boundaries = _drop_nested_in_views(boundaries, views) + views
@@ -144,14 +150,10 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
         # too: the same boundary can be found twice.
         unique.setdefault((boundary.parsed.info.rel, boundary.line), boundary)
     for boundary in sorted(unique.values(), key=lambda b: (b.parsed.info.rel, b.line, b.function)):
-        parsed = boundary.parsed
-        try:
-            transactions.append(build_transaction(ctx, parsed, boundary))
-        except RecursionError:
-            diagnostics.append(diagnostic(parsed.info.rel, boundary.line, "internal-error", "recursion limit while walking"))
-        except Exception as exc:  # noqa: BLE001 - one bad transaction must not end the scan
-            diagnostics.append(diagnostic(parsed.info.rel, boundary.line, "internal-error",
-                                     f"{type(exc).__name__}: {exc}"))
+        txn, txn_diagnostics, problems = reuse.transaction(ctx, boundary, _walk, find_boundaries, view_functions)
+        if txn is not None:
+            transactions.append((txn, txn_diagnostics))
+        diagnostics.extend(problems)
     lap = timing.lap("walk", lap)
     if options.autocommit:
         transactions += [(txn, []) for txn in autocommit_transactions(
@@ -165,6 +167,21 @@ def scan(root: Path, options: Options = Options()) -> FrontendResult:
         diagnostics.extend(txn_diagnostics)
     records += _dedupe(diagnostics)
     return FrontendResult(records, files, total_lines)
+
+
+def _walk(ctx: Context, boundary: Boundary) -> tuple[dict | None, list[dict], list[dict], frozenset[str]]:
+    """(transaction, its diagnostics, front-end diagnostics, qualified names of the definitions
+    its walk reached, summaries included) of one boundary."""
+    parsed = boundary.parsed
+    try:
+        txn, txn_diagnostics, reached = walk_transaction(ctx, parsed, boundary)
+        return txn, txn_diagnostics, [], reached
+    except RecursionError:
+        return (None, [], [diagnostic(parsed.info.rel, boundary.line, "internal-error", "recursion limit while walking")],
+                frozenset())
+    except Exception as exc:  # noqa: BLE001 - one bad transaction must not end the scan
+        return (None, [], [diagnostic(parsed.info.rel, boundary.line, "internal-error", f"{type(exc).__name__}: {exc}")],
+                frozenset())
 
 
 def _drop_nested_in_views(boundaries: list[Boundary], views: list[Boundary]) -> list[Boundary]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
 import tree_sitter as ts
 import tree_sitter_python as tsp
 
@@ -230,7 +229,7 @@ class RepoIndex:
         self.functions: dict[str, FunctionInfo] = {}
         self.classes: dict[str, ClassInfo] = {}
         self._parser = ts.Parser(_LANGUAGE)
-        self._call_graph: nx.DiGraph | None = None
+        self._call_graph = None  # a networkx.DiGraph, built on first use
         self._top: set[str] | None = None
 
     def add(self, source: SourceFile) -> ModuleInfo:
@@ -240,6 +239,11 @@ class RepoIndex:
         info = ModuleInfo(name, source.rel, source.rel.endswith("__init__.py"), source)
         tree = self._parser.parse(source.text.encode("utf-8"))
         _ModuleBuilder(info).build(tree.root_node)
+        return self.add_info(info)
+
+    def add_info(self, info: ModuleInfo) -> ModuleInfo:
+        """Register a module's facts (parsed now, or kept from an earlier scan of the same content)."""
+        name = info.name
         self.modules[name] = info
         self.functions.update(info.functions)
         for cls in info.classes.values():
@@ -417,9 +421,11 @@ class RepoIndex:
                 return info.methods[name]
         return None
 
-    def call_graph(self) -> nx.DiGraph:
+    def call_graph(self):
         """Functions as nodes, resolved calls as edges (unresolved callees are left out)."""
         if self._call_graph is None:
+            import networkx as nx  # only here: importing it costs more than indexing a small project
+
             graph = nx.DiGraph()
             for fn in self.functions.values():
                 graph.add_node(fn.qualname)

@@ -23,8 +23,15 @@ def _split(values: list[str] | None) -> tuple[str, ...]:
 def main(paths: list[Path], output_format: str = "concise", select: list[str] | None = None,
          extend_select: list[str] | None = None, ignore: list[str] | None = None, exit_zero: bool = False,
          settings_file: Path | None = None, baseline: Path | None = None, write_baseline: Path | None = None,
-         frontend: str | None = None, fix: bool = False, diff: bool = False, stream=None) -> int:
+         frontend: str | None = None, fix: bool = False, diff: bool = False, stream=None, cache: bool = False) -> int:
+    """`cache`: scans use the project's warm cache (.txscan/cache), as the command line does."""
     stream = stream or sys.stdout
+    if cache:
+        from ..cache import project_caches
+
+        with project_caches():
+            return main(paths, output_format, select, extend_select, ignore, exit_zero, settings_file, baseline,
+                        write_baseline, frontend, fix, diff, stream)
     options = LintOptions(
         paths=list(paths) or [Path(".")],
         overrides=Overrides(select=_split(select) if select else None, extend_select=_split(extend_select),

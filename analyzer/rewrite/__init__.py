@@ -26,7 +26,7 @@ def verified_candidates(root: Path, result, config=None, ids=None) -> list[Candi
         config = _config(root)
     found = candidates(root, result.frontend, result.records, result.analyses, ids)
     entities = {r["name"]: r for r in result.records if r["type"] == "entity"}
-    verify(root, result.frontend, config, found, entities)
+    verify(root, result.frontend, config, found, entities, getattr(result, "cache", None))
     return found
 
 

@@ -31,8 +31,8 @@ def rewrite(path: str, text: str, txn: dict, step: dict, project=None) -> Rewrit
         where = f" in {step['via'][-1]}" if step.get("via") else ""
         raise Refused(f"the statement is {step.get('api')}(){where}; only a save() in the transaction's "
                       "body is rewritten automatically")
-    wrapper = syntax.parse(text)
-    located = wrapper and syntax.find_call(wrapper, step["line"], "save")
+    module = syntax.parse(text)
+    located = module and syntax.find_call(module, step["line"], "save")
     if not located or not isinstance(located.call.func, cst.Attribute) \
             or not isinstance(located.call.func.value, cst.Name):
         raise Refused(f"the save() on line {step['line']} was not found")
@@ -67,7 +67,7 @@ def rewrite(path: str, text: str, txn: dict, step: dict, project=None) -> Rewrit
             continue
         elif i not in assign_at:
             new_body.append(statement)
-    original = located.wrapper.module
+    original = located.module
     module = _import_f(original, original.deep_replace(suite, suite.with_changes(body=new_body)))
     entity_name = step.get("entity") or "the row"
     return Rewrite(

@@ -25,8 +25,8 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewr
     if effect.get("via"):
         raise Refused(f"{name} runs in {effect['via'][-1]}, called from the transaction; "
                       "deferring it there affects every caller")
-    wrapper = syntax.parse(text)
-    located = wrapper and syntax.find_call(wrapper, effect["line"], effect["callee"])
+    module = syntax.parse(text)
+    located = module and syntax.find_call(module, effect["line"], effect["callee"])
     if not located:
         raise Refused(f"the call to {name} on line {effect['line']} was not found")
     if effect["category"] == "storage" and effect["callee"].endswith(".save") and not _saves_no_row(located.call):
@@ -38,7 +38,7 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewr
     if not (len(statement.body) == 1 and isinstance(statement.body[0], cst.Expr)
             and statement.body[0].value is located.call):
         raise Refused(f"the result of {name} is used where it is called")
-    wrappers = (project.wrappers if project else frozenset()) | syntax.local_atomic_wrappers(located.wrapper.module)
+    wrappers = (project.wrappers if project else frozenset()) | syntax.local_atomic_wrappers(located.module)
     _check_surroundings(located, txn, name, wrappers)
     function = syntax.enclosing_function(located)
     if function is not None:
@@ -47,7 +47,7 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewr
         if rebound:
             raise Refused(f"{', '.join(sorted(rebound))} is assigned again after the call; "
                           "a deferred call would see the later value")
-    module = located.wrapper.module
+    module = located.module
     local = syntax.transaction_import(module)
     if local is None and "transaction" in syntax.names_in(module):
         raise Refused("the name `transaction` means something else in this module")

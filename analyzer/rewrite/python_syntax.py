@@ -4,18 +4,19 @@ decide whether moving it is safe (loops, try blocks, nested atomic blocks, later
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
 
 
 @dataclass
 class Located:
-    wrapper: MetadataWrapper
+    module: cst.Module
     call: cst.Call
     statement: cst.CSTNode  # the statement line holding the call (SimpleStatementLine)
     ancestors: list[cst.CSTNode]  # innermost first, up to the module
-    positions: dict
+    positions: dict  # node -> CodeRange, module lines, for the nodes of the top-level statement around the call
     parents: dict
 
 
@@ -30,17 +31,43 @@ def dotted(node: cst.CSTNode) -> str:
     return ""
 
 
-def parse(text: str) -> MetadataWrapper | None:
+@lru_cache(maxsize=4)
+def parse(text: str) -> cst.Module | None:
+    """The module, parsed once for the rewrites of all transactions of a file (it is only read:
+    rewrites build new modules with deep_replace)."""
     try:
-        return MetadataWrapper(cst.parse_module(text))
+        return cst.parse_module(text)
     except cst.ParserSyntaxError:
         return None
 
 
-def find_call(wrapper: MetadataWrapper, line: int, callee: str) -> Located | None:
-    """The call on `line` whose name ends like `callee` (`shop.tasks.process_return.delay`)."""
-    positions = wrapper.resolve(PositionProvider)
-    parents = wrapper.resolve(ParentNodeProvider)
+def _top_level_at(module: cst.Module, line: int) -> tuple[cst.CSTNode, int] | None:
+    """The top-level statement spanning `line`, and the number of module lines before its own
+    first line (its leading comments and blank lines included)."""
+    before = len(module.header)
+    for statement in module.body:
+        lines = module.code_for_node(statement).count("\n")
+        if before < line <= before + lines:
+            return statement, before
+        before += lines
+    return None
+
+
+def find_call(module: cst.Module, line: int, callee: str) -> Located | None:
+    """The call on `line` whose name ends like `callee` (`shop.tasks.process_return.delay`).
+
+    Positions and parents are computed for the top-level statement around the line only, not
+    the whole module: that metadata costs more than parsing, and a rewrite looks no further."""
+    found_top = _top_level_at(module, line)
+    if found_top is None:
+        return None
+    top, offset = found_top
+    alone = module.with_changes(header=(), body=[top], footer=())
+    wrapper = MetadataWrapper(alone, unsafe_skip_copy=True)
+    positions = {node: CodeRange(CodePosition(r.start.line + offset, r.start.column),
+                                 CodePosition(r.end.line + offset, r.end.column))
+                 for node, r in wrapper.resolve(PositionProvider).items()}
+    parents = {node: (module if parent is alone else parent) for node, parent in wrapper.resolve(ParentNodeProvider).items()}
     last = callee.rsplit(".", 1)[-1]
     found = None
     for node, position in positions.items():
@@ -56,7 +83,7 @@ def find_call(wrapper: MetadataWrapper, line: int, callee: str) -> Located | Non
     statement = next((a for a in ancestors if isinstance(a, cst.SimpleStatementLine)), None)
     if statement is None:
         return None
-    return Located(wrapper, found, statement, ancestors, positions, parents)
+    return Located(module, found, statement, ancestors, positions, parents)
 
 
 def is_atomic(node: cst.CSTNode, wrappers=frozenset()) -> bool:

@@ -14,12 +14,15 @@ from .plan import Candidate, step_index
 from .project_copy import edited_copy
 
 
-def verify(root: Path, frontend: str, config, candidates: list[Candidate], entities: dict) -> None:
-    """Marks each candidate's rewrite verified (or says in `refused` why not), in place."""
+def verify(root: Path, frontend: str, config, candidates: list[Candidate], entities: dict, cache=None) -> None:
+    """Marks each candidate's rewrite verified (or says in `refused` why not), in place.
+
+    `cache` (analyzer.cache.ScanCache) is the work of the scan of `root`: re-analysis of each
+    rewritten copy then walks only the transactions that reach a rewritten definition."""
     pending = [c for c in candidates if c.rewrite is not None and _parses(root, c) and _names_known(root, c, entities)]
     while pending:
         batch, pending = _round(root, pending)
-        _check_round(root, frontend, config, batch)
+        _check_round(root, frontend, config, batch, cache)
 
 
 def _parses(root: Path, candidate: Candidate) -> bool:
@@ -86,14 +89,16 @@ def _round(root: Path, pending: list[Candidate]) -> tuple[list[Candidate], list[
     return batch, later
 
 
-def _check_round(root: Path, frontend: str, config, batch: list[Candidate]) -> None:
+def _check_round(root: Path, frontend: str, config, batch: list[Candidate], cache=None) -> None:
     from ..scan import scan  # the scan itself calls this module after its analysis
 
     edits = {e for c in batch for e in c.rewrite.edits}
     originals = {path: (root / path).read_text("utf-8") for path in edits_by_path(edits)}
     try:
         with edited_copy(root, edits) as copy:
-            result = scan(copy, config, frontend, rewrites=False, autocommit=False)  # claims are about explicit ones
+            # claims are about explicit transactions
+            result = scan(copy, config, frontend, rewrites=False, autocommit=False,
+                          cache=cache.read_only() if cache else None)
     except Exception as exc:  # noqa: BLE001 - a failed re-analysis leaves the suggestions in prose
         for candidate in batch:
             candidate.refused = f"the rewritten code could not be re-analysed ({type(exc).__name__}: {exc})"[:300]

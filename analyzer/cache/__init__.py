@@ -1,0 +1,65 @@
+"""The warm cache: what an earlier scan of the same files found, reused where nothing it
+depends on changed (docs/DECISIONS.md, "Warm cache").
+
+A `ScanCache` lives in one folder (`.txscan/cache/` of the scanned project, or --cache-dir) or
+only in memory (re-analysis of rewritten copies reuses the scan it verifies). The outputs of a
+scan with a cache are byte for byte those of a scan without one (tests/test_cache.py).
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from . import cachefile, location
+
+_PROJECT_CACHES = contextvars.ContextVar("project_caches", default=False)
+
+
+class ScanCache:
+    """The cached tables of each front end, loaded once, written back after a scan."""
+
+    def __init__(self, folder: Path | None = None, frozen: bool = False) -> None:
+        self.folder = folder
+        self.frozen = frozen
+        self._tables: dict[str, dict] = {}
+
+    def read_only(self) -> "ScanCache":
+        """The same tables, never replaced: for scans of rewritten copies, whose results are
+        not the project's."""
+        view = ScanCache(None, frozen=True)
+        view._tables = self._tables
+        return view
+
+    def tables(self, frontend: str) -> dict:
+        if frontend not in self._tables:
+            self._tables[frontend] = cachefile.load(self.folder, frontend) if self.folder else {}
+        return self._tables[frontend]
+
+    def keep(self, frontend: str, tables: dict) -> None:
+        """The tables of the scan just made become the cache (entries it did not use are dropped)."""
+        if self.frozen:
+            return
+        self._tables[frontend] = tables
+        if self.folder is not None:
+            cachefile.save(self.folder, frontend, tables)
+
+
+@contextmanager
+def project_caches() -> Iterator[None]:
+    """Scans inside (those a command such as `txscan lint` makes) use their project's own
+    `.txscan/cache` unless given another cache; library calls of scan() use none by default."""
+    token = _PROJECT_CACHES.set(True)
+    try:
+        yield
+    finally:
+        _PROJECT_CACHES.reset(token)
+
+
+def default_for(root: Path) -> ScanCache | None:
+    if not _PROJECT_CACHES.get():
+        return None
+    folder = location.project_cache(root)
+    return ScanCache(folder) if folder is not None else None

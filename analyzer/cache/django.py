@@ -1,0 +1,306 @@
+"""Reuse of an earlier Django scan's work: index facts per file, boundaries per definition, and
+each transaction's IR when nothing it depended on changed.
+
+What a transaction's result depends on, and how each part is checked:
+- the project-wide facts the walk consults (every module's shape: its names, bases,
+  decorators, parameters and assignments; the imports other modules can see through it; the
+  entities; signals, wrappers, the user model, the settings of the scan): one digest; when it
+  differs, nothing is reused;
+- the definitions its walk parsed (the boundary's own, and every helper it followed): each
+  recorded with its qualified name, its lines and a digest of their text, and the imports of
+  the modules holding them. A definition that moved, changed or disappeared, or an import
+  added to its module, makes the transaction be walked again, and only that one.
+A module's imports are its own business (an edit adding `from django.db.models import F` to
+one module re-walks only the transactions reaching that module) unless another module can see
+them: it imports the module itself or a name the module imported, star-imports it, or the
+module's assignments, base classes or decorators (read without parsing its definitions) use
+an imported name.
+Boundaries are found again in every changed definition (new and removed transactions are
+seen); for an unchanged one the boundaries found last time are reused without parsing it.
+The walk reports what it reached through Context.parse_definition, which every definition the
+walk reads goes through (a summary of a helper, computed once and applied in several
+transactions, must be recorded as reached by each of them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+from collections.abc import Callable
+
+from ..django.index import ModuleInfo, RepoIndex
+from . import index_facts
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+@dataclasses.dataclass
+class _Where:
+    info: ModuleInfo
+
+
+@dataclasses.dataclass
+class BoundaryStub:
+    """What the front end needs of a boundary before walking it (its place, to order and
+    de-duplicate); the boundary itself is found again only if its transaction is walked."""
+
+    kind: str
+    line: int
+    function: str
+    end_line: int
+    parsed: _Where
+    source: list                      # [rel, qualname, first, last] of the definition it was found in
+    view_module: str | None = None    # found by view_functions (ATOMIC_REQUESTS) in this module
+    cls: str | None = None
+    real: object = None               # the Boundary, when found in this scan
+    handler_functions: tuple = ()     # method_decorator on a class: the handlers it covers (qualnames)
+
+
+class DjangoReuse:
+    """One scan's use of the cache: reads `tables` (an earlier scan's), writes `written`."""
+
+    def __init__(self, tables: dict) -> None:
+        self.old = tables
+        self.written: dict = {"files": {}, "boundaries": {}, "transactions": {}}
+        self.digest = ""
+        self._lines: dict[str, list[str]] = {}
+        self._parse_diagnostics: dict[str, list[dict]] = {}
+        self._reach: list[list] | None = None
+        self.walked: list[str] = []   # ids of the transactions walked in this scan (the others were reused)
+
+    # -- index ---------------------------------------------------------------------------
+    def index_add(self, index: RepoIndex, source) -> ModuleInfo:
+        content = _digest(source.text)
+        kept = self.old.get("files", {}).get(source.rel)
+        if kept and kept[0] == content and kept[1] == index.package_prefix:
+            info = index.add_info(index_facts.load(kept[3], source))
+            self.written["files"][source.rel] = kept
+            return info
+        info = index.add(source)
+        self.written["files"][source.rel] = [content, index.package_prefix, index_facts.shape(info),
+                                             index_facts.dump(info)]
+        return info
+
+    # -- project-wide facts ---------------------------------------------------------------
+    def begin(self, ctx, options, atomic_requests: list[str]) -> None:
+        """Digest what every transaction depends on; from here on, record what each walk reads."""
+        index = ctx.index
+        shapes = self.written["files"]
+        self._imports = {info.rel: _digest(json.dumps(info.imports, sort_keys=True)) for info in index.modules.values()}
+        visible = _visible_imports(index)
+        facts = {
+            "options": [list(options.excludes), options.max_file_bytes, options.max_depth,
+                        sorted(options.extra_effects.items()), sorted(options.extra_statements.items())],
+            "prefix": index.package_prefix,
+            "modules": sorted((name, info.rel, shapes[info.rel][2] if info.rel in shapes else "",
+                               sorted(visible.get(info.rel, {}).items())) for name, info in index.modules.items()),
+            "entities": [{k: v for k, v in dataclasses.asdict(e).items() if k != "line"}
+                         for _, e in sorted(ctx.entities.items())],
+            "reverse": ctx.reverse, "signals": sorted(ctx.signals.items()), "wrappers": ctx.wrappers,
+            "user": ctx.auth_user, "params": sorted((k, v.name) for k, v in ctx.entity_by_param_name.items()),
+            "atomic_requests": atomic_requests,
+        }
+        self.digest = _digest(json.dumps(facts, sort_keys=True, default=list))
+        self._ctx = ctx
+        parse = ctx.parse_definition
+
+        def recording_parse(info, qualname, first_line, end_line):
+            fresh = qualname not in ctx._parsed
+            before = len(ctx.diagnostics)
+            parsed = parse(info, qualname, first_line, end_line)
+            if fresh:
+                self._parse_diagnostics[qualname] = ctx.diagnostics[before:]
+            if self._reach is not None:
+                self._reach.append([info.rel, qualname, first_line, end_line])
+            return parsed
+
+        ctx.parse_definition = recording_parse
+
+    def _definition_digest(self, rel: str, first: int, last: int) -> str:
+        lines = self._lines.get(rel)
+        if lines is None:
+            info = self._module_by_rel().get(rel)
+            lines = self._lines[rel] = info.source.text.splitlines(keepends=True) if info else []
+        return _digest("".join(lines[first - 1:last]))
+
+    def _module_by_rel(self) -> dict[str, ModuleInfo]:
+        if not hasattr(self, "_by_rel"):
+            self._by_rel = {info.rel: info for info in self._ctx.index.modules.values()}
+        return self._by_rel
+
+    def _unchanged(self, rel: str, qualname: str, first: int, last: int, digest: str, imports: str) -> bool:
+        index = self._ctx.index
+        now = index.functions.get(qualname) or index.classes.get(qualname)
+        if now is None or (now.line, now.end_line) != (first, last):
+            return False
+        module = index.modules.get(now.module)
+        return (module is not None and module.rel == rel and self._imports.get(rel) == imports
+                and self._definition_digest(rel, first, last) == digest)
+
+    # -- boundaries --------------------------------------------------------------------------
+    def boundaries(self, ctx, info: ModuleInfo, qualname: str, first: int, last: int, cls: str | None,
+                   find: Callable) -> list:
+        """The boundaries of one candidate definition: found last time (its text and the project
+        facts unchanged), or found now by `find(parsed)`."""
+        source = [info.rel, qualname, first, last]
+        key = json.dumps([self.digest, *source, cls, self._definition_digest(info.rel, first, last),
+                          self._imports.get(info.rel)])
+        kept = self.old.get("boundaries", {}).get(key)
+        if kept is not None:
+            self.written["boundaries"][key] = kept
+            stubs, diagnostics = kept
+            ctx.diagnostics.extend(diagnostics)
+            return [BoundaryStub(*stub[:4], parsed=_Where(info), source=source, cls=cls, handler_functions=tuple(stub[4]))
+                    for stub in stubs]
+        before = len(ctx.diagnostics)
+        parsed = ctx.parse_definition(info, qualname, first, last)
+        found = find(parsed) if parsed is not None else []
+        self.written["boundaries"][key] = [[[b.kind, b.line, b.function, b.end_line, [f"{b.cls}.{n}" for n, _ in b.handlers]]
+                                            for b in found],
+                                           ctx.diagnostics[before:]]
+        return [BoundaryStub(b.kind, b.line, b.function, b.end_line, _Where(info), source, cls=cls, real=b,
+                             handler_functions=tuple(f"{b.cls}.{n}" for n, _ in b.handlers)) for b in found]
+
+    def views(self, ctx, module: str, find: Callable) -> list:
+        """ATOMIC_REQUESTS views of one module (kept per module content and project facts)."""
+        info = ctx.index.modules[module]
+        key = json.dumps([self.digest, "views", info.rel, self.written["files"][info.rel][0]])
+        kept = self.old.get("boundaries", {}).get(key)
+        if kept is not None:
+            self.written["boundaries"][key] = kept
+            stubs, diagnostics = kept
+            ctx.diagnostics.extend(diagnostics)
+            return [BoundaryStub(kind, line, function, end_line, _Where(info), source, view_module=module, cls=cls)
+                    for kind, line, function, end_line, source, cls in stubs]
+        before = len(ctx.diagnostics)
+        found = find(module)
+        out = []
+        for b in found:
+            fn = ctx.index.functions[b.function]
+            out.append(BoundaryStub(b.kind, b.line, b.function, b.end_line, _Where(info),
+                                    [info.rel, fn.qualname, fn.line, fn.end_line], module, b.cls, real=b))
+        self.written["boundaries"][key] = [[[s.kind, s.line, s.function, s.end_line, s.source, s.cls] for s in out],
+                                           ctx.diagnostics[before:]]
+        return out
+
+    def _materialize(self, ctx, stub: BoundaryStub, find_boundaries: Callable, view_functions: Callable):
+        if stub.real is not None:
+            return stub.real
+        if stub.view_module is not None:
+            found = view_functions(ctx, stub.view_module)
+        else:
+            rel, qualname, first, last = stub.source
+            parsed = ctx.parse_definition(stub.parsed.info, qualname, first, last)
+            found = find_boundaries(ctx, parsed, qualname, stub.cls) if parsed is not None else []
+        return next(b for b in found if (b.kind, b.line, b.function) == (stub.kind, stub.line, stub.function))
+
+    # -- transactions ------------------------------------------------------------------------
+    def transaction(self, ctx, stub: BoundaryStub, walk: Callable, find_boundaries: Callable,
+                    view_functions: Callable) -> tuple:
+        """(transaction record or None, its diagnostics, front-end diagnostics) of one boundary."""
+        key = json.dumps([stub.parsed.info.rel, stub.line, stub.function, stub.kind])
+        kept = self.old.get("transactions", {}).get(key)
+        if kept is not None and kept["digest"] == self.digest and all(self._unchanged(*r) for r in kept["reach"]):
+            self.written["transactions"][key] = kept
+            ctx.diagnostics.extend(kept["parse_diagnostics"])
+            return kept["result"]
+        self._reach = [list(stub.source)]
+        try:
+            *walked, reached = walk(ctx, self._materialize(ctx, stub, find_boundaries, view_functions))
+            result = tuple(walked)
+            # A helper's summary, computed in an earlier transaction of this scan and applied
+            # here, parsed nothing now: its definitions are reached all the same.
+            self._reach += self._functions(ctx, reached)
+        finally:
+            reach, self._reach = self._reach, None
+        self.walked.append(f"{stub.parsed.info.rel}:{stub.line}")
+        unique = {tuple(r[:2]): r for r in reach}
+        self.written["transactions"][key] = {
+            "digest": self.digest,
+            "reach": [[*r, self._definition_digest(r[0], r[2], r[3]), self._imports.get(r[0])]
+                      for r in unique.values()],
+            "parse_diagnostics": [d for _rel, qualname in unique for d in self._parse_diagnostics.get(qualname, [])],
+            "result": result,
+        }
+        return result
+
+
+    @staticmethod
+    def _functions(ctx, qualnames) -> list[list]:
+        """Reach entries ([file, qualname, first line, last line]) of application functions."""
+        entries = []
+        for qualname in sorted(qualnames):
+            fn = ctx.index.functions.get(qualname)
+            module = ctx.index.modules.get(fn.module) if fn is not None else None
+            if module is not None:
+                entries.append([module.rel, qualname, fn.line, fn.end_line])
+        return entries
+
+
+def _visible_imports(index: RepoIndex) -> dict[str, dict[str, str]]:
+    """Per module (by file), the imports other modules can see through it (module docstring)."""
+    by_name = {name: info for name, info in index.modules.items()}
+    whole: set[str] = set()
+    names: dict[str, set[str]] = {}
+    for info in {id(i): i for i in index.modules.values()}.values():
+        targets = [v for v in info.imports.values() if v] + [t for fn in info.functions.values()
+                                                            for t in fn.imports.values() if t]
+        for target in targets:
+            for part in re.split(r"[;]", target):
+                pieces = part.split(".")
+                for cut in range(len(pieces), 0, -1):
+                    module = by_name.get(".".join(pieces[:cut]))
+                    if module is None or module is info:
+                        continue
+                    if cut == len(pieces) or info.imports.get("*", "").find(part) >= 0:
+                        whole.add(module.rel)
+                    else:
+                        names.setdefault(module.rel, set()).add(pieces[cut])
+                    break
+    out: dict[str, dict[str, str]] = {}
+    for info in {id(i): i for i in index.modules.values()}.values():
+        if info.rel in whole:
+            out[info.rel] = dict(info.imports)
+            continue
+        words = set(re.findall(r"\w+", " ".join(_resolved_texts(info))))
+        seen = names.get(info.rel, set()) | words
+        out[info.rel] = {k: v for k, v in info.imports.items() if k in seen or k == "*"}
+    return out
+
+
+def _resolved_texts(info: ModuleInfo) -> list[str]:
+    """What the analysis resolves in a module's scope without parsing its definitions: module and
+    class assignments, base classes, decorators."""
+    texts = list(info.assigns.values())
+    for fn in info.functions.values():
+        texts.extend(fn.decorators)
+    stack = list(info.classes.values())
+    while stack:
+        cls = stack.pop()
+        texts.extend([*cls.assigns.values(), *cls.bases, *cls.decorators])
+        stack.extend(cls.inner.values())
+    return texts
+
+
+class NoReuse:
+    """A scan without a cache: every step done, nothing recorded."""
+
+    def index_add(self, index: RepoIndex, source) -> ModuleInfo:
+        return index.add(source)
+
+    def begin(self, ctx, options, atomic_requests: list[str]) -> None:
+        pass
+
+    def boundaries(self, ctx, info, qualname, first, last, cls, find: Callable) -> list:
+        parsed = ctx.parse_definition(info, qualname, first, last)
+        return find(parsed) if parsed is not None else []
+
+    def views(self, ctx, module: str, find: Callable) -> list:
+        return find(module)
+
+    def transaction(self, ctx, boundary, walk: Callable, find_boundaries: Callable, view_functions: Callable) -> tuple:
+        return walk(ctx, boundary)[:3]

@@ -1,0 +1,284 @@
+"""The warm cache (.txscan/cache): a scan that reuses an earlier scan's work gives byte for byte
+the output of a scan without a cache, after every kind of edit; a changed helper re-walks the
+transactions that reach it and only those; a damaged, foreign or unwritable cache is one line,
+never a failure."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analyzer.cache import ScanCache, cachefile
+from analyzer.config import load
+from analyzer.output import json_contract
+from analyzer.scan import scan
+
+SAMPLES = Path(__file__).resolve().parents[1] / "corpus" / "samples" / "django"
+SHOP = SAMPLES / "shop"
+TXSCAN = [sys.executable, "-m", "analyzer.cli"]
+
+
+def _outputs(root: Path, cache: ScanCache | None):
+    """(JSON contract of both CDA modes, IR, transactions walked) of one scan of `root`."""
+    result = scan(root, load(root), cache=cache)
+    documents = "".join(json_contract.dumps(json_contract.document(result.analyses[mode], root.name, result.lines,
+                                                                   len(result.files))) for mode in ("pk", "auto"))
+    return documents, result.ir_text, result.walked
+
+
+def _copy(tmp_path: Path, sample: Path = SHOP) -> Path:
+    root = tmp_path / sample.name
+    shutil.copytree(sample, root, ignore=shutil.ignore_patterns(".txscan", "__pycache__", "expected.json"))
+    return root
+
+
+def _replace(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def _edit_helper(root: Path) -> None:
+    _replace(root / "shop" / "helpers.py", "    InventoryReservation.objects.create(order=order,",
+             "    InventoryReservation.objects.get_or_create(order=order,")
+
+
+def _edit_model(root: Path) -> None:
+    _replace(root / "shop" / "models.py", "code = models.CharField(max_length=24, primary_key=True)",
+             "code = models.CharField(max_length=24, unique=True)")
+
+
+def _edit_settings(root: Path) -> None:
+    _replace(root / "shop" / "settings.py", '"CONN_MAX_AGE": 60,', '"CONN_MAX_AGE": 60,\n        "ATOMIC_REQUESTS": True,')
+
+
+def _shift_lines(root: Path) -> None:
+    path = root / "shop" / "helpers.py"
+    path.write_text("# a comment line moves every definition below it\n" + path.read_text())
+
+
+def _delete_file(root: Path) -> None:
+    (root / "shop" / "services" / "coupons.py").unlink()
+
+
+def _new_file(root: Path) -> None:
+    (root / "shop" / "services" / "refunds.py").write_text(
+        "from django.db import transaction\n\nfrom shop.helpers import release_stock\n"
+        "from shop.models import InventoryReservation\n\n\n"
+        "@transaction.atomic\ndef refund(reservation_id):\n"
+        "    reservation = InventoryReservation.objects.select_for_update().get(pk=reservation_id)\n"
+        "    release_stock(reservation)\n")
+
+
+def _add_import(root: Path) -> None:
+    _replace(root / "shop" / "services" / "coupons.py", "from django.db.models import F\n",
+             "from django.db.models import F\nfrom django.db.models import Q\n")
+
+
+EDITS = {"added import": _add_import, "helper": _edit_helper, "model": _edit_model, "settings": _edit_settings, "moved lines": _shift_lines,
+         "deleted file": _delete_file, "new file": _new_file}
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_warm_scan_after_an_edit_equals_a_cold_scan_of_the_edited_tree(tmp_path, edit):
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    cold_documents, cold_ir, walked = _outputs(root, ScanCache(folder))
+    assert (folder / "django.json").is_file() and walked  # an empty cache: every transaction walked
+    EDITS[edit](root)
+    warm = _outputs(root, ScanCache(folder))
+    fresh = _outputs(root, None)
+    assert warm[:2] == fresh[:2]
+    assert warm[0] != cold_documents or warm[1] != cold_ir or edit in ("moved lines", "added import")
+
+
+def test_unchanged_tree_reuses_every_transaction(tmp_path):
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    cold = _outputs(root, ScanCache(folder))
+    warm = _outputs(root, ScanCache(folder))
+    assert warm[:2] == cold[:2] == _outputs(root, None)[:2]
+    assert warm[2] == []
+
+
+def test_changed_helper_rewalks_the_transactions_that_reach_it_and_only_those(tmp_path):
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    _documents, ir_text, _walked = _outputs(root, ScanCache(folder))
+    transactions = [json.loads(line) for line in ir_text.splitlines() if '"type": "transaction"' in line]
+
+    def reaches(value) -> bool:  # a step anywhere in the tree (bodies, arms) ran in reserve_stock
+        if isinstance(value, dict):
+            return "shop.helpers.reserve_stock" in value.get("via", []) or any(reaches(v) for v in value.values())
+        return isinstance(value, list) and any(reaches(v) for v in value)
+
+    reaching = sorted(t["id"] for t in transactions if reaches(t["steps"]))
+    assert reaching and len(reaching) < len(transactions)
+    _edit_helper(root)
+    documents, ir_after, walked = _outputs(root, ScanCache(folder))
+    assert sorted(walked) == reaching
+    assert (documents, ir_after) == _outputs(root, None)[:2]
+
+
+def test_moved_definitions_are_walked_again(tmp_path):
+    """Lines are part of the IR: a definition that moved is not reused at its old lines."""
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    _outputs(root, ScanCache(folder))
+    _shift_lines(root)
+    _documents, ir_text, walked = _outputs(root, ScanCache(folder))
+    transactions = [line for line in ir_text.splitlines() if '"type": "transaction"' in line]
+    assert 0 < len(walked) < len(transactions)
+
+
+def test_import_seen_by_no_other_module_rewalks_only_the_transactions_reaching_its_module(tmp_path):
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    _documents, ir_text, _walked = _outputs(root, ScanCache(folder))
+    total = ir_text.count('"type": "transaction"')
+    _add_import(root)
+    documents, ir_after, walked = _outputs(root, ScanCache(folder))
+    assert walked and len(walked) < total
+    assert any(w.startswith("shop/services/coupons.py:") for w in walked)
+    assert (documents, ir_after) == _outputs(root, None)[:2]
+
+
+@pytest.mark.parametrize("content, says", [
+    ("{not json", "is damaged"),
+    ('{"format": "something else", "tables": {}}', "is not a txscan cache"),
+    ("[1, 2, 3]", "is not a txscan cache"),
+])
+def test_damaged_or_foreign_cache_is_one_line_and_rebuilt(tmp_path, content, says):
+    root = _copy(tmp_path)
+    expected = subprocess.run([*TXSCAN, "scan", str(root), "--format", "json", "--no-db", "--no-cache"],
+                              capture_output=True, text=True, check=True).stdout
+    folder = root / ".txscan" / "cache"
+    folder.mkdir(parents=True)
+    (folder / "django.json").write_text(content)
+    run = subprocess.run([*TXSCAN, "scan", str(root), "--format", "json", "--no-db"], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout == expected
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0] and "django.json" in lines[0]
+    assert cachefile.load(folder, "django")  # rebuilt: the next scan reads it without a word
+    again = subprocess.run([*TXSCAN, "scan", str(root), "--format", "json", "--no-db"], capture_output=True, text=True)
+    assert again.stdout == expected and again.stderr == ""
+
+
+def test_cache_of_other_code_is_not_used(tmp_path):
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    _outputs(root, ScanCache(folder))
+    document = json.loads((folder / "django.json").read_text())
+    document["code"] = "0" * 32
+    (folder / "django.json").write_text(json.dumps(document))
+    assert cachefile.load(folder, "django") == {}
+    assert _outputs(root, ScanCache(folder))[2]  # walked again
+
+
+def test_no_cache_writes_nothing_and_cache_dir_is_used(tmp_path):
+    root = _copy(tmp_path)
+    subprocess.run([*TXSCAN, "scan", str(root), "--format", "json", "--no-db", "--no-cache"], check=True,
+                   capture_output=True)
+    assert not (root / ".txscan").exists()
+    elsewhere = tmp_path / "elsewhere"
+    subprocess.run([*TXSCAN, "scan", str(root), "--format", "json", "--no-db", "--cache-dir", str(elsewhere)],
+                   check=True, capture_output=True)
+    assert (elsewhere / "django.json").is_file() and not (root / ".txscan").exists()
+    subprocess.run([*TXSCAN, "scan", str(root), "--format", "json", "--no-db"], check=True, capture_output=True)
+    assert (root / ".txscan" / "cache" / "django.json").is_file()
+
+
+def test_cache_dir_that_is_a_file_is_a_usage_error(tmp_path):
+    root = _copy(tmp_path)
+    (tmp_path / "file").write_text("x")
+    run = subprocess.run([*TXSCAN, "scan", str(root), "--no-db", "--cache-dir", str(tmp_path / "file")],
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and "--cache-dir" in run.stderr and "not a folder" in run.stderr
+
+
+def test_txscan_that_is_not_a_folder_is_left_alone(tmp_path):
+    root = _copy(tmp_path)
+    (root / ".txscan").write_text("somebody else's file\n")
+    run = subprocess.run([*TXSCAN, "scan", str(root), "--format", "json", "--no-db"], capture_output=True, text=True)
+    assert run.returncode == 0 and json.loads(run.stdout)["transactions"]
+    assert run.stderr.strip().splitlines() == [f"txscan: info: {root / '.txscan'} is not txscan's folder; "
+                                               "scanning without a cache"]
+    assert (root / ".txscan").read_text() == "somebody else's file\n"
+
+
+def test_read_only_project_is_scanned_without_a_cache(tmp_path):
+    from hostile.hostile_inputs import unprivileged, world_readable_tmp
+
+    prefix = unprivileged()
+    base = world_readable_tmp()
+    try:
+        root = _copy(base)
+        for folder, _dirs, _files in os.walk(root):
+            Path(folder).chmod(0o555)
+        run = subprocess.run([*prefix, *TXSCAN, "scan", str(root), "--format", "json", "--no-db"],
+                             capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1],
+                             env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        assert run.returncode == 0, run.stderr
+        assert json.loads(run.stdout)["transactions"]
+        assert run.stderr.strip().splitlines() == [f"txscan: info: {root} is read-only; scanning without a cache"]
+        assert not (root / ".txscan").exists()
+    finally:
+        for folder, _dirs, _files in os.walk(base):
+            Path(folder).chmod(0o755)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_lint_after_a_one_file_change_uses_the_cache(tmp_path):
+    from analyzer.lint import command
+
+    root = _copy(tmp_path)
+    target = root / "shop" / "helpers.py"
+    outputs = []
+    for cache in (True, True, False):
+        if len(outputs) == 1:
+            _edit_helper(root)
+        stream = _Stream()
+        status = command.main([target], "json", stream=stream, cache=cache)
+        outputs.append((status, stream.text))
+    assert (root / ".txscan" / "cache" / "django.json").is_file()
+    assert outputs[1] == outputs[2]
+
+
+class _Stream:
+    def __init__(self) -> None:
+        self.text = ""
+
+    def write(self, text: str) -> int:
+        self.text += text
+        return len(text)
+
+    def isatty(self) -> bool:
+        return False
+
+    def flush(self) -> None:
+        pass
+
+
+def test_typescript_records_are_reused_while_no_file_ts_plugin_reads_changed(tmp_path, monkeypatch):
+    from analyzer.typeorm.bridge import FrontendUnavailable
+
+    root = _copy(tmp_path, SAMPLES.parent / "typeorm" / "nest-shop")
+    folder = tmp_path / "cache"
+    cold = scan(root, load(root), rewrites=False, cache=ScanCache(folder))
+    path = os.environ["PATH"]
+    monkeypatch.setenv("PATH", "")  # no node: only reuse can give a result
+    warm = scan(root, load(root), rewrites=False, cache=ScanCache(folder))
+    assert warm.ir_text == cold.ir_text and warm.analyses == cold.analyses
+    source = next(p for p in sorted(root.rglob("*.ts")) if "node_modules" not in p.parts)
+    source.write_text(source.read_text() + "\n// changed\n")
+    with pytest.raises(FrontendUnavailable):
+        scan(root, load(root), rewrites=False, cache=ScanCache(folder))
+    monkeypatch.setenv("PATH", path)
+    after = scan(root, load(root), rewrites=False, cache=ScanCache(folder))
+    assert after.ir_text == scan(root, load(root), rewrites=False).ir_text
