@@ -8,6 +8,7 @@ import { HandleTypes } from "./handles";
 import { DiagnosticRecord, renderIr, TransactionRecord } from "./ir";
 import { lineOf, OriginResolver } from "./names";
 import { relPath, ScanOptions, setupProgram } from "./program";
+import { HierarchyIndex } from "./hierarchy";
 import { ContainerIndex, ProviderIndex } from "./providers";
 import { configuresExternalQueryCache } from "./query-cache";
 import { EMPTY_CATALOG, UserCatalog } from "./settings";
@@ -43,6 +44,7 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
     externalQueryCache: configuresExternalQueryCache(files),
     providers: new ProviderIndex(checker, files, isAppFile),
     container: new ContainerIndex(checker, files, isAppFile),
+    hierarchy: new HierarchyIndex(checker, rootDir, files, isAppFile),
   };
   for (const d of boundaries.dynamic) {
     diagnostics.push({ ir: 1, type: "diagnostic", file: relPath(rootDir, d.node.getSourceFile().fileName), line: lineOf(d.node), code: "dynamic-boundary", severity: "info", message: d.message });

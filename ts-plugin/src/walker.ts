@@ -19,6 +19,7 @@ import { Frame } from "./frame";
 import { newQb, qbCall } from "./querybuilders";
 import { QUERY_CACHE_CALLEE } from "./query-cache";
 import { ContainerIndex, ProviderIndex } from "./providers";
+import { HierarchyIndex, MAX_CANDIDATES } from "./hierarchy";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
@@ -40,6 +41,8 @@ export interface WalkEnv {
   providers: ProviderIndex;
   /** services registered in a container by name (providers.ts) */
   container: ContainerIndex;
+  /** implementations of the application's interfaces and abstract classes (hierarchy.ts) */
+  hierarchy: HierarchyIndex;
 }
 
 const ARRAY_ITERATION = new Set(["forEach", "map", "flatMap", "filter", "reduce", "reduceRight", "some", "every", "find", "findIndex", "findLast"]);
@@ -1328,6 +1331,9 @@ export class TransactionWalk {
       }
       return this.invoke(target.fn, args, thisValue, call, frame, target.parent, false, false, exactCall(call));
     }
+    // an interface or abstract method: every implementation in the application
+    const dispatched = this.dispatchCall(call, frame, recv);
+    if (dispatched) return dispatched;
     // unknown/library call: walk function arguments in place, derive data from arguments
     const args = this.evalArgs(call, frame);
     for (const a of args) {
@@ -1349,6 +1355,43 @@ export class TransactionWalk {
     }
     const sources = normSources([...(recv?.sources ?? []), ...args.flatMap((a) => a.sources), { kind: "constant" }]);
     return { sources: sources.length ? sources : [{ kind: "unknown" }] };
+  }
+
+  /** A call of an interface or abstract method: each implementation of the application is
+   *  walked in an arm of a branch on the receiver, its chain marked `<dispatch NAME: N
+   *  candidates>`; beyond MAX_CANDIDATES the call is unresolved. */
+  private dispatchCall(call: ts.CallExpression, frame: Frame, recv: Value | undefined): Value | undefined {
+    const d = this.env.hierarchy.dispatch(call);
+    if (!d) return undefined;
+    const args = this.evalArgs(call, frame);
+    const n = d.targets.length;
+    if (n > MAX_CANDIDATES) {
+      if (this.recording) this.unresolved(frame, call, d.label, "dynamic-dispatch", `${n} candidates`);
+      return { sources: normSources([...(recv?.sources ?? []), ...args.flatMap((a) => a.sources), { kind: "unknown" }]) };
+    }
+    const marker = `<dispatch ${d.label}: ${n} candidate${n === 1 ? "" : "s"}>`;
+    const outerVia = frame.via;
+    const arms: Step[][] = [];
+    const results: Value[] = [];
+    try {
+      for (const t of d.targets) {
+        const arm: Step[] = [];
+        frame.via = [...outerVia, marker];
+        this.withSink(frame, arm, () => {
+          if (!t.fn) {
+            if (this.recording) this.unresolved(frame, call, t.name, "dynamic-dispatch", "implementation outside the application");
+            return;
+          }
+          const self: Value = { sources: recv?.sources ?? [{ kind: "unknown" }], isThis: true, instanceOf: t.cls, txService: recv?.txService };
+          results.push(this.invoke(t.fn, args, self, call, frame, undefined, false, false, exactCall(call)));
+        });
+        arms.push(arm);
+      }
+    } finally {
+      frame.via = outerVia;
+    }
+    this.pushBranch(frame, call, recv?.sources ?? [], arms);
+    return results.length ? union(...results) : UNKNOWN;
   }
 
   /** `x.save(...)`, `x.findOneBy(...)`, `x.createQueryBuilder()` on a receiver typed `any` (or
@@ -1628,9 +1671,9 @@ export class TransactionWalk {
     return { sources: [{ kind: "external", step: id }] };
   }
 
-  unresolved(frame: Frame, at: ts.Node, callee: string, reason: string): void {
+  unresolved(frame: Frame, at: ts.Node, callee: string, reason: string, detail?: string): void {
     if (!this.recording) return;
-    frame.sink.push({ node: "unresolved", file: this.fileOf(at), line: lineOf(at), via: frame.via, callee, reason });
+    frame.sink.push({ node: "unresolved", file: this.fileOf(at), line: lineOf(at), via: frame.via, callee, reason, detail });
   }
 
   private diag(at: ts.Node, code: string, severity: DiagnosticRecord["severity"], message: string): void {
