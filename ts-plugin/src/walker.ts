@@ -65,6 +65,8 @@ export class TransactionWalk {
   private mode: WalkMode;
   /** loops being walked, innermost last; `starts`: a `startTransaction()` ran in this one */
   private loops: { node: ts.Node; starts: boolean }[] = [];
+  /** reads that throw when no row is found (`findOneOrFail`, `getOneOrFail`), in order */
+  private failingReads: string[] = [];
   /** the timer armed by the promise executor being walked */
   private executorTimer: PendingTimer | undefined;
 
@@ -209,7 +211,20 @@ export class TransactionWalk {
         this.pushBranch(frame, s, cond, [thenArm, elseArm]);
         return exits;
       }
+      const failing = this.failingReads.length;
       if (this.walkStatement(s, frame)) return true;
+      if (this.failingReads.length > failing && i < stmts.length - 1) {
+        // a read that throws when it finds nothing (here or in a helper): the rest runs only
+        // when it found a row, as after a guard clause on its result
+        const uses: Source[] = this.failingReads.slice(failing).map((step) => ({ kind: "result", step }));
+        const rest: Step[] = [];
+        let exits = false;
+        this.withSink(frame, rest, () => {
+          exits = this.walkStatements(stmts.slice(i + 1), frame);
+        });
+        this.pushBranch(frame, s, uses, [[], rest]);
+        return exits;
+      }
     }
     return false;
   }
@@ -481,7 +496,9 @@ export class TransactionWalk {
     if (v.handle || v.qb || v.closure) return v;
     const allConst = v.sources.every((s) => s.kind === "constant");
     const out: Value = allConst ? { ...v } : unfolded({ ...v, sources: [{ kind: "input", name }] });
-    if (v.obj) out.obj = { ...v.obj, origin: "input", step: undefined, name };
+    // an entity built outside (`repo.create(...)`, `new E()`) and not saved there is still new:
+    // saving it in the transaction inserts it and gives it its generated key
+    if (v.obj) out.obj = v.obj.origin === "new" && !v.obj.insertStep ? { ...v.obj, name } : { ...v.obj, origin: "input", step: undefined, name };
     return out;
   }
 
@@ -1657,6 +1674,7 @@ export class TransactionWalk {
     };
     if (s.sql !== undefined) step.sql = s.sql;
     frame.sink.push(step);
+    if (/OrFail$/.test(s.api)) this.failingReads.push(id);
     const key = !many && (s.kind === "read" || s.kind === "lock") ? pkKeyOf(predicate) : undefined;
     return { sources: [{ kind: "result", step: id }], obj: { entity: s.entity, origin: "loaded", step: id, fields: new Map(), many, key } };
   }

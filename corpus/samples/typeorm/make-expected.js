@@ -188,6 +188,13 @@ const NEST_SHOP = {
     { file: CO, fn: "async purgeExpired(", at: "@Transactional(", up: true, function: "src.coupons.coupons.service.CouponsService.purgeExpired",
       boundary: "transactional-decorator", interactivity: "interactive-strict", reasons: ["cache"], rw: "none",
       statements: [[CO, "async purgeExpired(", "this.coupons.delete(", "Coupon", "delete", "range"]] },
+    { file: CO, fn: "async retire(", at: "@Transactional(", up: true, function: "src.coupons.coupons.service.CouponsService.retire",
+      boundary: "transactional-decorator", interactivity: "interactive-strict", reasons: ["http"], rw: "full",
+      statements: [
+        [CO, "async retire(", "this.coupons.findOneByOrFail(", "Coupon", "read", "key"],
+        [CO, "async retire(", "this.coupons.remove(", "Coupon", "delete", "key"],
+      ],
+      note: "the notifier is an interface: both implementations are walked (class-hierarchy analysis); the default configuration's webhook posts over HTTP. The remove runs only when the find-or-fail read found the coupon" },
     { file: PS, fn: "async recordPayment(", at: "@Transaction(", up: true, function: "src.payments.payments.service.PaymentsService.recordPayment",
       boundary: "transaction-decorator", interactivity: "one-shot", reasons: [], rw: "full",
       statements: [
