@@ -20,6 +20,7 @@ import { newQb, qbCall } from "./querybuilders";
 import { QUERY_CACHE_CALLEE } from "./query-cache";
 import { ContainerIndex, ProviderIndex } from "./providers";
 import { HierarchyIndex, MAX_CANDIDATES } from "./hierarchy";
+import { EffectReach } from "./reach";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
@@ -43,6 +44,8 @@ export interface WalkEnv {
   container: ContainerIndex;
   /** implementations of the application's interfaces and abstract classes (hierarchy.ts) */
   hierarchy: HierarchyIndex;
+  /** external effects reachable from calls cut off by the depth limit (reach.ts) */
+  reach: EffectReach;
 }
 
 const ARRAY_ITERATION = new Set(["forEach", "map", "flatMap", "filter", "reduce", "reduceRight", "some", "every", "find", "findIndex", "findLast"]);
@@ -1380,6 +1383,10 @@ export class TransactionWalk {
   private dispatchCall(call: ts.CallExpression, frame: Frame, recv: Value | undefined): Value | undefined {
     const d = this.env.hierarchy.dispatch(call);
     if (!d) return undefined;
+    // as for body-less methods (appDeclarationWithoutBody): one that returns no promise (a
+    // logger's `warn(): void`) runs no statement the transaction waits for
+    const sig = this.checker.getResolvedSignature(call);
+    if (!sig || !this.mayBeAwaitable(this.checker.getReturnTypeOfSignature(sig))) return undefined;
     const args = this.evalArgs(call, frame);
     const n = d.targets.length;
     if (n > MAX_CANDIDATES) {
@@ -1605,6 +1612,8 @@ export class TransactionWalk {
       if (this.recording) {
         this.unresolved(frame, call, name, "depth-limit");
         this.diag(call, "depth-limit", "info", `call to ${name} not followed: depth limit ${this.env.maxDepth} reached`);
+        const reached = this.env.reach.of(fn);
+        if (reached) this.emitEffect(frame, call, reached.category, reached.callee, args);
       }
       return UNKNOWN;
     }

@@ -142,3 +142,22 @@ export class MockCache implements CacheStrategy { async set(em: EntityManager, k
   assert.equal(branch.arms.length, 3);
   assert.ok(!flatSteps(ir.transactions[0]).some((s) => s.category === "http"));
 });
+
+test("a method that returns no promise (a logger) is not dispatched: nothing waits on it", () => {
+  const ir = scanSources({
+    "src/entities.ts": ENTITIES,
+    "src/log.ts": `import { EntityManager } from "typeorm";
+import { Account } from "./entities";
+export interface Log { warn(em: EntityManager, m: string): void; }
+export class DbLog implements Log { warn(em: EntityManager, m: string) { void em.update(Account, { id: 1 }, { frozen: true }); } }
+`,
+    "src/service.ts": `import { DataSource } from "typeorm";
+import { Log } from "./log";
+export class S {
+  constructor(private ds: DataSource, private log: Log) {}
+  async go() { await this.ds.transaction(async (em) => { this.log.warn(em, "x"); }); }
+}
+`,
+  });
+  assert.ok(!ir.transactions[0].steps.some((s) => s.node === "branch"));
+});
