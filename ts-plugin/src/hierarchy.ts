@@ -162,24 +162,32 @@ export class HierarchyIndex {
     return sym && sym !== owner && this.appType(sym) ? unalias(this.checker, sym) : undefined;
   }
 
-  /** The implementation of `name` a class runs: its own or one of its application bases'. */
   private method(cls: ts.ClassDeclaration, name: string): ts.FunctionLikeDeclaration | undefined {
-    let c: ts.ClassLikeDeclaration | undefined = cls;
-    for (let i = 0; c && i < 10; i++) {
-      for (const m of c.members) {
-        if (!m.name || m.name.getText() !== name) continue;
-        if (ts.isMethodDeclaration(m) && m.body) return m;
-        if (ts.isPropertyDeclaration(m) && m.initializer) {
-          const init = stripParens(m.initializer);
-          if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) return init;
-        }
-      }
-      const ext: ts.ExpressionWithTypeArguments | undefined = c.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0];
-      const base: TypeDecl | undefined = ext ? this.appType(this.symbolOf(ext.expression)) : undefined;
-      c = base && ts.isClassDeclaration(base) ? base : undefined;
-    }
-    return undefined;
+    return implementationOf(this.checker, cls, name, (d) => this.isAppFile(d.getSourceFile()));
   }
+}
+
+/** The implementation of `name` a class runs: its own method (or arrow-function property) or
+ *  one of its application base classes'. */
+export function implementationOf(
+  checker: ts.TypeChecker, cls: ts.ClassLikeDeclaration, name: string, inApp: (d: ts.Node) => boolean = () => true,
+): ts.FunctionLikeDeclaration | undefined {
+  let c: ts.ClassLikeDeclaration | undefined = cls;
+  for (let i = 0; c && i < 10; i++) {
+    for (const m of c.members) {
+      if (!m.name || m.name.getText() !== name) continue;
+      if (ts.isMethodDeclaration(m) && m.body) return m;
+      if (ts.isPropertyDeclaration(m) && m.initializer) {
+        const init = stripParens(m.initializer);
+        if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) return init;
+      }
+    }
+    const ext: ts.ExpressionWithTypeArguments | undefined = c.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0];
+    const found: ts.Symbol | undefined = ext && checker.getSymbolAtLocation(ext.expression);
+    const base: ts.Symbol | undefined = found && unalias(checker, found);
+    c = base?.declarations?.find((d: ts.Declaration): d is ts.ClassLikeDeclaration => ts.isClassLike(d) && inApp(d));
+  }
+  return undefined;
 }
 
 function symbolKey(s: ts.Symbol): string {
