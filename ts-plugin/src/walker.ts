@@ -218,14 +218,18 @@ export class TransactionWalk {
       if (this.walkStatement(s, frame)) return true;
       if (this.failingReads.length > failing && i < stmts.length - 1) {
         // a read that throws when it finds nothing (here or in a helper): the rest runs only
-        // when it found a row, as after a guard clause on its result
-        const uses: Source[] = this.failingReads.slice(failing).map((step) => ({ kind: "result", step }));
+        // when it found a row, as after a guard clause on its result. Where the rest already
+        // uses the row (a read-modify-write), that dependency says it: no branch is added, so
+        // `findOneOrFail` reads as Django's `get()` does (tests/vectors).
+        const failed = this.failingReads.slice(failing);
         const rest: Step[] = [];
         let exits = false;
         this.withSink(frame, rest, () => {
           exits = this.walkStatements(stmts.slice(i + 1), frame);
         });
-        this.pushBranch(frame, s, uses, [[], rest]);
+        const text = JSON.stringify(rest);
+        if (failed.some((id) => text.includes(`"${id}"`))) frame.sink.push(...rest);
+        else this.pushBranch(frame, s, failed.map((step) => ({ kind: "result", step })), [[], rest]);
         return exits;
       }
     }

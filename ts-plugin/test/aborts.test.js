@@ -1,7 +1,7 @@
 // Reads that throw when they find nothing (`findOneOrFail`, `findOneByOrFail`, `getOneOrFail`)
 // abort the transaction: the statements after them run only when a row was found, so they
 // depend on the read (a branch on its result, as after `if (!row) throw`), also when the read
-// is inside a helper. An entity built before the transaction (`repo.create(...)`) and saved
+// is inside a helper; where they use the row already, that data dependency says it. An entity built before the transaction (`repo.create(...)`) and saved
 // in it is inserted there, and its generated key flows into the rows that reference it.
 "use strict";
 const test = require("node:test");
@@ -10,8 +10,8 @@ const { onlyTx, inTx, flatSteps } = require("./helpers");
 
 test("statements after an OrFail read sit in a branch on its result", () => {
   const { tx } = onlyTx(inTx(`
-      const u = await em.findOneByOrFail(User, { email });
-      await em.update(Account, { ownerId: u.id }, { frozen: true });
+      await em.findOneByOrFail(User, { email });
+      await em.update(Account, { ownerId: id }, { frozen: true });
       await em.decrement(Account, { id }, "balance", 1);`));
   assert.equal(tx.steps.length, 2);
   const [read, branch] = tx.steps;
@@ -39,6 +39,15 @@ export class Service {
   assert.ok(branch, JSON.stringify(tx.steps));
   assert.deepEqual(branch.uses, [{ kind: "result", step: "s1" }]);
   assert.deepEqual(branch.arms[1].map((s) => `${s.entity} ${s.kind}`), ["Account delete"]);
+});
+
+test("where the rest uses the row (read-modify-write), that dependency says it: no branch", () => {
+  const { tx } = onlyTx(inTx(`
+      const a = await em.findOneOrFail(Account, { where: { id } });
+      a.balance -= amount;
+      await em.save(a);`));
+  assert.deepEqual(tx.steps.map((s) => s.node), ["statement", "statement"]);
+  assert.deepEqual(tx.steps[1].uses, [tx.steps[0].id]);
 });
 
 test("plain reads (findOneBy) do not abort: no branch", () => {

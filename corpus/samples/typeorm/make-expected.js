@@ -298,13 +298,13 @@ const FS = "src/container/services.ts";
 const EXPRESS_LEDGER = {
   transactions: [
     { file: AD, fn: "/admin/accounts/:id/freeze", at: ".transaction(", function: "src.routes.admin.adminRouter.post@8",
-      boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "full",
+      boundary: "transaction-callback", interactivity: "interactive-nonstrict", reasons: ["conditional"], rw: "full",
       statements: [
         [AD, "/admin/accounts/:id/freeze", "findOneByOrFail(Account", "Account", "read", "key"],
         [FS, "async freeze(", "update(Account", "Account", "write", "key"],
         [FS, "async freeze(", "insert(AuditEvent", "AuditEvent", "insert", "insert"],
       ],
-      note: "the service is resolved from the container by its registered name; withTransaction(manager) binds its copy to the transaction" },
+      note: "the service is resolved from the container by its registered name; withTransaction(manager) binds its copy to the transaction. findOneByOrFail throws when the account is missing, so the freeze runs only after that read found it (conditional)" },
     { file: AD, fn: "/admin/accounts/:id/report", at: ".transaction(", function: "src.routes.admin.adminRouter.post@18",
       boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "full",
       statements: [[AD, "/admin/accounts/:id/report", "findOneByOrFail(Account", "Account", "read", "key"]],
