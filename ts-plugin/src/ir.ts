@@ -52,6 +52,8 @@ export interface UnresolvedStep extends StepBase {
   node: "unresolved";
   callee: string;
   reason: string;
+  /** more about the reason (`12 candidates`) */
+  detail?: string;
 }
 export interface BranchStep extends StepBase {
   node: "branch";

@@ -238,6 +238,12 @@ export class OriginResolver {
       const left = this.ofEntityName(name.left);
       return left ? { module: left.module, path: [...left.path, name.right.text] } : null;
     }
+    // `client: import("ioredis").Redis`
+    if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      const path: string[] = [];
+      for (let q: ts.EntityName | undefined = node.qualifier; q; q = ts.isQualifiedName(q) ? q.left : undefined) path.unshift(ts.isQualifiedName(q) ? q.right.text : q.text);
+      return { module: node.argument.literal.text, path };
+    }
     if (ts.isUnionTypeNode(node)) {
       for (const t of node.types) {
         const o = this.ofTypeNode(t);

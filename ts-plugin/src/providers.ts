@@ -4,6 +4,7 @@
 // bound to, so calls on it are followed into that class: its statements and effects are the
 // transaction's. A factory binds the class it constructs (`new C(...)`) or declares it returns.
 import * as ts from "typescript";
+import { implementationOf } from "./hierarchy";
 import { stripParens, unalias } from "./names";
 
 type TokenKey = string | ts.Node;
@@ -98,17 +99,9 @@ export class ProviderIndex {
     return undefined;
   }
 
-  /** The implementation of `name` in a class or its app base classes. */
-  method(cls: ts.ClassLikeDeclaration, name: string): ts.MethodDeclaration | undefined {
-    for (let c: ts.ClassLikeDeclaration | undefined = cls, i = 0; c && i < 8; i++) {
-      const m = c.members.find((x): x is ts.MethodDeclaration => ts.isMethodDeclaration(x) && !!x.body && x.name.getText() === name);
-      if (m) return m;
-      const ext: ts.ExpressionWithTypeArguments | undefined = c.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0];
-      const sym: ts.Symbol | undefined = ext && this.checker.getSymbolAtLocation(ext.expression);
-      const base: ts.Symbol | undefined = sym && unalias(this.checker, sym);
-      c = base?.declarations?.find((d: ts.Declaration): d is ts.ClassLikeDeclaration => ts.isClassLike(d));
-    }
-    return undefined;
+  /** The implementation of `name` in a class or its base classes. */
+  method(cls: ts.ClassLikeDeclaration, name: string): ts.FunctionLikeDeclaration | undefined {
+    return implementationOf(this.checker, cls, name);
   }
 }
 

@@ -9,6 +9,8 @@ import { HandleTypes } from "./handles";
 import { DiagnosticRecord, renderIr, TransactionRecord } from "./ir";
 import { lineOf, OriginResolver } from "./names";
 import { relPath, ScanOptions, setupProgram } from "./program";
+import { HierarchyIndex } from "./hierarchy";
+import { EffectReach } from "./reach";
 import { ContainerIndex, ProviderIndex } from "./providers";
 import { configuresExternalQueryCache } from "./query-cache";
 import { EMPTY_CATALOG, UserCatalog } from "./settings";
@@ -43,13 +45,18 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
   boundaries.find(files);
   timings.lap("ts-entities-boundaries");
 
+  const origins = new OriginResolver(checker);
+  const hierarchy = new HierarchyIndex(checker, rootDir, files, isAppFile);
+  const catalog = options.catalog ?? EMPTY_CATALOG;
   const env = {
-    checker, rootDir, entities, origins: new OriginResolver(checker), handles: new HandleTypes(checker, entities), boundaries,
-    maxDepth: opts.depth, isAppFile, diagnostics, catalog: options.catalog ?? EMPTY_CATALOG,
+    checker, rootDir, entities, origins, handles: new HandleTypes(checker, entities), boundaries,
+    maxDepth: opts.depth, isAppFile, diagnostics, catalog,
     externalQueryCache: configuresExternalQueryCache(files),
     providers: new ProviderIndex(checker, files, isAppFile),
     container: new ContainerIndex(checker, files, isAppFile),
     memo: options.memo === undefined ? new WalkMemo() : options.memo,
+    hierarchy,
+    reach: new EffectReach(checker, origins, hierarchy, isAppFile, catalog.effects),
   };
   for (const d of boundaries.dynamic) {
     diagnostics.push({ ir: 1, type: "diagnostic", file: relPath(rootDir, d.node.getSourceFile().fileName), line: lineOf(d.node), code: "dynamic-boundary", severity: "info", message: d.message });

@@ -19,6 +19,8 @@ import { Frame } from "./frame";
 import { newQb, qbCall } from "./querybuilders";
 import { QUERY_CACHE_CALLEE } from "./query-cache";
 import { ContainerIndex, ProviderIndex } from "./providers";
+import { HierarchyIndex, MAX_CANDIDATES } from "./hierarchy";
+import { EffectReach } from "./reach";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
 import { OpenRecording, Recording, replay, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
@@ -44,6 +46,10 @@ export interface WalkEnv {
   /** helper walks recorded for replay, shared by the scan's transactions (walk-memo.ts);
    *  null: every call is walked (to compare both ways) */
   memo?: WalkMemo | null;
+  /** implementations of the application's interfaces and abstract classes (hierarchy.ts) */
+  hierarchy: HierarchyIndex;
+  /** external effects reachable from calls cut off by the depth limit (reach.ts) */
+  reach: EffectReach;
 }
 
 const ARRAY_ITERATION = new Set(["forEach", "map", "flatMap", "filter", "reduce", "reduceRight", "some", "every", "find", "findIndex", "findLast"]);
@@ -66,6 +72,8 @@ export class TransactionWalk {
   private mode: WalkMode;
   /** loops being walked, innermost last; `starts`: a `startTransaction()` ran in this one */
   private loops: { node: ts.Node; starts: boolean }[] = [];
+  /** reads that throw when no row is found (`findOneOrFail`, `getOneOrFail`), in order */
+  private failingReads: string[] = [];
   /** the timer armed by the promise executor being walked */
   private executorTimer: PendingTimer | undefined;
   /** recorded helper walks by context (walk-memo.ts), and the recordings under way */
@@ -217,7 +225,24 @@ export class TransactionWalk {
         this.pushBranch(frame, s, cond, [thenArm, elseArm]);
         return exits;
       }
+      const failing = this.failingReads.length;
       if (this.walkStatement(s, frame)) return true;
+      if (this.failingReads.length > failing && i < stmts.length - 1) {
+        // a read that throws when it finds nothing (here or in a helper): the rest runs only
+        // when it found a row, as after a guard clause on its result. Where the rest already
+        // uses the row (a read-modify-write), that dependency says it: no branch is added, so
+        // `findOneOrFail` reads as Django's `get()` does (tests/vectors).
+        const failed = this.failingReads.slice(failing);
+        const rest: Step[] = [];
+        let exits = false;
+        this.withSink(frame, rest, () => {
+          exits = this.walkStatements(stmts.slice(i + 1), frame);
+        });
+        const text = JSON.stringify(rest);
+        if (failed.some((id) => text.includes(`"${id}"`))) frame.sink.push(...rest);
+        else this.pushBranch(frame, s, failed.map((step) => ({ kind: "result", step })), [[], rest]);
+        return exits;
+      }
     }
     return false;
   }
@@ -489,7 +514,9 @@ export class TransactionWalk {
     if (v.handle || v.qb || v.closure) return v;
     const allConst = v.sources.every((s) => s.kind === "constant");
     const out: Value = allConst ? { ...v } : unfolded({ ...v, sources: [{ kind: "input", name }] });
-    if (v.obj) out.obj = { ...v.obj, origin: "input", step: undefined, name };
+    // an entity built outside (`repo.create(...)`, `new E()`) and not saved there is still new:
+    // saving it in the transaction inserts it and gives it its generated key
+    if (v.obj) out.obj = v.obj.origin === "new" && !v.obj.insertStep ? { ...v.obj, name } : { ...v.obj, origin: "input", step: undefined, name };
     return out;
   }
 
@@ -1339,6 +1366,9 @@ export class TransactionWalk {
       }
       return this.invoke(target.fn, args, thisValue, call, frame, target.parent, false, false, exactCall(call));
     }
+    // an interface or abstract method: every implementation in the application
+    const dispatched = this.dispatchCall(call, frame, recv);
+    if (dispatched) return dispatched;
     // unknown/library call: walk function arguments in place, derive data from arguments
     const args = this.evalArgs(call, frame);
     for (const a of args) {
@@ -1360,6 +1390,47 @@ export class TransactionWalk {
     }
     const sources = normSources([...(recv?.sources ?? []), ...args.flatMap((a) => a.sources), { kind: "constant" }]);
     return { sources: sources.length ? sources : [{ kind: "unknown" }] };
+  }
+
+  /** A call of an interface or abstract method: each implementation of the application is
+   *  walked in an arm of a branch on the receiver, its chain marked `<dispatch NAME: N
+   *  candidates>`; beyond MAX_CANDIDATES the call is unresolved. */
+  private dispatchCall(call: ts.CallExpression, frame: Frame, recv: Value | undefined): Value | undefined {
+    const d = this.env.hierarchy.dispatch(call);
+    if (!d) return undefined;
+    // as for body-less methods (appDeclarationWithoutBody): one that returns no promise (a
+    // logger's `warn(): void`) runs no statement the transaction waits for
+    const sig = this.checker.getResolvedSignature(call);
+    if (!sig || !this.mayBeAwaitable(this.checker.getReturnTypeOfSignature(sig))) return undefined;
+    const args = this.evalArgs(call, frame);
+    const n = d.targets.length;
+    if (n > MAX_CANDIDATES) {
+      if (this.recording) this.unresolved(frame, call, d.label, "dynamic-dispatch", `${n} candidates`);
+      return { sources: normSources([...(recv?.sources ?? []), ...args.flatMap((a) => a.sources), { kind: "unknown" }]) };
+    }
+    const marker = `<dispatch ${d.label}: ${n} candidate${n === 1 ? "" : "s"}>`;
+    const outerVia = frame.via;
+    const arms: Step[][] = [];
+    const results: Value[] = [];
+    try {
+      for (const t of d.targets) {
+        const arm: Step[] = [];
+        frame.via = [...outerVia, marker];
+        this.withSink(frame, arm, () => {
+          if (!t.fn) {
+            if (this.recording) this.unresolved(frame, call, t.name, "dynamic-dispatch", "implementation outside the application");
+            return;
+          }
+          const self: Value = { sources: recv?.sources ?? [{ kind: "unknown" }], isThis: true, instanceOf: t.cls, txService: recv?.txService };
+          results.push(this.invoke(t.fn, args, self, call, frame, undefined, false, false, exactCall(call)));
+        });
+        arms.push(arm);
+      }
+    } finally {
+      frame.via = outerVia;
+    }
+    this.pushBranch(frame, call, recv?.sources ?? [], arms);
+    return results.length ? union(...results) : UNKNOWN;
   }
 
   /** `x.save(...)`, `x.findOneBy(...)`, `x.createQueryBuilder()` on a receiver typed `any` (or
@@ -1576,6 +1647,8 @@ export class TransactionWalk {
       if (this.recording) {
         this.unresolved(frame, call, name, "depth-limit");
         this.diag(call, "depth-limit", "info", `call to ${name} not followed: depth limit ${this.env.maxDepth} reached`);
+        const reached = this.env.reach.of(fn);
+        if (reached) this.emitEffect(frame, call, reached.category, reached.callee, args);
       }
       return UNKNOWN;
     }
@@ -1626,14 +1699,14 @@ export class TransactionWalk {
   private memoKey(fn: ts.FunctionLikeDeclaration, contextText: string, exactArgs: boolean): string | undefined {
     const loop = this.loops[this.loops.length - 1];
     const state = [fn, exactArgs, this.mode, this.site.startCall ?? null, this.recording, this.manualPending, this.ended, this.everStarted, [...this.runnerSyms],
-      loop ? [loop.node, loop.starts] : null, this.executorTimer ? this.executorTimer.at : null];
+      loop ? [loop.node, loop.starts] : null, this.executorTimer ? this.executorTimer.at : null, [...this.failingReads]];
     const stateText = this.memo!.fingerprints.of(state);
     return stateText === undefined ? undefined : `${stateText}\n${contextText}`;
   }
 
   private stateMark(): string {
     return [this.recording, this.manualPending, this.ended, this.everStarted, this.runnerSyms.size, this.loops.map((l) => l.starts).join(","),
-      this.executorTimer ? "t" : ""].join("|");
+      this.executorTimer ? "t" : "", this.failingReads.length].join("|");
   }
 
   private startRecording(frame: Frame, contextText: string) {
@@ -1716,6 +1789,7 @@ export class TransactionWalk {
     };
     if (s.sql !== undefined) step.sql = s.sql;
     frame.sink.push(step);
+    if (/OrFail$/.test(s.api)) this.failingReads.push(id);
     const key = !many && (s.kind === "read" || s.kind === "lock") ? pkKeyOf(predicate) : undefined;
     return { sources: [{ kind: "result", step: id }], obj: { entity: s.entity, origin: "loaded", step: id, fields: new Map(), many, key } };
   }
@@ -1730,9 +1804,9 @@ export class TransactionWalk {
     return { sources: [{ kind: "external", step: id }] };
   }
 
-  unresolved(frame: Frame, at: ts.Node, callee: string, reason: string): void {
+  unresolved(frame: Frame, at: ts.Node, callee: string, reason: string, detail?: string): void {
     if (!this.recording) return;
-    frame.sink.push({ node: "unresolved", file: this.fileOf(at), line: lineOf(at), via: frame.via, callee, reason });
+    frame.sink.push({ node: "unresolved", file: this.fileOf(at), line: lineOf(at), via: frame.via, callee, reason, detail });
   }
 
   private diag(at: ts.Node, code: string, severity: DiagnosticRecord["severity"], message: string): void {

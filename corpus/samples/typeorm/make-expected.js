@@ -220,6 +220,13 @@ const NEST_SHOP = {
     { file: CO, fn: "async purgeExpired(", at: "@Transactional(", up: true, function: "src.coupons.coupons.service.CouponsService.purgeExpired",
       boundary: "transactional-decorator", interactivity: "interactive-strict", reasons: ["cache"], rw: "none",
       statements: [[CO, "async purgeExpired(", "this.coupons.delete(", "Coupon", "delete", "range"]] },
+    { file: CO, fn: "async retire(", at: "@Transactional(", up: true, function: "src.coupons.coupons.service.CouponsService.retire",
+      boundary: "transactional-decorator", interactivity: "interactive-strict", reasons: ["http"], rw: "full",
+      statements: [
+        [CO, "async retire(", "this.coupons.findOneByOrFail(", "Coupon", "read", "key"],
+        [CO, "async retire(", "this.coupons.remove(", "Coupon", "delete", "key"],
+      ],
+      note: "the notifier is an interface: both implementations are walked (class-hierarchy analysis); the default configuration's webhook posts over HTTP. The remove runs only when the find-or-fail read found the coupon" },
     { file: PS, fn: "async recordPayment(", at: "@Transaction(", up: true, function: "src.payments.payments.service.PaymentsService.recordPayment",
       boundary: "transaction-decorator", interactivity: "one-shot", reasons: [], rw: "full",
       statements: [
@@ -334,13 +341,13 @@ const FS = "src/container/services.ts";
 const EXPRESS_LEDGER = {
   transactions: [
     { file: AD, fn: "/admin/accounts/:id/freeze", at: ".transaction(", function: "src.routes.admin.adminRouter.post@8",
-      boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "full",
+      boundary: "transaction-callback", interactivity: "interactive-nonstrict", reasons: ["conditional"], rw: "full",
       statements: [
         [AD, "/admin/accounts/:id/freeze", "findOneByOrFail(Account", "Account", "read", "key"],
         [FS, "async freeze(", "update(Account", "Account", "write", "key"],
         [FS, "async freeze(", "insert(AuditEvent", "AuditEvent", "insert", "insert"],
       ],
-      note: "the service is resolved from the container by its registered name; withTransaction(manager) binds its copy to the transaction" },
+      note: "the service is resolved from the container by its registered name; withTransaction(manager) binds its copy to the transaction. findOneByOrFail throws when the account is missing, so the freeze runs only after that read found it (conditional)" },
     { file: AD, fn: "/admin/accounts/:id/report", at: ".transaction(", function: "src.routes.admin.adminRouter.post@18",
       boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "full",
       statements: [[AD, "/admin/accounts/:id/report", "findOneByOrFail(Account", "Account", "read", "key"]],

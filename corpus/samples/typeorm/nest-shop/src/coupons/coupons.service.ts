@@ -6,6 +6,7 @@ import { LessThan, Repository } from "typeorm";
 import { Propagation, Transactional, runInTransaction } from "typeorm-transactional";
 import { Coupon } from "./coupon.entity";
 import { Order } from "@shop/orders/order.entity";
+import { couponConfig, CouponNotifier } from "./coupon-notifier";
 
 @Injectable()
 export class CouponsService {
@@ -40,6 +41,17 @@ export class CouponsService {
     await this.coupons.delete({ expiresAt: LessThan(now) });
     await this.cache.del("coupons:active");
   }
+
+  /** Find-or-fail, remove the loaded coupon, tell the configured notifier (an interface:
+   *  every implementation the application has is a candidate). */
+  @Transactional()
+  async retire(code: string): Promise<void> {
+    const coupon = await this.coupons.findOneByOrFail({ code });
+    await this.coupons.remove(coupon);
+    await this.notifier.retired(code);
+  }
+
+  private readonly notifier: CouponNotifier = couponConfig.notifier;
 
   /** NEVER: must run outside transactions; not a boundary. */
   @Transactional({ propagation: Propagation.NEVER })

@@ -1,0 +1,200 @@
+// Class-hierarchy analysis for calls whose receiver is typed by an interface or an abstract
+// class of the application (`this.strategy.set(...)` with `strategy: SessionCacheStrategy`).
+// The method that runs is the one of the object's class, chosen at run time: every concrete
+// class of the application that descends from the receiver's type is a candidate. A class
+// descends by `extends`/`implements`, or structurally where the application puts an instance
+// of it in a place typed by the interface: a default configuration object
+// (`{ sessionCacheStrategy: new DefaultSessionCacheStrategy() }`), an annotated variable or
+// property, an argument. The walker walks each candidate in an arm of a branch (walker.ts).
+import * as path from "path";
+import * as ts from "typescript";
+import { qualifiedName, stripParens, unalias } from "./names";
+
+/** Beyond this many candidates the call is reported unresolved (`dynamic-dispatch`) instead,
+ *  as the Django front end does (analyzer/django/dispatch.py). */
+export const MAX_CANDIDATES = 8;
+
+export interface DispatchTarget {
+  cls: ts.ClassDeclaration;
+  /** the implementation the class runs; undefined when it is inherited from library code */
+  fn: ts.FunctionLikeDeclaration | undefined;
+  /** qualified name of the class's method, for unresolved steps */
+  name: string;
+}
+
+export interface Dispatch {
+  /** the interface method called: `src.config.SessionCacheStrategy.set` */
+  label: string;
+  targets: DispatchTarget[];
+}
+
+type TypeDecl = ts.ClassDeclaration | ts.InterfaceDeclaration;
+
+/** Test code of the application (end-to-end fixtures, mocks, specs): its implementations do
+ *  not run in production, so they are no candidates. */
+const TEST_CODE = /(^|\/)(e2e|tests?|__tests__|__mocks__|mocks?|fixtures|testing)\/|\.(spec|test|mock|e2e-spec)\.[cm]?[jt]sx?$|(^|\/)(testing|mock)-[^/]*$/;
+
+export class HierarchyIndex {
+  /** a type's direct descendants: classes and interfaces that extend or implement it, and
+   *  classes whose instances are put where it is expected */
+  private children = new Map<ts.Symbol, Set<TypeDecl>>();
+  private cache = new Map<string, Dispatch | null>();
+
+  constructor(private checker: ts.TypeChecker, private rootDir: string, files: ReadonlyArray<ts.SourceFile>, private isAppFile: (sf: ts.SourceFile) => boolean) {
+    for (const f of files) if (isAppFile(f)) this.visit(f);
+  }
+
+  private visit(n: ts.Node): void {
+    if ((ts.isClassDeclaration(n) || ts.isInterfaceDeclaration(n)) && n.heritageClauses) {
+      for (const h of n.heritageClauses) for (const t of h.types) this.link(this.symbolOf(t.expression), n);
+    }
+    if (ts.isNewExpression(n)) this.linkStructural(n);
+    ts.forEachChild(n, (c) => this.visit(c));
+  }
+
+  private link(parent: ts.Symbol | undefined, child: TypeDecl): void {
+    if (!parent) return;
+    let set = this.children.get(parent);
+    if (!set) this.children.set(parent, (set = new Set()));
+    set.add(child);
+  }
+
+  /** `new C()` where an application interface or abstract class is expected. */
+  private linkStructural(n: ts.NewExpression): void {
+    const cls = this.appType(this.symbolOf(n.expression));
+    if (!cls || !ts.isClassDeclaration(cls)) return;
+    const expected = this.checker.getContextualType(n);
+    if (!expected || expected.isUnion()) return;
+    const target = expected.getSymbol();
+    const decl = this.appType(target);
+    if (!decl || decl === cls || !target) return;
+    this.link(unalias(this.checker, target), cls);
+  }
+
+  private symbolOf(e: ts.Expression): ts.Symbol | undefined {
+    const found = this.checker.getSymbolAtLocation(stripParens(e));
+    return found && unalias(this.checker, found);
+  }
+
+  /** The application class or interface a symbol names. */
+  private appType(sym: ts.Symbol | undefined): TypeDecl | undefined {
+    const decl = sym?.declarations?.find((d): d is TypeDecl => ts.isClassDeclaration(d) || ts.isInterfaceDeclaration(d));
+    return decl && this.isAppFile(decl.getSourceFile()) ? decl : undefined;
+  }
+
+  /** Concrete classes that descend from a type, in source order. */
+  implementations(root: ts.Symbol): ts.ClassDeclaration[] {
+    const out = new Set<ts.ClassDeclaration>();
+    const seen = new Set<ts.Symbol>([root]);
+    const queue = [root];
+    while (queue.length) {
+      const sym = queue.shift()!;
+      for (const d of this.children.get(sym) ?? []) {
+        if (ts.isClassDeclaration(d) && !(ts.getCombinedModifierFlags(d) & ts.ModifierFlags.Abstract) && !this.isTestCode(d)) out.add(d);
+        const s = d.name && this.checker.getSymbolAtLocation(d.name);
+        if (s && !seen.has(s)) {
+          seen.add(s);
+          queue.push(s);
+        }
+      }
+    }
+    return [...out].sort((a, b) => cmp(a.getSourceFile().fileName, b.getSourceFile().fileName) || a.pos - b.pos);
+  }
+
+  private isTestCode(d: ts.Node): boolean {
+    const rel = path.relative(this.rootDir, d.getSourceFile().fileName).split(path.sep).join("/");
+    return TEST_CODE.test(rel);
+  }
+
+  /** The candidates of a call on an interface or abstract method of the application, or
+   *  undefined when the call is not one (or no class of the application implements it). */
+  dispatch(call: ts.CallExpression): Dispatch | undefined {
+    const callee = stripParens(call.expression);
+    if (!ts.isPropertyAccessExpression(callee)) return undefined;
+    const owner = this.abstractOwner(call);
+    if (!owner) return undefined;
+    const root = this.receiverType(callee.expression, owner) ?? owner;
+    const name = callee.name.text;
+    const key = `${symbolKey(root)}#${name}`;
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return hit ?? undefined;
+    const targets: DispatchTarget[] = [];
+    const fns = new Set<ts.FunctionLikeDeclaration>();
+    for (const cls of this.implementations(root)) {
+      const fn = this.method(cls, name);
+      if (fn && fns.has(fn)) continue; // inherited from a base already listed
+      if (fn) fns.add(fn);
+      targets.push({ cls, fn, name: `${qualifiedName(this.rootDir, cls)}.${name}` });
+    }
+    const rootDecl = this.appType(root)!;
+    const owned = qualifiedName(this.rootDir, rootDecl);
+    const label = ts.isInterfaceDeclaration(rootDecl) ? `${owned}.${rootDecl.name.text}.${name}` : `${owned}.${name}`;
+    const found = targets.length ? { label, targets } : null;
+    this.cache.set(key, found);
+    return found ?? undefined;
+  }
+
+  /** The interface or abstract class whose body-less method the call resolves to. */
+  private abstractOwner(call: ts.CallExpression): ts.Symbol | undefined {
+    const decl = this.checker.getResolvedSignature(call)?.declaration;
+    if (!decl || ts.isJSDocSignature(decl) || decl.getSourceFile().isDeclarationFile || !this.isAppFile(decl.getSourceFile())) return undefined;
+    let member: ts.Node = decl;
+    // a property typed by a function type: `set: (s: Session) => Promise<void>`
+    if (ts.isFunctionTypeNode(decl) && (ts.isPropertySignature(decl.parent) || ts.isPropertyDeclaration(decl.parent))) member = decl.parent;
+    else if (!ts.isMethodSignature(decl) && !(ts.isMethodDeclaration(decl) && !decl.body)) return undefined;
+    if (ts.isMethodDeclaration(member)) {
+      // an overload signature whose implementation is there is not abstract
+      const sym = member.name && this.checker.getSymbolAtLocation(member.name);
+      if (sym?.declarations?.some((d) => ts.isFunctionLike(d) && !!(d as ts.FunctionLikeDeclaration).body)) return undefined;
+    }
+    const holder = member.parent;
+    if (!(ts.isInterfaceDeclaration(holder) || ts.isClassDeclaration(holder)) || !holder.name) return undefined;
+    const sym = this.checker.getSymbolAtLocation(holder.name);
+    return sym && unalias(this.checker, sym);
+  }
+
+  /** The receiver's own declared type when it is an application type below the owner (a
+   *  narrower interface has fewer implementations). */
+  private receiverType(recv: ts.Expression, owner: ts.Symbol): ts.Symbol | undefined {
+    const t = this.checker.getTypeAtLocation(recv);
+    if (t.isUnion()) return undefined;
+    const sym = t.getSymbol() ?? t.aliasSymbol;
+    return sym && sym !== owner && this.appType(sym) ? unalias(this.checker, sym) : undefined;
+  }
+
+  private method(cls: ts.ClassDeclaration, name: string): ts.FunctionLikeDeclaration | undefined {
+    return implementationOf(this.checker, cls, name, (d) => this.isAppFile(d.getSourceFile()));
+  }
+}
+
+/** The implementation of `name` a class runs: its own method (or arrow-function property) or
+ *  one of its application base classes'. */
+export function implementationOf(
+  checker: ts.TypeChecker, cls: ts.ClassLikeDeclaration, name: string, inApp: (d: ts.Node) => boolean = () => true,
+): ts.FunctionLikeDeclaration | undefined {
+  let c: ts.ClassLikeDeclaration | undefined = cls;
+  for (let i = 0; c && i < 10; i++) {
+    for (const m of c.members) {
+      if (!m.name || m.name.getText() !== name) continue;
+      if (ts.isMethodDeclaration(m) && m.body) return m;
+      if (ts.isPropertyDeclaration(m) && m.initializer) {
+        const init = stripParens(m.initializer);
+        if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) return init;
+      }
+    }
+    const ext: ts.ExpressionWithTypeArguments | undefined = c.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0];
+    const found: ts.Symbol | undefined = ext && checker.getSymbolAtLocation(ext.expression);
+    const base: ts.Symbol | undefined = found && unalias(checker, found);
+    c = base?.declarations?.find((d: ts.Declaration): d is ts.ClassLikeDeclaration => ts.isClassLike(d) && inApp(d));
+  }
+  return undefined;
+}
+
+function symbolKey(s: ts.Symbol): string {
+  const d = s.declarations?.[0];
+  return d ? `${d.getSourceFile().fileName}:${d.pos}` : s.name;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
