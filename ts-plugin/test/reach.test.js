@@ -33,7 +33,8 @@ export class Service {
 }
 
 test("an HTTP call below the depth limit (through an interface) is reported at the cut-off call", () => {
-  const { tx } = onlyTx(chain(`await axios.post("https://hooks", { x });`));
+  // the walk has no depth bound unless the project sets one (DECISIONS.md): set it here
+  const { tx } = onlyTx(chain(`await axios.post("https://hooks", { x });`), { depth: 6 });
   const steps = flatSteps(tx);
   const limit = steps.find((s) => s.node === "unresolved" && s.reason === "depth-limit");
   const effect = steps.find((s) => s.node === "effect");
@@ -45,9 +46,18 @@ test("an HTTP call below the depth limit (through an interface) is reported at t
 
 test("timers and effect-free chains below the depth limit add no effect", () => {
   for (const last of ["await sleep(10);", "return;"]) {
-    const { tx } = onlyTx(chain(last));
+    const { tx } = onlyTx(chain(last), { depth: 6 });
     const steps = flatSteps(tx);
     assert.ok(steps.some((s) => s.node === "unresolved" && s.reason === "depth-limit"));
     assert.ok(!steps.some((s) => s.node === "effect"), last);
   }
+});
+
+test("without a depth bound the same HTTP call is walked into and found where it is", () => {
+  const { tx } = onlyTx(chain(`await axios.post("https://hooks", { x });`));
+  const steps = flatSteps(tx);
+  assert.ok(!steps.some((s) => s.node === "unresolved" && s.reason === "depth-limit"));
+  const effect = steps.find((s) => s.node === "effect");
+  assert.equal(effect.category, "http");
+  assert.equal(effect.line, 6);
 });
