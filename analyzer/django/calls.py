@@ -193,6 +193,8 @@ class CallsMixin:
         category = effects.category_for(ref, self.ctx.extra_effects)
         if category is not None:
             return self.emit_effect(node, category, ref, args)
+        if ref in orm.GUARDIAN_CALLS:
+            return self.guardian_call(node, ref, positional, keywords)
         formset = self.formset(ref, positional)
         if formset is not None:
             return formset
@@ -286,8 +288,12 @@ class CallsMixin:
         if kind == "formset":
             self.call_arguments(node)
             return self.formset_save(node, receiver) if method == "save" else plain({("input", "formset")})
+        if kind == "tags":
+            return self.tag_call(node, receiver, method)
         if kind == "extobj":
             positional, keywords, _d, _q = self.call_arguments(node)
+            if receiver.attr_map().get("instance") is not None:  # a model's FieldFile
+                return self.field_file_call(node, receiver, method, positional, keywords)
             return self.emit_effect(node, receiver.category or "http", f"{receiver.ref}.{method}",
                                     positional + [v for _, v in keywords])
         if kind in ("ref", "class"):
@@ -434,8 +440,11 @@ class CallsMixin:
         module_name, _, name = qualname.rpartition(".")
         info = self.ctx.index.modules.get(module_name)
         text = info.assigns.get(name) if info is not None else None
-        if not text or "(" not in text:
+        if not text:
             return None
+        named = self.module_level_value(info, name, text)  # get_model(...), (ModelA, ModelB), ...
+        if named is not None or "(" not in text:
+            return named
         head = text.split("(", 1)[0].strip()
         if not head.replace(".", "").replace("_", "").isalnum():
             return None

@@ -62,8 +62,12 @@ class InstancesMixin:
         if attr in assigned:
             return plain(assigned[attr][0], assigned[attr][1])
         if entity.field_types.get(attr, "").endswith(effects.FILE_FIELD_SUFFIXES):
-            # A FieldFile: save()/delete()/open() on it reach the storage backend.
-            return Val("extobj", self._row_sources(inst), ref=f"{inst.entity}.{attr}", category="storage")
+            # A FieldFile: save()/delete()/open() on it reach the storage backend (and its
+            # save()/delete() save the instance too: orm_library.field_file_call).
+            return Val("extobj", self._row_sources(inst), ref=f"{inst.entity}.{attr}", category="storage",
+                       attrs=(("instance", inst),))
+        if self.is_tag_manager(inst, attr):
+            return self.tag_manager(inst, attr)
         return plain(self._row_sources(inst), f"{inst.entity}.{attr}")
 
     @staticmethod
@@ -122,6 +126,11 @@ class InstancesMixin:
                 site = (self.module.rel, self._line(node), self.via, method) if method in orm.INSTANCE else None
                 return self.call_function(node, fn, positional, keywords, inst, bind_name=_dotted(receiver_node),
                                           call_site=site)
+        # A tree library's node method uses the node's tree columns as read: the row's values.
+        tree = self.tree_call(node, inst.entity, method, self._row_sources(inst),
+                              [inst.origin] if inst.origin and inst.origin != "new" else [])
+        if tree is not None:  # django-mptt / django-treebeard node methods
+            return tree
         if method in orm.VALIDATING:
             self.call_arguments(node)
             self.validate_unique(node, inst.entity, value_sources(inst))

@@ -28,6 +28,7 @@ from .dispatch import DispatchMixin
 from .orm_deletion import DeletionMixin
 from .orm_forms import FormsMixin
 from .orm_instances import InstancesMixin
+from .orm_library import LibraryMixin
 from .orm_querysets import QuerySetsMixin
 from .folding import UNKNOWN as UNDECIDED
 from .folding import fold
@@ -69,7 +70,7 @@ class Recorder:
         return f"s{self.counter}"
 
 
-class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixin, QuerySetsMixin):
+class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixin, LibraryMixin, QuerySetsMixin):
     def __init__(self, ctx: Context, parsed: ParsedModule, recorder: Recorder, env: dict[str, Val],
                  cls: str | None = None, via: tuple[str, ...] = (), depth: int = 0,
                  stack: frozenset[str] = frozenset()) -> None:
@@ -189,7 +190,8 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
 
     def _s_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
-            self.assign(node.target, self.eval(node.value), node.value)
+            value = self.annotated_value(node.annotation, node.target, self.eval(node.value))
+            self.assign(node.target, value, node.value)
 
     def _s_AugAssign(self, node: cst.AugAssign) -> None:
         value = self.eval(node.value)
@@ -262,6 +264,8 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
 
     def _s_For(self, node: cst.For) -> None:
         iterable = self.eval(node.iter)
+        if self.loop_over_models(node, iterable):  # for model in (A, B): once per model
+            return
         if iterable.kind == "qs":
             iterable = self.cache_rows(node.iter, self.evaluate_qs(iterable.qs, node.iter, "iterate"))
         self.bind_loop_target(node.target, iterable)
