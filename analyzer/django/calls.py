@@ -375,6 +375,9 @@ class CallsMixin:
                 default = self.framework_default_hook(node, hook, this)
                 if default is not None:
                     return default
+        deleted = self.framework_delete(node, method, this)  # Django's DeleteView / DeletionMixin
+        if deleted is not None:
+            return deleted
         if this is not None and this.kind == "qs":
             return self.queryset_method(node, this.qs, method, evaluated=(positional, keywords))
         if this is not None and this.kind == "self" and method in orm.INSTANCE and self.cls \

@@ -112,6 +112,14 @@ class DispatchMixin:
             return Val("plain", frozenset({("constant", name)}), items=tuple(items))
         return None
 
+    def module_level_model(self, qualname: str) -> Val | None:
+        """The model a module-level name stands for (`Voucher = get_model("voucher", "Voucher")`)."""
+        module_name, _, name = qualname.rpartition(".")
+        info = self.ctx.index.modules.get(module_name)
+        text = info.assigns.get(name) if info is not None else None
+        value = self.module_level_value(info, name, text) if text else None
+        return value if value is not None and value.kind == "model" else None
+
     def looked_up_class(self, callee: str, first: str, second: str | None) -> Val | None:
         """`get_model("order", "Order")` / `get_model("order.Order")`: the model; `get_class(
         "order.utils", "OrderCreator")`: the application's class (or function) of that name in

@@ -17,6 +17,9 @@ _NO_VALUE = Val("plain", frozenset())
 _HOOK_MODE = {"perform_create": "create", "perform_update": "update"}
 # The class attribute of a view that names its form or serializer class.
 VIEW_FORM_ATTRIBUTES = ("serializer_class", "form_class")
+# Django's generic delete views: super().<method>() deletes the view's object.
+DELETE_VIEWS = {"DeleteView", "BaseDeleteView", "DeletionMixin"}
+DELETE_VIEW_METHODS = {"delete", "form_valid", "post"}
 # Formset factories: the model is their first argument (inline: the second).
 FORMSET_FACTORIES = {"modelformset_factory": 0, "inlineformset_factory": 1}
 
@@ -178,6 +181,30 @@ class FormsMixin:
                 self.instance_statement(node, argument, None, "delete", "instance.delete", [])
             return _NO_VALUE
         return self.form_save(node, form_class, argument, [])
+
+    def framework_delete(self, node, method: str, this: Val | None) -> Val | None:
+        """`super().delete()` (DeletionMixin.delete) or `super().form_valid()`/`super().post()`
+        (Django 4+ BaseDeleteView) in a DeleteView: `self.object = self.get_object()`, then
+        `self.get_success_url()` (the view's own, followed), then `self.object.delete()`."""
+        if not self.cls or method not in DELETE_VIEW_METHODS or this is None or this.kind != "self":
+            return None
+        bases = self.ctx.index.linearization(self.cls)
+        if not any(b.startswith("django.views") and b.rsplit(".", 1)[-1] in DELETE_VIEWS for b in bases):
+            return None
+        own = self.ctx.index.find_method(self.cls, "get_object")
+        obj = self.call_function(node, own, [], [], this) if own is not None else \
+            self.view_model_object(node, self.cls)
+        if obj is None or obj.kind != "instance":
+            self.emit_unresolved(node, "self.object.delete", "unresolved-receiver",
+                                 "the delete view's model is not known here")
+            return _NO_VALUE
+        this = replace(this, attrs=tuple(a for a in this.attrs if a[0] != "object") + (("object", obj),))
+        self.env["self"] = this
+        success = self.ctx.index.find_method(self.cls, "get_success_url")
+        if success is not None and success.qualname not in self.stack:
+            self.call_function(node, success, [], [], this)
+        self.instance_statement(node, obj, None, "delete", "delete", [])
+        return _NO_VALUE
 
     def formset(self, ref: str, positional: list[Val]) -> Val | None:
         """`modelformset_factory(Model, ...)`: a formset class over that model."""

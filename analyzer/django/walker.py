@@ -613,7 +613,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
             if text.replace(".", "").replace("_", "").isalnum():
                 value = self.ctx.index.resolve(info.module, text)
                 entity = self.ctx.entity_for_class(value)
-                return Val("model", entity=entity.name) if entity else None
+                return Val("model", entity=entity.name) if entity else self.module_level_model(value)
             match = _GET_MODEL.match(text) or _GET_MODEL_DOTTED.match(text)
             entity = self.ctx.entity_named(match.groups()[-1]) if match else None
             return Val("model", entity=entity.name) if entity else None
