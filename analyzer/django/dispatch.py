@@ -26,6 +26,16 @@ MAX_UNROLLED_MODELS = 16
 _LOOKUP_CALL = re.compile(r"""^([\w.]+)\(\s*['"]([\w.]+)['"]\s*(?:,\s*['"](\w+)['"]\s*)?\)$""")
 
 
+def receiver_sender(ctx, qualname: str) -> str | None:
+    """The one model a signal receiver is connected for (`@receiver(post_save, sender=Location)`):
+    its `instance` argument is a row of that model. None for several senders or none."""
+    senders = {entity for (_event, entity), receivers in ctx.signals.items() if qualname in receivers}
+    if len(senders) == 1:
+        (sender,) = senders
+        return sender if sender in ctx.entities else None
+    return None
+
+
 class DispatchMixin:
     """Mixed into Walker (walker.py); uses call_function, emit_* and context."""
 

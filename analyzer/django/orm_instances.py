@@ -10,7 +10,7 @@ import libcst as cst
 from . import effects_catalog as effects
 from . import orm_catalog as orm
 from .syntax import dotted as _dotted
-from .values import UNKNOWN, QuerySet, Val, ir_sources, plain, step_ids, union, value_sources
+from .values import UNKNOWN, QuerySet, Val, constant, ir_sources, plain, step_ids, union, value_sources
 from .walk_helpers import (
     _term, union_assigned,
 )
@@ -161,7 +161,7 @@ class InstancesMixin:
                                   sources=frozenset({("generated", sid)}))
                 if name and name in self.env:
                     self.env[name] = updated
-                self.fire_signals(node, "save", updated)
+                self.fire_signals(node, "save", updated, created=True)
                 return _NO_VALUE
             # save() without update_fields writes every column back, read ones included: the
             # row read earlier flows into this write. With update_fields only those values do.
@@ -170,7 +170,7 @@ class InstancesMixin:
                 *[_source_tuples(v["sources"]) for v in values]) if values else frozenset())
             sid = self.emit_statement(node, entity, "write", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
                                       values=values, uses=uses, **site)
-            self.fire_signals(node, "save", inst)
+            self.fire_signals(node, "save", inst, created=False)
             return _NO_VALUE
         if action == "delete":
             # A delete stores nothing: it depends on a read only through its key (the predicate).
@@ -185,11 +185,18 @@ class InstancesMixin:
             self.env[name] = replace(inst, origin=sid, assigned=())
         return _NO_VALUE
 
-    def fire_signals(self, node, event: str, inst: Val) -> None:
-        for receiver in self.ctx.signals.get((event, inst.entity or ""), []):
+    def fire_signals(self, node, event: str, inst: Val, created: bool | None = None) -> None:
+        """Walk the receivers of `event` for this instance; `created` is what post_save passes
+        (True after an insert, False after an update), so `if created:` folds in the receiver."""
+        # Receivers connected with this model as sender, then those connected without a sender
+        # (they run for every model's signal).
+        receivers = self.ctx.signals.get((event, inst.entity or ""), []) + [
+            r for r in self.ctx.signals.get((event, "*"), []) if r not in self.stack]
+        for receiver in receivers:
             fn = self.ctx.index.function(receiver)
             if fn is None:
                 continue
             keywords = [("sender", Val("model", entity=inst.entity)), ("instance", inst),
-                        ("created", plain({("constant", "created")}))]
+                        ("created", plain({("constant", "created")}) if created is None else
+                         constant("True" if created else "False"))]
             self.call_function(node, fn, [], keywords, None)

@@ -267,7 +267,7 @@ class QuerySetsMixin:
                                       dynamic=dynamic, values=values, uses=uses)
             inst = Val("instance", frozenset({("generated", sid)}), entity=qs.entity, origin=sid,
                        key=frozenset({("generated", sid)}), assigned=tuple((a, s, t) for a, s, t in assigned))
-            self.fire_signals(node, "save", inst)
+            self.fire_signals(node, "save", inst, created=True)
             return inst
         if method == "bulk_create":
             objects = positional[0] if positional else plain()

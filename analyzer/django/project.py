@@ -33,7 +33,7 @@ def signals(index: RepoIndex) -> dict[tuple[str, str], list[str]]:
         event = orm.SIGNALS.get(index.resolve(module, signal))
         if event is None:
             return
-        entity = index.resolve(module, sender).split(".")[-1]
+        entity = "*" if sender == "*" else index.resolve(module, sender).split(".")[-1]
         receivers.setdefault((event, entity), []).append(fn)
 
     for fn in index.functions.values():
@@ -46,14 +46,17 @@ def signals(index: RepoIndex) -> dict[tuple[str, str], list[str]]:
             signals = re.findall(r"[\w.]+", match.group(1))
             sender = re.search(r"sender\s*=\s*([\w.]+)", match.group(2))
             for signal in signals:
-                if sender:
-                    add(signal, sender.group(1), fn.qualname, fn.module)
+                # Without a sender the receiver runs for every model's signal: entity "*".
+                add(signal, sender.group(1) if sender else "*", fn.qualname, fn.module)
     for info in index.modules.values():
         if ".connect(" not in info.source.text:
             continue
         for signal, fn, sender in re.findall(r"([\w.]+)\.connect\(\s*([\w.]+)\s*,\s*sender\s*=\s*([\w.]+)",
                                              info.source.text):
             add(signal, sender, index.resolve(info.name, fn), info.name)
+        for signal, fn in re.findall(r"([\w.]+)\.connect\(\s*([\w.]+)\s*(?:,\s*(?:weak|dispatch_uid)\s*=[^)]*)?\)",
+                                     info.source.text):
+            add(signal, "*", index.resolve(info.name, fn), info.name)
     return {key: sorted(set(value)) for key, value in receivers.items()}
 
 
