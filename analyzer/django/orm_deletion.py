@@ -66,7 +66,9 @@ class DeletionMixin:
         """(other entity, attribute, kind, through) of every foreign key pointing at `entity`:
         the reverse accessors, and the auto-created many-to-many tables (`Post.tags`), whose rows
         the collector deletes with the row they point at (their foreign keys cascade)."""
-        found = set(self.ctx.reverse.get(entity or "", {}).values())
+        if entity is None:
+            return []
+        found = set(self.ctx.reverse.get(entity, {}).values())
         for other in self.ctx.entities.values():
             if not other.qualname.endswith(".through"):
                 continue

@@ -567,7 +567,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         if kind == "instance":
             return self.instance_attribute(base, attr, node)
         if kind == "qs":
-            return constant(attr)
+            return Val("model", entity=base.qs.entity) if attr == "model" else constant(attr)
         if kind in ("self", "obj"):
             attrs = base.attr_map()
             if attr in attrs:
@@ -575,6 +575,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
             declared = self.class_attribute(base.ref, attr) if base.ref else None
             if declared is not None:
                 return declared
+            generic = self.generic_view_rows(node, base, attr)  # self.queryset / self.model of a generic view
+            if generic is not None:
+                return generic
             if kind == "self":
                 return plain({("input", f"self.{attr}")}, f"self.{attr}")
             return plain(value_sources(base))
