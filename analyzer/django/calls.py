@@ -195,7 +195,7 @@ class CallsMixin:
             return self.emit_effect(node, category, ref, args)
         if ref in orm.GUARDIAN_CALLS:
             return self.guardian_call(node, ref, positional, keywords)
-        formset = self.formset(ref, positional)
+        formset = self.formset(ref, positional, keywords)
         if formset is not None:
             return formset
         if ref in orm.EVALUATING_BUILTINS and positional and positional[0].kind in ("qs", "rows"):
@@ -286,8 +286,8 @@ class CallsMixin:
         if kind == "cursor":
             return self.cursor_method(node, method)
         if kind == "formset":
-            self.call_arguments(node)
-            return self.formset_save(node, receiver) if method == "save" else plain({("input", "formset")})
+            _p, keywords, _d, _q = self.call_arguments(node)
+            return self.formset_save(node, receiver, keywords) if method == "save" else plain({("input", "formset")})
         if kind == "tags":
             return self.tag_call(node, receiver, method)
         if kind == "extobj":
@@ -304,6 +304,9 @@ class CallsMixin:
         positional, keywords, _d, _q = self.call_arguments(node)
         args = positional + [v for _, v in keywords]
         written = _text(receiver_node) or "<expr>"
+        retried = self.bound_task_call(node, written, method, args)  # a bound Celery task's self.retry()
+        if retried is not None:
+            return retried
         if method in ("delay", "apply_async") :
             return self.emit_effect(node, "queue", f"{written}.{method}", args)
         if method in effects.PATH_WRITES and "path" in written.lower():

@@ -232,16 +232,24 @@ class FormsMixin:
             return Val("model", frozenset({("input", "self.model")}))
         return Val("qs", frozenset({("input", "self.queryset")}), qs=QuerySet(None))
 
-    def formset(self, ref: str, positional: list[Val]) -> Val | None:
-        """`modelformset_factory(Model, ...)`: a formset class over that model."""
+    def formset(self, ref: str, positional: list[Val], keywords=()) -> Val | None:
+        """`modelformset_factory(Model, ...)` / `modelformset_factory(model=Model)`: a formset
+        class over that model."""
         position = FORMSET_FACTORIES.get(ref.rsplit(".", 1)[-1])
-        if position is None or len(positional) <= position or positional[position].kind != "model":
+        if position is None:
             return None
-        return Val("formset", entity=positional[position].entity, ref=ref)
+        model = positional[position] if len(positional) > position else dict(keywords).get("model")
+        if model is None or model.kind != "model":
+            return None
+        return Val("formset", entity=model.entity, ref=ref)
 
-    def formset_save(self, node, formset: Val) -> Val:
-        """A model formset's save(): per form, an insert (new), an update (changed) or a delete."""
+    def formset_save(self, node, formset: Val, keywords=()) -> Val:
+        """A model formset's save(): per form, an insert (new), an update (changed) or a delete.
+        `save(commit=False)` runs nothing and returns the unsaved instances."""
         entity = formset.entity
+        commit = dict(keywords).get("commit")
+        if commit is not None and commit.text == "False":
+            return Val("rows", frozenset({("input", "formset")}), entity=entity)
         saved, self.out = self.out, []
         try:
             self.emit_statement(node, entity, "insert", "formset.save", None)

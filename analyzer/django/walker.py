@@ -29,6 +29,7 @@ from .orm_deletion import DeletionMixin
 from .orm_forms import FormsMixin
 from .orm_instances import InstancesMixin
 from .orm_library import LibraryMixin
+from .tasks import TasksMixin
 from .orm_querysets import QuerySetsMixin
 from .folding import UNKNOWN as UNDECIDED
 from .folding import fold
@@ -70,7 +71,8 @@ class Recorder:
         return f"s{self.counter}"
 
 
-class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixin, LibraryMixin, QuerySetsMixin):
+class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixin, LibraryMixin, TasksMixin,
+             QuerySetsMixin):
     def __init__(self, ctx: Context, parsed: ParsedModule, recorder: Recorder, env: dict[str, Val],
                  cls: str | None = None, via: tuple[str, ...] = (), depth: int = 0,
                  stack: frozenset[str] = frozenset()) -> None:
