@@ -195,6 +195,10 @@ class CallsMixin:
             return self.emit_effect(node, category, ref, args)
         if ref in orm.GUARDIAN_CALLS:
             return self.guardian_call(node, ref, positional, keywords)
+        if ref.rsplit(".", 1)[-1] in orm.CUSTOM_SIGNAL_SENDS and self.send_custom_signal(node, ref, positional, keywords):
+            return _NO_VALUE
+        if ref in ("type", "builtins.type") and positional and positional[0].kind == "instance":
+            return Val("model", entity=positional[0].entity)  # type(obj): the instance's model
         formset = self.formset(ref, positional, keywords)
         if formset is not None:
             return formset

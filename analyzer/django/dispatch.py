@@ -167,6 +167,25 @@ class DispatchMixin:
             return Val("model", entity=reverse[3])
         return None
 
+    def send_custom_signal(self, node, ref: str, positional, keywords) -> bool:
+        """`order_paid.send(sender=Order, instance=order)` on the application's own Signal():
+        its receivers run now, inside the transaction. False when `ref` is no such signal."""
+        signal, _, _method = ref.rpartition(".")
+        event = f"custom:{signal}"
+        if not any(key[0] == event for key in self.ctx.signals):
+            return False
+        sender = dict(keywords).get("sender", positional[0] if positional else None)
+        entity = sender.entity if sender is not None and sender.kind == "model" else None
+        receivers = self.ctx.signals.get((event, entity or ""), []) + self.ctx.signals.get((event, "*"), [])
+        if entity is None:  # sender not known here: every receiver of the signal may run
+            receivers = sorted({r for key, found in self.ctx.signals.items() if key[0] == event for r in found})
+        arguments = [(k, v) for k, v in keywords if k != "sender"] + ([("sender", sender)] if sender else [])
+        for receiver in dict.fromkeys(receivers):
+            fn = self.ctx.index.function(receiver)
+            if fn is not None and fn.qualname not in self.stack:
+                self.call_function(node, fn, [], arguments, None)
+        return True
+
     def loop_over_models(self, node, iterable: Val) -> bool:
         """`for model in (Prefix, Cluster):` runs the body once per model: unrolled."""
         items = iterable.items

@@ -96,6 +96,10 @@ SIGNALS = {
     "django.db.models.signals.pre_delete": "delete", "django.db.models.signals.post_delete": "delete",
     "django.db.models.signals.m2m_changed": "m2m",
 }
+# Classes whose instances are the application's own signals, and their methods that run the
+# receivers synchronously (inside the caller's transaction).
+SIGNAL_CLASSES = {"django.dispatch.Signal", "django.dispatch.dispatcher.Signal"}
+CUSTOM_SIGNAL_SENDS = {"send", "send_robust"}
 RECEIVER = {"django.dispatch.receiver", "django.dispatch.dispatcher.receiver"}
 
 # Django's deletion collector, which apps subclass (collect([obj]) then delete()).

@@ -42,6 +42,8 @@ class InstancesMixin:
         assigned = inst.assigned_map()
         if entity is None:
             return plain(value_sources(inst))
+        if attr == "__class__":  # self.__class__.objects: the instance's model
+            return Val("model", entity=inst.entity)
         if attr == "pk" or attr in entity.pk:
             return plain(inst.key or self._row_sources(inst), f"{inst.entity}.pk")
         relations = {r["attribute"]: r for r in entity.relations}

@@ -26,11 +26,24 @@ def auth_user(index: RepoIndex) -> str:
     return "User"
 
 
+def _custom_signal(index: RepoIndex, qualname: str) -> str | None:
+    """`my_signal = Signal()` at module level: the event `custom:<qualified name>`; its
+    `send()` runs the receivers (orm_catalog.CUSTOM_SIGNAL_SENDS)."""
+    module, _, name = qualname.rpartition(".")
+    info = index.modules.get(module)
+    text = (info.assigns.get(name) or "").strip() if info is not None else ""
+    head = text.split("(", 1)[0].strip()
+    if "(" in text and index.resolve(module, head) in orm.SIGNAL_CLASSES:
+        return f"custom:{qualname}"
+    return None
+
+
 def signals(index: RepoIndex) -> dict[tuple[str, str], list[str]]:
     receivers: dict[tuple[str, str], list[str]] = {}
 
     def add(signal: str, sender: str, fn: str, module: str) -> None:
-        event = orm.SIGNALS.get(index.resolve(module, signal))
+        resolved = index.resolve(module, signal)
+        event = orm.SIGNALS.get(resolved) or _custom_signal(index, resolved)
         if event is None:
             return
         entity = "*" if sender == "*" else index.resolve(module, sender).split(".")[-1]
