@@ -150,6 +150,8 @@ class CallsMixin:
             entity = self.ctx.entity_named(names[-1].split(".")[-1]) if names else None
             if entity is not None:
                 return Val("model", frozenset({("constant", entity.name)}), entity=entity.name)
+            if not all(v.text[:1] in "'\"" for v in positional):  # the name is data: some model
+                return self.unnamed_model(node, ref, union(positional))
             self.diagnostic(node, "unknown-orm-pattern", f"model looked up by a name that is not known: {names}",
                             severity="info")
             return plain(UNKNOWN)

@@ -186,6 +186,12 @@ class DispatchMixin:
                 self.call_function(node, fn, [], arguments, None)
         return True
 
+    def unnamed_model(self, node, callee: str, sources) -> Val:
+        """A model class chosen at run time (`apps.get_model(name)` with a computed name): its
+        statements are reported without an entity, and the transaction is incomplete."""
+        self.emit_unresolved(node, callee, "unresolved-receiver", "a model looked up by a name computed at run time")
+        return Val("model", frozenset(sources))
+
     def loop_over_models(self, node, iterable: Val) -> bool:
         """`for model in (Prefix, Cluster):` runs the body once per model: unrolled."""
         items = iterable.items

@@ -21,7 +21,7 @@ VIEW_FORM_ATTRIBUTES = ("serializer_class", "form_class")
 DELETE_VIEWS = {"DeleteView", "BaseDeleteView", "DeletionMixin"}
 DELETE_VIEW_METHODS = {"delete", "form_valid", "post"}
 # Attributes of a generic view that stand for its model's rows.
-GENERIC_VIEW_ROWS = ("queryset", "model")
+GENERIC_VIEW_ROWS = ("queryset", "model", "object")
 # Formset factories: the model is their first argument (inline: the second).
 FORMSET_FACTORIES = {"modelformset_factory": 0, "inlineformset_factory": 1}
 
@@ -212,8 +212,8 @@ class FormsMixin:
         return _NO_VALUE
 
     def generic_view_rows(self, node, this: Val, attr: str) -> Val | None:
-        """`self.queryset` / `self.model` in a view class that leaves them to its subclasses
-        (`queryset = None`): rows of a model the walk cannot name. Its statements are reported
+        """`self.queryset` / `self.model` / `self.object` in a view class: those of the model it
+        declares, or, when it leaves them to its subclasses (`queryset = None`), rows of a model the walk cannot name. Its statements are reported
         without an entity, and the transaction is incomplete (unresolved-receiver)."""
         if attr not in GENERIC_VIEW_ROWS or this.kind != "self" or not this.ref:
             return None
@@ -224,12 +224,17 @@ class FormsMixin:
         if entity is not None:
             target = self.ctx.entities.get(entity)
             providers = tuple(target.queryset_classes) if target else ()
+            if attr == "object":  # set by the view's dispatch/get_object: the row named by the URL
+                return Val("instance", frozenset({("input", "self.object")}), entity=entity,
+                           key=frozenset({("input", "self.object.pk")}))
             return Val("model", entity=entity) if attr == "model" else \
                 Val("qs", qs=QuerySet(entity, provider_classes=providers))
         self.emit_unresolved(node, f"self.{attr}", "unresolved-receiver",
                              "a generic view's model, chosen by its subclasses")
         if attr == "model":
             return Val("model", frozenset({("input", "self.model")}))
+        if attr == "object":
+            return Val("instance", frozenset({("input", "self.object")}), key=frozenset({("input", "self.object.pk")}))
         return Val("qs", frozenset({("input", "self.queryset")}), qs=QuerySet(None))
 
     def formset(self, ref: str, positional: list[Val], keywords=()) -> Val | None:
