@@ -150,6 +150,8 @@ class CallsMixin:
             entity = self.ctx.entity_named(names[-1].split(".")[-1]) if names else None
             if entity is not None:
                 return Val("model", frozenset({("constant", entity.name)}), entity=entity.name)
+            if not all(v.text[:1] in "'\"" for v in positional):  # the name is data: some model
+                return self.unnamed_model(node, ref, union(positional))
             self.diagnostic(node, "unknown-orm-pattern", f"model looked up by a name that is not known: {names}",
                             severity="info")
             return plain(UNKNOWN)
@@ -193,7 +195,13 @@ class CallsMixin:
         category = effects.category_for(ref, self.ctx.extra_effects)
         if category is not None:
             return self.emit_effect(node, category, ref, args)
-        formset = self.formset(ref, positional)
+        if ref in orm.GUARDIAN_CALLS:
+            return self.guardian_call(node, ref, positional, keywords)
+        if ref.rsplit(".", 1)[-1] in orm.CUSTOM_SIGNAL_SENDS and self.send_custom_signal(node, ref, positional, keywords):
+            return _NO_VALUE
+        if ref in ("type", "builtins.type") and positional and positional[0].kind == "instance":
+            return Val("model", entity=positional[0].entity)  # type(obj): the instance's model
+        formset = self.formset(ref, positional, keywords)
         if formset is not None:
             return formset
         if ref in orm.EVALUATING_BUILTINS and positional and positional[0].kind in ("qs", "rows"):
@@ -284,10 +292,14 @@ class CallsMixin:
         if kind == "cursor":
             return self.cursor_method(node, method)
         if kind == "formset":
-            self.call_arguments(node)
-            return self.formset_save(node, receiver) if method == "save" else plain({("input", "formset")})
+            _p, keywords, _d, _q = self.call_arguments(node)
+            return self.formset_save(node, receiver, keywords) if method == "save" else plain({("input", "formset")})
+        if kind == "tags":
+            return self.tag_call(node, receiver, method)
         if kind == "extobj":
             positional, keywords, _d, _q = self.call_arguments(node)
+            if receiver.attr_map().get("instance") is not None:  # a model's FieldFile
+                return self.field_file_call(node, receiver, method, positional, keywords)
             return self.emit_effect(node, receiver.category or "http", f"{receiver.ref}.{method}",
                                     positional + [v for _, v in keywords])
         if kind in ("ref", "class"):
@@ -298,6 +310,9 @@ class CallsMixin:
         positional, keywords, _d, _q = self.call_arguments(node)
         args = positional + [v for _, v in keywords]
         written = _text(receiver_node) or "<expr>"
+        retried = self.bound_task_call(node, written, method, args)  # a bound Celery task's self.retry()
+        if retried is not None:
+            return retried
         if method in ("delay", "apply_async") :
             return self.emit_effect(node, "queue", f"{written}.{method}", args)
         if method in effects.PATH_WRITES and "path" in written.lower():
@@ -369,6 +384,9 @@ class CallsMixin:
                 default = self.framework_default_hook(node, hook, this)
                 if default is not None:
                     return default
+        deleted = self.framework_delete(node, method, this)  # Django's DeleteView / DeletionMixin
+        if deleted is not None:
+            return deleted
         if this is not None and this.kind == "qs":
             return self.queryset_method(node, this.qs, method, evaluated=(positional, keywords))
         if this is not None and this.kind == "self" and method in orm.INSTANCE and self.cls \
@@ -434,8 +452,11 @@ class CallsMixin:
         module_name, _, name = qualname.rpartition(".")
         info = self.ctx.index.modules.get(module_name)
         text = info.assigns.get(name) if info is not None else None
-        if not text or "(" not in text:
+        if not text:
             return None
+        named = self.module_level_value(info, name, text)  # get_model(...), (ModelA, ModelB), ...
+        if named is not None or "(" not in text:
+            return named
         head = text.split("(", 1)[0].strip()
         if not head.replace(".", "").replace("_", "").isalnum():
             return None

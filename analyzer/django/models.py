@@ -252,6 +252,9 @@ class ModelExtractor:
         callee = _callee_name(expr.func)
         last = callee.rstrip("()").split(".")[-1]
         resolved = self.index.resolve(cls.module, callee.split("(")[0]) if callee else ""
+        if last.endswith("TaggableManager"):  # django-taggit: a field whose methods run statements
+            fields[name] = last
+            return
         if "Manager" in callee or "as_manager" in callee or "from_queryset" in callee:
             managers.append(name)
             self._manager_classes(cls, expr, qs_classes)

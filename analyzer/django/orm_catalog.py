@@ -96,6 +96,10 @@ SIGNALS = {
     "django.db.models.signals.pre_delete": "delete", "django.db.models.signals.post_delete": "delete",
     "django.db.models.signals.m2m_changed": "m2m",
 }
+# Classes whose instances are the application's own signals, and their methods that run the
+# receivers synchronously (inside the caller's transaction).
+SIGNAL_CLASSES = {"django.dispatch.Signal", "django.dispatch.dispatcher.Signal"}
+CUSTOM_SIGNAL_SENDS = {"send", "send_robust"}
 RECEIVER = {"django.dispatch.receiver", "django.dispatch.dispatcher.receiver"}
 
 # Django's deletion collector, which apps subclass (collect([obj]) then delete()).
@@ -106,3 +110,99 @@ GET_MODEL = {"django.apps.apps.get_model", "django.apps.registry.apps.get_model"
              "django.db.models.loading.get_model"}
 # Database advisory locks: a lock statement whose key is computed at run time.
 ADVISORY_LOCKS = {"django_pglocks.advisory_lock", "django_pglocks.advisory_lock.advisory_lock"}
+
+# ---------------------------------------------------------------- statements inside libraries
+# What a call into Django's contrib apps or a common third-party library runs, as data. A
+# statement template is (kind, attribute, op): the statement's kind, the attribute it selects
+# by ("*" for none: a full scan) and the predicate operator. analyzer/django/orm_library.py
+# applies them; the result shape is "instance" (one row), "rows", "queryset" (lazy, same
+# entity) or "none".
+
+# Manager methods of library models: (entity, method) -> (statements, shape).
+# ContentTypeManager and SiteManager cache per process: the first call in a process reads the
+# row, later ones do not. txscan reports the read (a cold cache runs it), so a transaction
+# whose later statements use the content type's id is not reported one-shot on a guess.
+LIBRARY_MANAGER_CALLS = {
+    ("ContentType", "get_for_model"): ((("read", "model", "eq"),), "instance"),
+    ("ContentType", "get_for_models"): ((("read", "model", "in"),), "rows"),
+    ("ContentType", "get_for_id"): ((("read", "pk", "eq"),), "instance"),
+    ("ContentType", "get_by_natural_key"): ((("read", "model", "eq"),), "instance"),
+    ("Site", "get_current"): ((("read", "pk", "eq"),), "instance"),
+    ("Permission", "get_by_natural_key"): ((("read", "codename", "eq"),), "instance"),
+    ("Group", "get_by_natural_key"): ((("read", "name", "eq"),), "instance"),
+}
+# Manager methods that return the same rows bound to another database or manager.
+MANAGER_PASSTHROUGH = {"db_manager", "using", "get_queryset", "all"}
+
+# Tree libraries: the model's library base (in its MRO) -> family of TREE_CALLS.
+TREE_BASES = {
+    "mptt.models.MPTTModel": "mptt", "mptt.models.MPTTModelBase": "mptt",
+    "treebeard.mp_tree.MP_Node": "treebeard", "treebeard.ns_tree.NS_Node": "treebeard",
+    "treebeard.al_tree.AL_Node": "treebeard", "treebeard.models.Node": "treebeard",
+}
+_TREE_RANGE = ("read", "tree", "range")
+_SHIFT = ("write", "tree", "range")
+# (family, method) -> (statements, shape). Instance methods, and (marked `manager`) methods of
+# the model's manager or class. "tree" stands for the tree columns (lft/rght/tree_id of mptt,
+# path/depth of treebeard's materialised path): a range predicate on them.
+TREE_CALLS = {
+    # django-mptt: querysets over the node's tree columns, evaluated when used.
+    ("mptt", "get_descendants"): ((), "queryset"), ("mptt", "get_children"): ((), "queryset"),
+    ("mptt", "get_ancestors"): ((), "queryset"), ("mptt", "get_siblings"): ((), "queryset"),
+    ("mptt", "get_family"): ((), "queryset"), ("mptt", "get_leafnodes"): ((), "queryset"),
+    ("mptt", "get_root"): ((_TREE_RANGE,), "instance"),
+    ("mptt", "get_next_sibling"): ((_TREE_RANGE,), "instance"),
+    ("mptt", "get_previous_sibling"): ((_TREE_RANGE,), "instance"),
+    # move_to/insert_at read the target's position, then shift the tree columns of a range.
+    ("mptt", "move_to"): ((("read", "pk", "eq"), _SHIFT), "none"),
+    ("mptt", "insert_at"): ((("read", "pk", "eq"), _SHIFT), "none"),
+    ("mptt", "manager:insert_node"): ((("read", "pk", "eq"), _SHIFT), "none"),
+    ("mptt", "manager:move_node"): ((("read", "pk", "eq"), _SHIFT), "none"),
+    ("mptt", "manager:rebuild"): ((("read", "*", "eq"), ("write", "pk", "eq")), "none"),
+    ("mptt", "manager:partial_rebuild"): ((_TREE_RANGE, ("write", "pk", "eq")), "none"),
+    # django-treebeard.
+    ("treebeard", "get_descendants"): ((), "queryset"), ("treebeard", "get_children"): ((), "queryset"),
+    ("treebeard", "get_ancestors"): ((), "queryset"), ("treebeard", "get_siblings"): ((), "queryset"),
+    ("treebeard", "get_parent"): ((_TREE_RANGE,), "instance"),
+    ("treebeard", "get_root"): ((_TREE_RANGE,), "instance"),
+    ("treebeard", "get_first_child"): ((_TREE_RANGE,), "instance"),
+    ("treebeard", "get_last_child"): ((_TREE_RANGE,), "instance"),
+    ("treebeard", "get_descendant_count"): ((_TREE_RANGE,), "value"),
+    # add_child reads the last child (its path), inserts the node and bumps the parent's numchild.
+    ("treebeard", "add_child"): ((_TREE_RANGE, ("insert", "", ""), ("write", "pk", "eq")), "instance"),
+    ("treebeard", "add_sibling"): ((_TREE_RANGE, ("insert", "", ""), ("write", "tree", "range")), "instance"),
+    ("treebeard", "move"): ((_TREE_RANGE, _SHIFT), "none"),
+    ("treebeard", "manager:add_root"): ((_TREE_RANGE, ("insert", "", "")), "instance"),
+    ("treebeard", "manager:get_root_nodes"): ((), "queryset"),
+    ("treebeard", "manager:get_tree"): ((_TREE_RANGE,), "rows"),
+    ("treebeard", "manager:fix_tree"): ((("read", "*", "eq"), ("write", "pk", "eq")), "none"),
+}
+
+# django-taggit: methods of a TaggableManager field (`post.tags`). add() reads the tags by name,
+# inserts the missing ones, reads the item's existing tag links and inserts the missing links.
+TAGGIT_MANAGER_CLASS = "TaggableManager"
+TAGGIT_CALLS = {
+    "add": ((("Tag", "read", "name", "in"), ("Tag", "insert", "", ""),
+             ("TaggedItem", "read", "object_id", "eq"), ("TaggedItem", "insert", "", "")), "none"),
+    "remove": ((("TaggedItem", "delete", "object_id", "eq"),), "none"),
+    "clear": ((("TaggedItem", "delete", "object_id", "eq"),), "none"),
+    "set": ((("TaggedItem", "read", "object_id", "eq"), ("TaggedItem", "delete", "object_id", "eq"),
+             ("Tag", "read", "name", "in"), ("Tag", "insert", "", ""), ("TaggedItem", "insert", "", "")), "none"),
+    "all": ((("Tag", "read", "object_id", "eq"),), "rows"),
+    "names": ((("Tag", "read", "object_id", "eq"),), "rows"),
+    "slugs": ((("Tag", "read", "object_id", "eq"),), "rows"),
+    "most_common": ((("Tag", "read", "*", "eq"),), "rows"),
+}
+
+# django-guardian shortcuts: qualified name -> statements (entity, kind, attribute, op).
+GUARDIAN_CALLS = {
+    "guardian.shortcuts.assign_perm": (
+        ("Permission", "read", "codename", "eq"), ("UserObjectPermission", "read", "object_pk", "eq"),
+        ("UserObjectPermission", "insert", "", "")),
+    "guardian.shortcuts.remove_perm": (
+        ("Permission", "read", "codename", "eq"), ("UserObjectPermission", "delete", "object_pk", "eq")),
+    "guardian.shortcuts.get_perms": (("UserObjectPermission", "read", "object_pk", "eq"),),
+    "guardian.shortcuts.get_objects_for_user": (
+        ("Permission", "read", "codename", "in"), ("UserObjectPermission", "read", "user", "eq")),
+    "guardian.shortcuts.get_users_with_perms": (("UserObjectPermission", "read", "object_pk", "eq"),),
+}

@@ -25,7 +25,7 @@ class DeletionMixin:
         """Statements Django's collector runs on rows pointing at the deleted `entity` rows
         selected by `key_sources`; returns the ids of the reads (the delete depends on them)."""
         reads: list[str] = []
-        for other, attr, kind, _through in sorted(self.ctx.reverse.get(entity or "", {}).values()):
+        for other, attr, kind, _through in self._dependents(entity):
             related = self.ctx.entities.get(other)
             if kind not in ("fk", "o2o") or related is None:
                 continue
@@ -60,4 +60,19 @@ class DeletionMixin:
         """Rows of `entity` cannot be fast-deleted: others point at them, or delete signals listen."""
         if self.ctx.signals.get(("delete", entity)):
             return True
-        return any(kind in ("fk", "o2o") for _o, _a, kind, _t in self.ctx.reverse.get(entity, {}).values())
+        return any(kind in ("fk", "o2o") for _o, _a, kind, _t in self._dependents(entity))
+
+    def _dependents(self, entity: str | None) -> list[tuple]:
+        """(other entity, attribute, kind, through) of every foreign key pointing at `entity`:
+        the reverse accessors, and the auto-created many-to-many tables (`Post.tags`), whose rows
+        the collector deletes with the row they point at (their foreign keys cascade)."""
+        if entity is None:
+            return []
+        found = set(self.ctx.reverse.get(entity, {}).values())
+        for other in self.ctx.entities.values():
+            if not other.qualname.endswith(".through"):
+                continue
+            for relation in other.relations:
+                if relation["kind"] == "fk" and relation["target"] == entity:
+                    found.add((other.name, relation["attribute"], "fk", None))
+        return sorted(found)

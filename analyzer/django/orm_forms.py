@@ -9,7 +9,7 @@ import libcst as cst
 
 from dataclasses import replace
 
-from .values import UNKNOWN, Val, ir_sources, plain, step_ids, union, value_sources
+from .values import UNKNOWN, QuerySet, Val, ir_sources, plain, step_ids, union, value_sources
 from .walk_helpers import _term
 
 _NO_VALUE = Val("plain", frozenset())
@@ -17,6 +17,11 @@ _NO_VALUE = Val("plain", frozenset())
 _HOOK_MODE = {"perform_create": "create", "perform_update": "update"}
 # The class attribute of a view that names its form or serializer class.
 VIEW_FORM_ATTRIBUTES = ("serializer_class", "form_class")
+# Django's generic delete views: super().<method>() deletes the view's object.
+DELETE_VIEWS = {"DeleteView", "BaseDeleteView", "DeletionMixin"}
+DELETE_VIEW_METHODS = {"delete", "form_valid", "post"}
+# Attributes of a generic view that stand for its model's rows.
+GENERIC_VIEW_ROWS = ("queryset", "model", "object")
 # Formset factories: the model is their first argument (inline: the second).
 FORMSET_FACTORIES = {"modelformset_factory": 0, "inlineformset_factory": 1}
 
@@ -135,23 +140,26 @@ class FormsMixin:
     def view_model_object(self, node, view_qualname: str) -> Val | None:
         """Django's SingleObjectMixin.get_object() / DRF's GenericAPIView.get_object() when the
         view does not define it: the row of its `model`, `queryset` or serializer's model by the URL."""
-        declared = self.class_attribute(view_qualname, "model")
-        entity = declared.entity if declared is not None else None
-        if entity is None:
-            for info in self.ctx.index.mro(view_qualname):
-                text = info.assigns.get("queryset", "")
-                head = text.split(".objects", 1)[0].strip() if ".objects" in text else ""
-                found = self.ctx.entity_for_class(self.ctx.index.resolve(info.module, head)) if head else None
-                if found is not None:
-                    entity = found.name
-                    break
-        if entity is None:
-            entity = self.meta_model(self.view_form_class(view_qualname))
+        entity = self.declared_view_entity(view_qualname)
         if entity is None:
             return None
         key = frozenset({("input", "kwargs.pk")})
         sid = self.emit_statement(node, entity, "read", "get_object", _term("pk", "pk", "eq", key))
         return Val("instance", frozenset({("result", sid)}), entity=entity, origin=sid, key=key)
+
+    def declared_view_entity(self, view_qualname: str) -> str | None:
+        """The model a view declares: `model = X`, `queryset = X.objects...`, or its form's or
+        serializer's Meta.model."""
+        declared = self.class_attribute(view_qualname, "model")
+        if declared is not None and declared.entity:
+            return declared.entity
+        for info in self.ctx.index.mro(view_qualname):
+            text = info.assigns.get("queryset", "")
+            head = text.split(".objects", 1)[0].strip() if ".objects" in text else ""
+            found = self.ctx.entity_for_class(self.ctx.index.resolve(info.module, head)) if head else None
+            if found is not None:
+                return found.name
+        return self.meta_model(self.view_form_class(view_qualname))
 
     def hook_argument(self, node, hook: str, form_class: str) -> Val:
         """What DRF passes to perform_create/perform_update/perform_destroy (and Django's
@@ -179,16 +187,74 @@ class FormsMixin:
             return _NO_VALUE
         return self.form_save(node, form_class, argument, [])
 
-    def formset(self, ref: str, positional: list[Val]) -> Val | None:
-        """`modelformset_factory(Model, ...)`: a formset class over that model."""
-        position = FORMSET_FACTORIES.get(ref.rsplit(".", 1)[-1])
-        if position is None or len(positional) <= position or positional[position].kind != "model":
+    def framework_delete(self, node, method: str, this: Val | None) -> Val | None:
+        """`super().delete()` (DeletionMixin.delete) or `super().form_valid()`/`super().post()`
+        (Django 4+ BaseDeleteView) in a DeleteView: `self.object = self.get_object()`, then
+        `self.get_success_url()` (the view's own, followed), then `self.object.delete()`."""
+        if not self.cls or method not in DELETE_VIEW_METHODS or this is None or this.kind != "self":
             return None
-        return Val("formset", entity=positional[position].entity, ref=ref)
+        bases = self.ctx.index.linearization(self.cls)
+        if not any(b.startswith("django.views") and b.rsplit(".", 1)[-1] in DELETE_VIEWS for b in bases):
+            return None
+        own = self.ctx.index.find_method(self.cls, "get_object")
+        obj = self.call_function(node, own, [], [], this) if own is not None else \
+            self.view_model_object(node, self.cls)
+        if obj is None or obj.kind != "instance":
+            self.emit_unresolved(node, "self.object.delete", "unresolved-receiver",
+                                 "the delete view's model is not known here")
+            return _NO_VALUE
+        this = replace(this, attrs=tuple(a for a in this.attrs if a[0] != "object") + (("object", obj),))
+        self.env["self"] = this
+        success = self.ctx.index.find_method(self.cls, "get_success_url")
+        if success is not None and success.qualname not in self.stack:
+            self.call_function(node, success, [], [], this)
+        self.instance_statement(node, obj, None, "delete", "delete", [])
+        return _NO_VALUE
 
-    def formset_save(self, node, formset: Val) -> Val:
-        """A model formset's save(): per form, an insert (new), an update (changed) or a delete."""
+    def generic_view_rows(self, node, this: Val, attr: str) -> Val | None:
+        """`self.queryset` / `self.model` / `self.object` in a view class: those of the model it
+        declares, or, when it leaves them to its subclasses (`queryset = None`), rows of a model the walk cannot name. Its statements are reported
+        without an entity, and the transaction is incomplete (unresolved-receiver)."""
+        if attr not in GENERIC_VIEW_ROWS or this.kind != "self" or not this.ref:
+            return None
+        bases = self.ctx.index.linearization(this.ref)
+        if not any(b.startswith(("django.views", "rest_framework.")) for b in bases):
+            return None
+        entity = self.declared_view_entity(this.ref)
+        if entity is not None:
+            target = self.ctx.entities.get(entity)
+            providers = tuple(target.queryset_classes) if target else ()
+            if attr == "object":  # set by the view's dispatch/get_object: the row named by the URL
+                return Val("instance", frozenset({("input", "self.object")}), entity=entity,
+                           key=frozenset({("input", "self.object.pk")}))
+            return Val("model", entity=entity) if attr == "model" else \
+                Val("qs", qs=QuerySet(entity, provider_classes=providers))
+        self.emit_unresolved(node, f"self.{attr}", "unresolved-receiver",
+                             "a generic view's model, chosen by its subclasses")
+        if attr == "model":
+            return Val("model", frozenset({("input", "self.model")}))
+        if attr == "object":
+            return Val("instance", frozenset({("input", "self.object")}), key=frozenset({("input", "self.object.pk")}))
+        return Val("qs", frozenset({("input", "self.queryset")}), qs=QuerySet(None))
+
+    def formset(self, ref: str, positional: list[Val], keywords=()) -> Val | None:
+        """`modelformset_factory(Model, ...)` / `modelformset_factory(model=Model)`: a formset
+        class over that model."""
+        position = FORMSET_FACTORIES.get(ref.rsplit(".", 1)[-1])
+        if position is None:
+            return None
+        model = positional[position] if len(positional) > position else dict(keywords).get("model")
+        if model is None or model.kind != "model":
+            return None
+        return Val("formset", entity=model.entity, ref=ref)
+
+    def formset_save(self, node, formset: Val, keywords=()) -> Val:
+        """A model formset's save(): per form, an insert (new), an update (changed) or a delete.
+        `save(commit=False)` runs nothing and returns the unsaved instances."""
         entity = formset.entity
+        commit = dict(keywords).get("commit")
+        if commit is not None and commit.text == "False":
+            return Val("rows", frozenset({("input", "formset")}), entity=entity)
         saved, self.out = self.out, []
         try:
             self.emit_statement(node, entity, "insert", "formset.save", None)

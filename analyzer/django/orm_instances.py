@@ -10,7 +10,7 @@ import libcst as cst
 from . import effects_catalog as effects
 from . import orm_catalog as orm
 from .syntax import dotted as _dotted
-from .values import UNKNOWN, QuerySet, Val, ir_sources, plain, step_ids, union, value_sources
+from .values import UNKNOWN, QuerySet, Val, constant, ir_sources, plain, step_ids, union, value_sources
 from .walk_helpers import (
     _term, union_assigned,
 )
@@ -42,6 +42,8 @@ class InstancesMixin:
         assigned = inst.assigned_map()
         if entity is None:
             return plain(value_sources(inst))
+        if attr == "__class__":  # self.__class__.objects: the instance's model
+            return Val("model", entity=inst.entity)
         if attr == "pk" or attr in entity.pk:
             return plain(inst.key or self._row_sources(inst), f"{inst.entity}.pk")
         relations = {r["attribute"]: r for r in entity.relations}
@@ -62,8 +64,12 @@ class InstancesMixin:
         if attr in assigned:
             return plain(assigned[attr][0], assigned[attr][1])
         if entity.field_types.get(attr, "").endswith(effects.FILE_FIELD_SUFFIXES):
-            # A FieldFile: save()/delete()/open() on it reach the storage backend.
-            return Val("extobj", self._row_sources(inst), ref=f"{inst.entity}.{attr}", category="storage")
+            # A FieldFile: save()/delete()/open() on it reach the storage backend (and its
+            # save()/delete() save the instance too: orm_library.field_file_call).
+            return Val("extobj", self._row_sources(inst), ref=f"{inst.entity}.{attr}", category="storage",
+                       attrs=(("instance", inst),))
+        if self.is_tag_manager(inst, attr):
+            return self.tag_manager(inst, attr)
         return plain(self._row_sources(inst), f"{inst.entity}.{attr}")
 
     @staticmethod
@@ -122,6 +128,11 @@ class InstancesMixin:
                 site = (self.module.rel, self._line(node), self.via, method) if method in orm.INSTANCE else None
                 return self.call_function(node, fn, positional, keywords, inst, bind_name=_dotted(receiver_node),
                                           call_site=site)
+        # A tree library's node method uses the node's tree columns as read: the row's values.
+        tree = self.tree_call(node, inst.entity, method, self._row_sources(inst),
+                              [inst.origin] if inst.origin and inst.origin != "new" else [])
+        if tree is not None:  # django-mptt / django-treebeard node methods
+            return tree
         if method in orm.VALIDATING:
             self.call_arguments(node)
             self.validate_unique(node, inst.entity, value_sources(inst))
@@ -152,7 +163,7 @@ class InstancesMixin:
                                   sources=frozenset({("generated", sid)}))
                 if name and name in self.env:
                     self.env[name] = updated
-                self.fire_signals(node, "save", updated)
+                self.fire_signals(node, "save", updated, created=True)
                 return _NO_VALUE
             # save() without update_fields writes every column back, read ones included: the
             # row read earlier flows into this write. With update_fields only those values do.
@@ -161,7 +172,7 @@ class InstancesMixin:
                 *[_source_tuples(v["sources"]) for v in values]) if values else frozenset())
             sid = self.emit_statement(node, entity, "write", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
                                       values=values, uses=uses, **site)
-            self.fire_signals(node, "save", inst)
+            self.fire_signals(node, "save", inst, created=False)
             return _NO_VALUE
         if action == "delete":
             # A delete stores nothing: it depends on a read only through its key (the predicate).
@@ -176,11 +187,18 @@ class InstancesMixin:
             self.env[name] = replace(inst, origin=sid, assigned=())
         return _NO_VALUE
 
-    def fire_signals(self, node, event: str, inst: Val) -> None:
-        for receiver in self.ctx.signals.get((event, inst.entity or ""), []):
+    def fire_signals(self, node, event: str, inst: Val, created: bool | None = None) -> None:
+        """Walk the receivers of `event` for this instance; `created` is what post_save passes
+        (True after an insert, False after an update), so `if created:` folds in the receiver."""
+        # Receivers connected with this model as sender, then those connected without a sender
+        # (they run for every model's signal).
+        receivers = self.ctx.signals.get((event, inst.entity or ""), []) + [
+            r for r in self.ctx.signals.get((event, "*"), []) if r not in self.stack]
+        for receiver in receivers:
             fn = self.ctx.index.function(receiver)
             if fn is None:
                 continue
             keywords = [("sender", Val("model", entity=inst.entity)), ("instance", inst),
-                        ("created", plain({("constant", "created")}))]
+                        ("created", plain({("constant", "created")}) if created is None else
+                         constant("True" if created else "False"))]
             self.call_function(node, fn, [], keywords, None)

@@ -192,7 +192,12 @@ class QuerySetsMixin:
             fn = self.ctx.index.find_method(provider, method)
             if fn is not None and fn.qualname not in self.stack:
                 return self.call_function(node, fn, positional, keywords, Val("qs", qs=qs))
-        if method in ("as_manager", "get_queryset", "iterator_lazy"):
+        library = self.library_manager_call(node, qs, method, positional, keywords)
+        if library is None and self.tree_family(qs.entity) is not None:
+            library = self.tree_manager_call(node, qs, method, positional, keywords)
+        if library is not None:
+            return library
+        if method in ("as_manager", "get_queryset", "iterator_lazy") or method in orm.MANAGER_PASSTHROUGH:
             return Val("qs", qs=qs)
         self.diagnostic(node, "unknown-orm-pattern", f"unknown queryset method {method}() on {qs.entity}",
                         severity="info")
@@ -262,7 +267,7 @@ class QuerySetsMixin:
                                       dynamic=dynamic, values=values, uses=uses)
             inst = Val("instance", frozenset({("generated", sid)}), entity=qs.entity, origin=sid,
                        key=frozenset({("generated", sid)}), assigned=tuple((a, s, t) for a, s, t in assigned))
-            self.fire_signals(node, "save", inst)
+            self.fire_signals(node, "save", inst, created=True)
             return inst
         if method == "bulk_create":
             objects = positional[0] if positional else plain()

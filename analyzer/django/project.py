@@ -32,14 +32,27 @@ def auth_user(index: RepoIndex) -> str:
     return "User"
 
 
+def _custom_signal(index: RepoIndex, qualname: str) -> str | None:
+    """`my_signal = Signal()` at module level: the event `custom:<qualified name>`; its
+    `send()` runs the receivers (orm_catalog.CUSTOM_SIGNAL_SENDS)."""
+    module, _, name = qualname.rpartition(".")
+    info = index.modules.get(module)
+    text = (info.assigns.get(name) or "").strip() if info is not None else ""
+    head = text.split("(", 1)[0].strip()
+    if "(" in text and index.resolve(module, head) in orm.SIGNAL_CLASSES:
+        return f"custom:{qualname}"
+    return None
+
+
 def signals(index: RepoIndex) -> dict[tuple[str, str], list[str]]:
     receivers: dict[tuple[str, str], list[str]] = {}
 
     def add(signal: str, sender: str, fn: str, module: str) -> None:
-        event = orm.SIGNALS.get(index.resolve(module, signal))
+        resolved = index.resolve(module, signal)
+        event = orm.SIGNALS.get(resolved) or _custom_signal(index, resolved)
         if event is None:
             return
-        entity = index.resolve(module, sender).split(".")[-1]
+        entity = "*" if sender == "*" else index.resolve(module, sender).split(".")[-1]
         receivers.setdefault((event, entity), []).append(fn)
 
     for fn in index.functions.values():
@@ -52,14 +65,17 @@ def signals(index: RepoIndex) -> dict[tuple[str, str], list[str]]:
             signals = re.findall(r"[\w.]+", match.group(1))
             sender = re.search(r"sender\s*=\s*([\w.]+)", match.group(2))
             for signal in signals:
-                if sender:
-                    add(signal, sender.group(1), fn.qualname, fn.module)
+                # Without a sender the receiver runs for every model's signal: entity "*".
+                add(signal, sender.group(1) if sender else "*", fn.qualname, fn.module)
     for info in index.modules.values():
         if ".connect(" not in info.source.text:
             continue
         for signal, fn, sender in re.findall(r"([\w.]+)\.connect\(\s*([\w.]+)\s*,\s*sender\s*=\s*([\w.]+)",
                                              info.source.text):
             add(signal, sender, index.resolve(info.name, fn), info.name)
+        for signal, fn in re.findall(r"([\w.]+)\.connect\(\s*([\w.]+)\s*(?:,\s*(?:weak|dispatch_uid)\s*=[^)]*)?\)",
+                                     info.source.text):
+            add(signal, "*", index.resolve(info.name, fn), info.name)
     return {key: sorted(set(value)) for key, value in receivers.items()}
 
 

@@ -13,6 +13,7 @@ import libcst as cst
 
 from .boundaries import Boundary
 from .context import Context, ParsedModule
+from .dispatch import receiver_sender
 from .syntax import code as _code
 from .values import QuerySet, Val, plain
 from .walker import Recorder, StopWalk, Walker
@@ -44,6 +45,11 @@ def entry_env(ctx: Context, parsed: ParsedModule, node: cst.FunctionDef | None, 
                 env[name] = Val("self", ref=cls)
             continue
         env[name] = _typed_input(ctx, parsed, name, param.annotation)
+        if name == "instance" and param.annotation is None:
+            sender = receiver_sender(ctx, qualname)  # a signal receiver: the sender's instance
+            if sender is not None:
+                env[name] = Val("instance", frozenset({("input", name)}), entity=sender,
+                                key=frozenset({("input", f"{name}.pk")}))
     for star in (params.star_arg, params.star_kwarg):
         if isinstance(star, cst.Param):
             env[star.name.value] = plain({("input", star.name.value)})

@@ -28,6 +28,8 @@ from .dispatch import DispatchMixin
 from .orm_deletion import DeletionMixin
 from .orm_forms import FormsMixin
 from .orm_instances import InstancesMixin
+from .orm_library import LibraryMixin
+from .tasks import TasksMixin
 from .orm_querysets import QuerySetsMixin
 from .folding import UNKNOWN as UNDECIDED
 from .folding import fold
@@ -79,7 +81,8 @@ class Recorder:
         return f"s{self.counter}"
 
 
-class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixin, QuerySetsMixin):
+class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixin, LibraryMixin, TasksMixin,
+             QuerySetsMixin):
     def __init__(self, ctx: Context, parsed: ParsedModule, recorder: Recorder, env: dict[str, Val],
                  cls: str | None = None, via: tuple[str, ...] = (), depth: int = 0,
                  stack: frozenset[str] = frozenset()) -> None:
@@ -202,7 +205,8 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
 
     def _s_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
-            self.assign(node.target, self.eval(node.value), node.value)
+            value = self.annotated_value(node.annotation, node.target, self.eval(node.value))
+            self.assign(node.target, value, node.value)
 
     def _s_AugAssign(self, node: cst.AugAssign) -> None:
         value = self.eval(node.value)
@@ -275,6 +279,8 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
 
     def _s_For(self, node: cst.For) -> None:
         iterable = self.eval(node.iter)
+        if self.loop_over_models(node, iterable):  # for model in (A, B): once per model
+            return
         if iterable.kind == "qs":
             iterable = self.cache_rows(node.iter, self.evaluate_qs(iterable.qs, node.iter, "iterate"))
         self.bind_loop_target(node.target, iterable)
@@ -576,7 +582,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         if kind == "instance":
             return self.instance_attribute(base, attr, node)
         if kind == "qs":
-            return constant(attr)
+            return Val("model", entity=base.qs.entity) if attr == "model" else constant(attr)
         if kind in ("self", "obj"):
             attrs = base.attr_map()
             if attr in attrs:
@@ -584,6 +590,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
             declared = self.class_attribute(base.ref, attr) if base.ref else None
             if declared is not None:
                 return declared
+            generic = self.generic_view_rows(node, base, attr)  # self.queryset / self.model of a generic view
+            if generic is not None:
+                return generic
             if kind == "self":
                 return plain({("input", f"self.{attr}")}, f"self.{attr}")
             return plain(value_sources(base))
@@ -622,7 +631,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
             if text.replace(".", "").replace("_", "").isalnum():
                 value = self.ctx.index.resolve(info.module, text)
                 entity = self.ctx.entity_for_class(value)
-                return Val("model", entity=entity.name) if entity else None
+                return Val("model", entity=entity.name) if entity else self.module_level_model(value)
             match = _GET_MODEL.match(text) or _GET_MODEL_DOTTED.match(text)
             entity = self.ctx.entity_named(match.groups()[-1]) if match else None
             return Val("model", entity=entity.name) if entity else None
