@@ -116,11 +116,13 @@ def _line_count(content: bytes) -> int:
     return content.count(b"\n") + (1 if content and not content.endswith(b"\n") else 0)
 
 
-# How deep calls into the application are followed when the project does not say: the Django
-# walk computes each helper's summary once per calling context (django/summaries.py) and goes 40
-# calls deep; the TypeScript walk replays helpers walked before in the same context
-# (ts-plugin/src/walk-memo.ts) and is bounded only by recursion and its node budget (None).
-DEFAULT_DEPTH: dict[str, int | None] = {"django": 40, "typeorm": None}
+# How deep calls into the application are followed when the project does not say. The Django
+# walk computes each helper's summary once per calling context (django/summaries.py), but a
+# summary's steps are still copied at every call site: at depth 40 (or 10) bookwyrm's IR grows to
+# tens of MB and its scan from 30 s to over 25 minutes, so the default stays 6 (a `depth-limit`
+# diagnostic marks what it cuts). The TypeScript walk replays helpers walked before in the same
+# context (ts-plugin/src/walk-memo.ts) and is bounded only by recursion and its node budget (None).
+DEFAULT_DEPTH: dict[str, int | None] = {"django": 6, "typeorm": None}
 
 
 def effective_depth(config: Config, frontend: str) -> int | None:

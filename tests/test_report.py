@@ -296,6 +296,11 @@ def test_sample_report_renders_in_headless_chromium(report, browser):
         assert browser.execute_script("return document.querySelectorAll('table').length") >= 2, page.name
         if page.name != "index.html":  # the browser script ran and counted the rows
             shown = browser.execute_script("return document.getElementById('shown').textContent")
+            # explicit transactions are shown first; every row once the scope is "all together"
+            assert re.fullmatch(r"\d+ of \d+ transactions shown", shown), page.name
+            browser.execute_script("var s = document.getElementById('f-scope'); s.value = 'all';"
+                                   " s.dispatchEvent(new Event('change'))")
+            shown = browser.execute_script("return document.getElementById('shown').textContent")
             assert re.fullmatch(r"(\d+) of \1 transactions shown", shown), page.name
         _screenshot(browser, f"sample-{page.stem}")
 

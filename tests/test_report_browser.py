@@ -327,6 +327,7 @@ def test_filters_hide_exactly_the_rows_that_do_not_match(report, browser):
     from selenium.webdriver.common.by import By
 
     _open(browser, report / "out" / "transactions.html")
+    _select(browser, "f-scope", "all")  # the store's rows: explicit and autocommit ones
     total = _sql(report, "SELECT count(*) FROM transactions WHERE cda_mode = 'pk'")[0][0]
     assert len(_visible(browser)) == total
     browser.find_element(By.CSS_SELECTOR, '#filters button[data-verdict="interactive-strict"]').click()
@@ -361,6 +362,7 @@ def test_filters_hide_exactly_the_rows_that_do_not_match(report, browser):
 
 def test_incomplete_transactions_are_marked_and_filterable(report, browser):
     _open(browser, report / "out" / "transactions.html")
+    _select(browser, "f-scope", "all")  # the store's rows: explicit and autocommit ones
     _select(browser, "f-complete", "no")
     rows = _visible(browser)
     incomplete = _sql(report, "SELECT count(*) FROM transactions WHERE cda_mode = 'pk' AND complete = 0")[0][0]
@@ -388,6 +390,7 @@ def test_search_and_cda_modes(report, browser):
     from selenium.webdriver.common.by import By
 
     _open(browser, report / "out" / "transactions.html")
+    _select(browser, "f-scope", "all")  # the store's rows: explicit and autocommit ones
     search = browser.find_element(By.ID, "search")
     search.send_keys("pay_script_alert")
     rows = _visible(browser)

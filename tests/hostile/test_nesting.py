@@ -49,7 +49,7 @@ def test_typescript_deep_nesting_is_a_diagnostic(tmp_path):
         assert found.get(f"src/{name}") == {"parse-error"}, (name, found)
     # the application's own transactions are all still there
     expected = json.loads((root / "expected.json").read_text("utf-8"))
-    assert len(doc["transactions"]) == len(expected["transactions"])
+    assert len(doc["transactions"]) == len(expected["transactions"]) + len(expected.get("autocommit", []))
 
 
 def test_nesting_measure_on_real_shapes():
