@@ -129,13 +129,15 @@ def effective_depth(config: Config, frontend: str) -> int | None:
     return config.depth or DEFAULT_DEPTH.get(frontend, DEFAULT_DEPTH["django"])
 
 
-def _typescript_records(root: Path, config: Config, cache: ScanCache | None) -> list[dict]:
+def _typescript_records(root: Path, config: Config, cache: ScanCache | None, autocommit: bool) -> list[dict]:
     """ts-plugin's records, or the cached ones when no file it reads and no setting changed."""
     from .cache.typescript import project_digest
     from .typeorm import bridge
 
     settings = dict(depth=effective_depth(config, "typeorm"), max_file_bytes=config.max_file_bytes, exclude=config.exclude,
                     effects=config.extra_effects, statements=config.extra_statements)
+    if not autocommit:  # only then: the settings (and the cache digest) of a default scan stay as they were
+        settings["autocommit"] = False
     digest = None
     if cache is not None:
         digest = project_digest(root, bridge.settings_argument(**settings), bridge.plugin_path())
@@ -164,7 +166,7 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
     walked = None
     if frontend == "typeorm":
         with timing.phase("typescript"):
-            records = _typescript_records(root, config, cache)
+            records = _typescript_records(root, config, cache, autocommit)
         files = _typescript_files(root, config)
         lines = sum(f["lines"] for f in files)
     else:
@@ -181,8 +183,6 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
             cache.keep("django", reuse.written)
         records, files, lines = result.records, result.files, result.lines
         walked = reuse.walked if reuse is not None else None
-    if not autocommit:  # statements outside explicit transactions are not wanted (any front end)
-        records = [r for r in records if r.get("boundary") != "autocommit"]
     # The same input gives the same IR wherever it is checked out: the root is named, not located.
     for record in records:
         if record["type"] == "meta":

@@ -28,11 +28,10 @@ import tomllib
 from collections import Counter
 from pathlib import Path
 
-from score_labels import InputError, read_json  # the sibling script: same input errors
+from score_labels import AUTOCOMMIT, InputError, read_json  # the sibling script: same input errors
 
 VERDICTS = ("one-shot", "interactive-nonstrict", "interactive-strict")
 HIGHLIGHTED_CODES = ("unresolved-receiver", "depth-limit")
-AUTOCOMMIT = "autocommit"
 TIMEOUT_SECONDS = 3600
 
 

@@ -51,6 +51,7 @@ from pathlib import Path
 
 INTERACTIVITY = ("one-shot", "interactive-nonstrict", "interactive-strict")
 RW_SETS = ("full", "partial", "none")
+AUTOCOMMIT = "autocommit"   # the boundary of statements outside explicit transactions (docs/IR.md)
 SCAN_TIMEOUT_SECONDS = 3600
 
 
@@ -334,7 +335,7 @@ def score(labels: dict, scans: dict[str, dict], tolerance: int, boundary_toleran
     for label in labels["transactions"]:
         # The labels are explicit transactions; autocommit statements (one per ORM call site
         # outside them) are never their match, even when one sits within the line tolerance.
-        reported_all = [t for t in scans[label["app"]]["transactions"] if t.get("boundary") != "autocommit"]
+        reported_all = [t for t in scans[label["app"]]["transactions"] if t.get("boundary") != AUTOCOMMIT]
         if label.get("boundary_role") == "wrapper":
             near = [t for t in reported_all if t["file"] == label["file"]
                     and abs(t["line"] - label["line"]) <= boundary_tolerance]

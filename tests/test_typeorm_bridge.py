@@ -80,3 +80,12 @@ def test_typescript_walk_is_depth_bounded_only_when_the_project_sets_depth(tmp_p
     chosen = from_table({"depth": 3}, tmp_path / "pyproject.toml")
     assert chosen.depth == 3
     assert json.loads(bridge.settings_argument(chosen.depth, 1000))["depth"] == 3
+
+
+def test_a_scan_without_autocommit_asks_the_typescript_front_end_for_explicit_transactions_only():
+    default = [r for r in scan(NEST_SHOP, Config(), "typeorm", rewrites=False).records if r["type"] == "transaction"]
+    explicit = [r for r in scan(NEST_SHOP, Config(), "typeorm", rewrites=False, autocommit=False).records
+                if r["type"] == "transaction"]
+    assert any(r["boundary"] == "autocommit" for r in default)
+    assert explicit == [r for r in default if r["boundary"] != "autocommit"]
+    assert json.loads(bridge.settings_argument(None, 1000, autocommit=False))["autocommit"] is False

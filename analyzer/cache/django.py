@@ -159,11 +159,11 @@ class DjangoReuse:
         before = len(ctx.diagnostics)
         parsed = ctx.parse_definition(info, qualname, first, last)
         found = find(parsed) if parsed is not None else []
-        self.written["boundaries"][key] = [[[b.kind, b.line, b.function, b.end_line, [f"{b.cls}.{n}" for n, _ in b.handlers]]
+        self.written["boundaries"][key] = [[[b.kind, b.line, b.function, b.end_line, list(b.handler_functions)]
                                             for b in found],
                                            ctx.diagnostics[before:]]
         return [BoundaryStub(b.kind, b.line, b.function, b.end_line, _Where(info), source, cls=cls, real=b,
-                             handler_functions=tuple(f"{b.cls}.{n}" for n, _ in b.handlers)) for b in found]
+                             handler_functions=b.handler_functions) for b in found]
 
     def views(self, ctx, module: str, find: Callable) -> list:
         """ATOMIC_REQUESTS views of one module (kept per module content and project facts)."""

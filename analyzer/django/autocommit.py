@@ -55,9 +55,7 @@ class _Autocommit:
         for b in boundaries:
             if b.kind in _WHOLE_FUNCTION:
                 self.whole.add(b.function)
-                # a Boundary's handlers, or their qualnames as a cached boundary (analyzer/cache) keeps them
-                self.whole.update([f"{b.cls}.{name}" for name, _node in b.handlers] if hasattr(b, "handlers")
-                                  else b.handler_functions)
+                self.whole.update(b.handler_functions)
             else:  # atomic-context, manual: a span of the function
                 self.spans.setdefault(b.function, []).append((b.line, b.end_line or b.line))
         self.skipped = self.whole | self._wrapper_code()

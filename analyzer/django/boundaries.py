@@ -33,6 +33,11 @@ class Boundary:
     end_line: int = 0
     parsed: "ParsedModule | None" = None    # the parsed definition the boundary sits in
 
+    @property
+    def handler_functions(self) -> tuple[str, ...]:
+        """Qualified names of the handlers a class-level method_decorator covers."""
+        return tuple(f"{self.cls}.{name}" for name, _node in self.handlers)
+
 
 def find_wrappers(index: RepoIndex) -> dict[str, str]:
     """The application's own functions that enter `atomic` for their callers.
