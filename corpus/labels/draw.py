@@ -79,6 +79,9 @@ def main() -> int:
     parser.add_argument("--exclude-labels", type=Path, action="append", default=[],
                         help="leave out the applications of this label file (repeatable)")
     parser.add_argument("--apps", help="D,T: draw over D Django and T TypeORM applications picked at random")
+    parser.add_argument("--replacements", type=int, default=0,
+                        help="after the draw, this many further candidates per ORM, in order, from every application "
+                             "of the pool, to label in place of drawn lines that are not transactions")
     args = parser.parse_args()
     apps = manifest_apps(args.manifest, args.exclude_labels) if args.manifest else APPS
     pool = candidates(args.checkouts, apps)
@@ -89,11 +92,17 @@ def main() -> int:
     rng = random.Random(args.seed)
     if args.apps:
         apps = pick_apps(pool, apps, dict(zip(("django", "typeorm"), map(int, args.apps.split(",")))), rng)
+    drawn = []
     for orm, count in (("django", args.django), ("typeorm", args.typeorm)):
         for name, share in allocate(pool, apps, orm, count, floor=1 if args.apps else 0):
             members = [c for c in pool if c["app"] == name]
             for pick in sorted(rng.sample(members, share), key=lambda c: (c["file"], c["line"])):
+                drawn.append(pick)
                 print(json.dumps(pick))
+    for orm in ("django", "typeorm") if args.replacements else ():
+        rest = [c for c in pool if c["orm"] == orm and c not in drawn]
+        for number, pick in enumerate(rng.sample(rest, min(args.replacements, len(rest))), 1):
+            print(json.dumps({**pick, "replacement": number}))
     return 0
 
 
