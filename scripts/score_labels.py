@@ -32,8 +32,10 @@ Matching rules (also in corpus/labels/README.md):
   `return (` line just before the expression, while a wider window would let one statement
   claim its neighbour's match). Each reported statement is used once, nearest first, and at
   equal distance one of the labelled kind first.
-Labels with `"boundary_role": "wrapper"` are not transactions of their own; they are left out
-of every metric and listed separately.
+Labels with a `boundary_role` are not transactions of their own: `"wrapper"` (a library-style
+method that only starts a transaction for its caller) or `"not-a-transaction"` (a drawn line
+that opens no ORM transaction, e.g. a driver transaction on another database). They are left
+out of every metric and listed separately, with their role.
 
 Exit status: 0 after scoring, 2 for a bad label file, a missing checkout or scan, or a scan
 that fails (one line on stderr naming the file and the reason).
@@ -51,6 +53,7 @@ from pathlib import Path
 
 INTERACTIVITY = ("one-shot", "interactive-nonstrict", "interactive-strict")
 RW_SETS = ("full", "partial", "none")
+BOUNDARY_ROLES = ("wrapper", "not-a-transaction")   # labels left out of the metrics
 AUTOCOMMIT = "autocommit"   # the boundary of statements outside explicit transactions (docs/IR.md)
 SCAN_TIMEOUT_SECONDS = 3600
 
@@ -101,6 +104,8 @@ def _label_problem(doc) -> str | None:
             return f"{txn['id']}: interactivity must be one of {', '.join(INTERACTIVITY)}"
         if txn["rw_set"] not in RW_SETS:
             return f"{txn['id']}: rw_set must be one of {', '.join(RW_SETS)}"
+        if txn.get("boundary_role", BOUNDARY_ROLES[0]) not in BOUNDARY_ROLES:
+            return f"{txn['id']}: boundary_role must be one of {', '.join(BOUNDARY_ROLES)}"
         for statement in txn["statements"]:
             if not isinstance(statement, dict) or not {"file", "line", "cda_mismatch"} <= set(statement):
                 return f"{txn['id']}: every statement needs file, line and cda_mismatch"
@@ -336,11 +341,11 @@ def score(labels: dict, scans: dict[str, dict], tolerance: int, boundary_toleran
         # The labels are explicit transactions; autocommit statements (one per ORM call site
         # outside them) are never their match, even when one sits within the line tolerance.
         reported_all = [t for t in scans[label["app"]]["transactions"] if t.get("boundary") != AUTOCOMMIT]
-        if label.get("boundary_role") == "wrapper":
+        if label.get("boundary_role") in BOUNDARY_ROLES:
             near = [t for t in reported_all if t["file"] == label["file"]
                     and abs(t["line"] - label["line"]) <= boundary_tolerance]
-            wrappers.append({"id": label["id"], "file": label["file"], "line": label["line"],
-                             "reported_as_transaction": bool(near)})
+            wrappers.append({"id": label["id"], "role": label["boundary_role"], "file": label["file"],
+                             "line": label["line"], "reported_as_transaction": bool(near)})
             continue
         reported = match_boundary(label, reported_all, used[label["app"]], boundary_tolerance)
         outcomes.append(score_transaction(label, orms[label["app"]], reported, tolerance))
@@ -397,10 +402,10 @@ def render_text(result: dict) -> str:
             lines.extend(f"      {item}" for item in txn["disagreements"])
     if result["wrappers"]:
         lines.append("")
-        lines.append("wrappers (not scored):")
+        lines.append("wrappers and non-transactions (not scored):")
         for wrapper in result["wrappers"]:
             state = "reported as a transaction" if wrapper["reported_as_transaction"] else "not reported"
-            lines.append(f"  {wrapper['id']}  {wrapper['file']}:{wrapper['line']}  {state}")
+            lines.append(f"  {wrapper['id']}  {wrapper['role']}  {wrapper['file']}:{wrapper['line']}  {state}")
     return "\n".join(lines) + "\n"
 
 

@@ -74,7 +74,7 @@ def test_statement_reported_inside_a_helper_matches(scans):
 
 def test_wrappers_are_listed_not_scored(scans):
     _, result = scans
-    assert result["wrappers"] == [{"id": "shop-05", "file": "shop/helpers.py", "line": 25,
+    assert result["wrappers"] == [{"id": "shop-05", "role": "wrapper", "file": "shop/helpers.py", "line": 25,
                                    "reported_as_transaction": False}]
 
 
