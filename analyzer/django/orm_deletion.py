@@ -82,12 +82,16 @@ class DeletionMixin:
 
     def _dependents(self, entity: str | None) -> list[tuple]:
         """(other entity, attribute, kind, through) of every foreign key pointing at `entity`:
-        the reverse accessors, and the auto-created many-to-many tables (`Post.tags`), whose rows
+        the reverse accessors, the keys declared without one, and the auto-created many-to-many tables (`Post.tags`), whose rows
         the collector deletes with the row they point at (their foreign keys cascade)."""
         if entity is None:
             return []
         found = set(self.ctx.reverse.get(entity, {}).values())
         for other in self.ctx.entities.values():
+            # Keys without a reverse accessor (related_name="+") are collected all the same.
+            for relation in other.relations if not other.abstract else ():
+                if relation["kind"] in ("fk", "o2o") and relation["target"] == entity and not relation["reverse"]:
+                    found.add((other.name, relation["attribute"], relation["kind"], None))
             if not other.qualname.endswith(".through"):
                 continue
             for relation in other.relations:

@@ -54,13 +54,14 @@ class InstancesMixin:
         if attr in relations and relations[attr]["kind"] == "m2m":
             target = relations[attr]["target"]
             back = relations[attr]["reverse"] or f"{inst.entity.lower()}_set"
-            return self.related_manager(inst, target, back, through=f"{inst.entity}.{attr}")
+            return self._prefetched_rows(inst, attr, self.related_manager(inst, target, back,
+                                                                        through=f"{inst.entity}.{attr}"))
         reverse = self.ctx.reverse.get(inst.entity or "", {}).get(attr)
         if reverse is not None:
             other, other_attr, kind, through = reverse
             if kind == "o2o":
                 return self.load_reverse_one(inst, other, other_attr, node)
-            return self.related_manager(inst, other, other_attr, through=through)
+            return self._prefetched_rows(inst, attr, self.related_manager(inst, other, other_attr, through=through))
         if attr in assigned:
             return plain(assigned[attr][0], assigned[attr][1])
         if entity.field_types.get(attr, "").endswith(effects.FILE_FIELD_SUFFIXES):

@@ -9,6 +9,7 @@ import libcst as cst
 
 from . import orm_catalog as orm
 from . import sql as sqlparse
+from .orm_prefetch import PrefetchMixin
 from .values import UNKNOWN, QuerySet, Val, ir_sources, plain, step_ids, union, value_sources
 from .walk_helpers import (
     _api, _literal_string, _predicate, _source_tuple, _term,
@@ -17,7 +18,7 @@ from .walk_helpers import (
 _NO_VALUE = Val("plain", frozenset())
 
 
-class QuerySetsMixin:
+class QuerySetsMixin(PrefetchMixin):
     """Mixed into Walker (walker.py); uses its emit_* methods, env and context."""
 
     def normalise(self, entity_name: str | None, lookup: str) -> tuple[str, str]:
@@ -146,7 +147,8 @@ class QuerySetsMixin:
             (positional, keywords), dynamic = evaluated, False
         method = orm.ASYNC.get(method, method)
         chain = qs.chain + (method,)
-        qs = replace(qs, cached=None)
+        if not (method == "all" and qs.owner is not None):  # a prefetched related manager keeps its rows
+            qs = replace(qs, cached=None)
         if qs.through is not None and method in orm.RELATED_WRITE:
             kind = orm.RELATED_WRITE[method]
             owner_sources = qs.owner.key if qs.owner is not None and qs.owner.key else frozenset()
@@ -184,6 +186,8 @@ class QuerySetsMixin:
             if method == "select_related":
                 names = frozenset(v.text.strip("'\"").split("__")[0] for v in positional)
                 return Val("qs", qs=replace(qs, chain=chain, select_related=qs.select_related | names))
+            if method == "prefetch_related":
+                return Val("qs", qs=self.prefetch_related(node, replace(qs, chain=chain), positional))
             return Val("qs", qs=replace(qs, chain=chain))
         if method in orm.EVALUATING:
             return self.queryset_evaluating(node, qs, method, positional, keywords, dynamic)
@@ -326,11 +330,14 @@ class QuerySetsMixin:
         kind = "lock" if qs.lock else "read"
         sid = self.emit_statement(node, qs.entity, kind, _api(qs.chain, api), _predicate(qs.predicates),
                                   dynamic=qs.dynamic, uses=sorted(qs.uses))
+        fetched = qs.select_related
+        if qs.prefetch and api not in ("exists", "count", "aggregate", "contains", "explain"):
+            fetched = fetched | self.run_prefetches(node, qs, sid)
         if one:
             key = self._key_of(qs.predicates, sid)
             return Val("instance", frozenset({("result", sid)}), entity=qs.entity, origin=sid, key=key,
-                       prefetched=qs.select_related)
-        return Val("rows", frozenset({("result", sid)}), entity=qs.entity, origin=sid, prefetched=qs.select_related)
+                       prefetched=fetched)
+        return Val("rows", frozenset({("result", sid)}), entity=qs.entity, origin=sid, prefetched=fetched)
 
     @staticmethod
     def _key_of(predicates: tuple, sid: str) -> frozenset:
