@@ -49,8 +49,52 @@ class QuerySetsMixin(PrefetchMixin):
                 sources = UNKNOWN
             if op == "eq" and value.kind == "plain" and value.items and len(value.items) > 1:
                 op = "in"
-            terms.append(_term(attribute, lookup, op, sources))
+            term = _term(attribute, lookup, op, sources)
+            across = self.tables_across(entity, lookup)
+            if across:
+                term["across"] = across
+            terms.append(term)
         return terms
+
+    def tables_across(self, entity_name: str | None, lookup: str) -> list[dict]:
+        """The tables a lookup joins past `entity_name` and the attribute it selects at each:
+        `tags__name` reads the through table `Post.tags` by `tag` and Tag by `name`;
+        `customer__email` reads Customer by `email`; `customer__id` joins nothing."""
+        parts = lookup.split("__")
+        if len(parts) > 1 and parts[-1] in orm.LOOKUP_OPS:
+            parts = parts[:-1]
+        across: list[dict] = []
+        entity = self.ctx.entities.get(entity_name or "")
+        head = next((r for r in entity.relations if r["attribute"] == parts[0]), None) if entity else None
+        if len(parts) == 1 and head is not None and head["kind"] == "m2m":  # tags=5: the through table only
+            return [{"entity": f"{entity.name}.{parts[0]}", "attribute": (head["target"] or "").lower()}]
+        for index, name in enumerate(parts[:-1]):
+            if entity is None:
+                break
+            relation = next((r for r in entity.relations if r["attribute"] == name), None)
+            reverse = self.ctx.reverse.get(entity.name, {}).get(name)
+            nxt = parts[index + 1]
+            if relation is not None and relation["kind"] == "m2m":
+                target = relation["target"]
+                across.append({"entity": f"{entity.name}.{name}", "attribute": (target or "").lower()})
+            elif reverse is not None and reverse[2] == "m2m":
+                target = reverse[0]
+                across.append({"entity": reverse[3], "attribute": entity.name.lower()})
+            elif relation is not None:
+                target = relation["target"]
+            elif reverse is not None:
+                target = reverse[0]
+            else:
+                break
+            related = self.ctx.entities.get(target or "")
+            if related is None:
+                break
+            attribute, _op = self.normalise(related.name, nxt)
+            if attribute == "pk" and index + 1 == len(parts) - 1 and relation is not None and relation["kind"] != "m2m":
+                break  # customer__id: the foreign key column itself, no join
+            across.append({"entity": related.name, "attribute": attribute})
+            entity = related
+        return across
 
     def q_object(self, positional: list[Val], keywords, dynamic: bool) -> Val:
         args = [v.predicate for v in positional if v.kind == "q" and v.predicate]
