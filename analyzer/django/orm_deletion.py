@@ -51,6 +51,7 @@ class DeletionMixin:
             if action == "delete":
                 self._collect_below(node, other, sid, path)
                 self.emit_statement(node, other, "delete", api, by_pk, uses=[sid])
+                self.parent_deletes(node, other, by_pk, [sid])
             elif action == "update":
                 self.emit_statement(node, other, "write", api, by_pk, values=[
                     {"attribute": attr, "sources": [{"kind": "constant", "name": "NULL"}]}], uses=[sid])
@@ -78,6 +79,9 @@ class DeletionMixin:
         """Rows of `entity` cannot be fast-deleted: others point at them, or delete signals listen."""
         if self.ctx.signals.get(("delete", entity)):
             return True
+        model = self.ctx.entities.get(entity)
+        if model is not None and model.parents:  # the parents' rows go with it: read first
+            return True
         return any(kind in ("fk", "o2o") for _o, _a, kind, _t in self._dependents(entity))
 
     def _dependents(self, entity: str | None) -> list[tuple]:
@@ -86,7 +90,7 @@ class DeletionMixin:
         the collector deletes with the row they point at (their foreign keys cascade)."""
         if entity is None:
             return []
-        found = set(self.ctx.reverse.get(entity, {}).values())
+        found = set(self.ctx.reverse.get(entity, {}).values()) | set(self.child_links(entity))
         for other in self.ctx.entities.values():
             # Keys without a reverse accessor (related_name="+") are collected all the same.
             for relation in other.relations if not other.abstract else ():

@@ -158,8 +158,9 @@ class InstancesMixin:
                 values = [v for v in values if v["attribute"] in wanted] or \
                          [{"attribute": w, "sources": [{"kind": "unknown"}]} for w in sorted(wanted)]
             if (inst.origin == "new" and not inst.key) or force_insert:
+                parents = self.parent_saves(node, entity, "insert", None, step_ids(union_assigned(inst)), **site)
                 sid = self.emit_statement(node, entity, "insert", method, None, values=values,
-                                          uses=step_ids(union_assigned(inst)), **site)
+                                          uses=step_ids(union_assigned(inst)) + parents, **site)
                 updated = replace(inst, origin=sid, key=frozenset({("generated", sid)}),
                                   sources=frozenset({("generated", sid)}))
                 if name and name in self.env:
@@ -171,6 +172,8 @@ class InstancesMixin:
             whole_row = "update_fields" not in options and inst.origin and inst.origin != "new"
             uses = ([inst.origin] if whole_row else []) + step_ids(frozenset().union(
                 *[_source_tuples(v["sources"]) for v in values]) if values else frozenset())
+            self.parent_saves(node, entity, "write", _term("pk", "pk", "eq", inst.key or self._row_sources(inst)), uses,
+                              **site)
             sid = self.emit_statement(node, entity, "write", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
                                       values=values, uses=uses, **site)
             self.fire_signals(node, "save", inst, created=False)
@@ -181,6 +184,7 @@ class InstancesMixin:
             self.collect_related(node, entity, inst.key or self._row_sources(inst))
             self.emit_statement(node, entity, "delete", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
                                 **site)
+            self.parent_deletes(node, entity, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)), [], **site)
             return _NO_VALUE
         sid = self.emit_statement(node, entity, "read", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
                                   **site)

@@ -64,8 +64,8 @@ class PrefetchMixin:
                     term = _term(attribute, f"{attribute}__in", "in", {("result", parent)})
                     extra = predicates if last else ()
                     predicate = term if not extra else {"bool": "and", "args": [term, *extra]}
-                    done[path] = self.emit_statement(node, other, "read", f"prefetch:{path}", predicate,
-                                                     uses=[parent])
+                    # Keyed by the rows just read (the predicate says so); no value flows into it.
+                    done[path] = self.emit_statement(node, other, "read", f"prefetch:{path}", predicate)
                     if depth == 0:
                         self.rec.fk_cache[(read, "prefetch", name)] = done[path]
                 entity = other

@@ -9,6 +9,7 @@ import libcst as cst
 
 from . import orm_catalog as orm
 from . import sql as sqlparse
+from .orm_inheritance import InheritanceMixin
 from .orm_prefetch import PrefetchMixin
 from .values import UNKNOWN, QuerySet, Val, ir_sources, plain, step_ids, union, value_sources
 from .walk_helpers import (
@@ -18,7 +19,7 @@ from .walk_helpers import (
 _NO_VALUE = Val("plain", frozenset())
 
 
-class QuerySetsMixin(PrefetchMixin):
+class QuerySetsMixin(PrefetchMixin, InheritanceMixin):
     """Mixed into Walker (walker.py); uses its emit_* methods, env and context."""
 
     def normalise(self, entity_name: str | None, lookup: str) -> tuple[str, str]:
@@ -285,12 +286,15 @@ class QuerySetsMixin(PrefetchMixin):
                 key = _pk_sources(qs.predicates) or {("result", rows)}
                 if key == {("result", rows)}:  # rows known only by the read: everything below uses it
                     self.collect_related(node, qs.entity, key, uses=[rows])
+                    delete_uses = [rows]
                     sid = self.emit_statement(node, qs.entity, "delete", _api(qs.chain, "delete"),
-                                              _term("pk", "pk__in", "in", key), uses=[rows])
+                                              _term("pk", "pk__in", "in", key), uses=delete_uses)
                 else:  # filter(pk=...).delete(): the keys are the inputs
                     self.collect_related(node, qs.entity, key)
+                    delete_uses = sorted(qs.uses)
                     sid = self.emit_statement(node, qs.entity, "delete", _api(qs.chain, "delete"),
-                                              _predicate(qs.predicates), uses=sorted(qs.uses))
+                                              _predicate(qs.predicates), uses=delete_uses)
+                self.parent_deletes(node, qs.entity, _term("pk", "pk__in", "in", key), uses=delete_uses)
                 return plain({("result", sid)}, "rowcount")
             sid = self.emit_statement(node, qs.entity, "delete", _api(qs.chain, "delete"), _predicate(qs.predicates),
                                       dynamic=qs.dynamic, uses=sorted(qs.uses))
@@ -311,8 +315,9 @@ class QuerySetsMixin(PrefetchMixin):
                 return self.last_self if self.last_self is not None and self.last_self.kind == "instance" else fresh
             values = [{"attribute": a, "sources": ir_sources(s), "text": t} for a, s, t in assigned]
             uses = sorted(qs.uses) + step_ids(frozenset().union(*[s for _, s, _t in assigned]) if assigned else frozenset())
+            parents = self.parent_saves(node, qs.entity, "insert", None, uses)
             sid = self.emit_statement(node, qs.entity, "insert", _api(qs.chain, "create"), None,
-                                      dynamic=dynamic, values=values, uses=uses)
+                                      dynamic=dynamic, values=values, uses=uses + parents)
             inst = Val("instance", frozenset({("generated", sid)}), entity=qs.entity, origin=sid,
                        key=frozenset({("generated", sid)}), assigned=tuple((a, s, t) for a, s, t in assigned))
             self.fire_signals(node, "save", inst, created=True)
@@ -375,8 +380,10 @@ class QuerySetsMixin(PrefetchMixin):
         sid = self.emit_statement(node, qs.entity, kind, _api(qs.chain, api), _predicate(qs.predicates),
                                   dynamic=qs.dynamic, uses=sorted(qs.uses))
         fetched = qs.select_related
-        if qs.prefetch and api not in ("exists", "count", "aggregate", "contains", "explain"):
-            fetched = fetched | self.run_prefetches(node, qs, sid)
+        if api not in ("exists", "count", "aggregate", "contains", "explain"):
+            self.polymorphic_reads(node, qs, sid)
+            if qs.prefetch:
+                fetched = fetched | self.run_prefetches(node, qs, sid)
         if one:
             key = self._key_of(qs.predicates, sid)
             return Val("instance", frozenset({("result", sid)}), entity=qs.entity, origin=sid, key=key,
