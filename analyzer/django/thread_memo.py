@@ -25,9 +25,14 @@ MIDDLEWARE_HOOKS_BEFORE_VIEW = {"process_request", "process_view"}
 
 def request_primed(ctx, qualname: str) -> bool:
     """`qualname` is a thread-local memo function that a middleware fills before the view."""
+    return qualname in primed_memos(ctx)
+
+
+def primed_memos(ctx) -> frozenset[str]:
+    """Every such function of the project (computed once per context)."""
     if ctx.primed_memos is None:
         ctx.primed_memos = frozenset(_primed(ctx))
-    return qualname in ctx.primed_memos
+    return ctx.primed_memos
 
 
 def _primed(ctx) -> set[str]:
