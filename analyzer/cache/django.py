@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable
 
 from ..django.index import ModuleInfo, RepoIndex
+from ..django.thread_memo import primed_memos
 from . import index_facts
 
 
@@ -103,6 +104,7 @@ class DjangoReuse:
             "reverse": ctx.reverse, "signals": sorted(ctx.signals.items()), "wrappers": ctx.wrappers,
             "user": ctx.auth_user, "params": sorted((k, v.name) for k, v in ctx.entity_by_param_name.items()),
             "atomic_requests": atomic_requests,
+            "primed_memos": sorted(primed_memos(ctx)),  # walks stop at these (thread_memo.py)
         }
         self.digest = _digest(json.dumps(facts, sort_keys=True, default=list))
         self._ctx = ctx

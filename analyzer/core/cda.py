@@ -34,6 +34,19 @@ class EntityCDA:
         return sorted(max(self.chain, key=lambda s: (len(s), sorted(s))))
 
 
+def across_mismatch(terms: list[dict], cdas: dict[str, "EntityCDA"]) -> bool:
+    """A term that joins other tables (`tags__name`: the through table, then Tag) selects rows
+    there too: it needs a reconnaissance query unless each table is pinned by its CDA."""
+    for term in terms:
+        for hop in term.get("across", ()):
+            attribute = hop["attribute"]
+            cda = cdas.get(hop["entity"])
+            chain = cda.chain if cda is not None else ()
+            if attribute != PK and not any(s and s <= {attribute} for s in chain):
+                return True
+    return False
+
+
 def statement_attribute_set(statement: dict) -> frozenset[str]:
     return frozenset(t["attribute"] for t in predicate_terms(statement.get("predicate")))
 

@@ -56,7 +56,8 @@ def analyze(records: list[dict], settings: Settings = Settings()) -> dict:
         for statement in _statements(flat):
             entity = entities.get(statement.get("entity") or "")
             unique_sets = [frozenset(u) for u in (entity or {}).get("unique", [])]
-            infer, flags = inferability.classify(statement, cdas.get(statement.get("entity"), default_cda), unique_sets)
+            infer, flags = inferability.classify(statement, cdas.get(statement.get("entity"), default_cda), unique_sets,
+                                                cdas)
             symbol = rwset.render(statement, infer)
             (write_set if rwset.is_write(statement) else read_set).append(symbol)
             statements_out.append({

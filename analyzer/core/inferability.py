@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from itertools import product
 
-from .cda import PK, EntityCDA
+from .cda import PK, EntityCDA, across_mismatch
 from .flatten import DEPENDENT_KINDS, predicate_terms
 
 EQUALITY_OPS = ("eq", "in")
@@ -48,8 +48,10 @@ def _has_not(predicate: dict) -> bool:
     return predicate["bool"] == "not" or any(_has_not(a) for a in predicate["args"])
 
 
-def classify(statement: dict, cda: EntityCDA, unique_sets: list[frozenset[str]] = ()) -> tuple[str, list[str]]:
-    """Return (inferability, flags) for one statement."""
+def classify(statement: dict, cda: EntityCDA, unique_sets: list[frozenset[str]] = (),
+             cdas: dict[str, EntityCDA] | None = None) -> tuple[str, list[str]]:
+    """Return (inferability, flags) for one statement; `cdas` (every entity's) judges the
+    tables a term joins past the statement's entity."""
     flags: list[str] = []
     predicate = statement.get("predicate")
     terms = predicate_terms(predicate)
@@ -76,12 +78,13 @@ def classify(statement: dict, cda: EntityCDA, unique_sets: list[frozenset[str]] 
         key_sources = [s for p in pinning for t in p for s in t["sources"]]
         if any(s["kind"] in DEPENDENT_KINDS for s in key_sources):
             return "dependent", flags
-        return "key", flags
+        if not across_mismatch(terms, cdas or {}):
+            return "key", flags
 
     # It does not pin the CDA: when it selects by other attributes, a reconnaissance query is
     # needed whatever its category (`username__iexact` is a pattern and a CDA mismatch).
     cda_attrs = {PK, *cda.attributes}
-    if any(t["attribute"] not in cda_attrs for t in terms):
+    if any(t["attribute"] not in cda_attrs for t in terms) or across_mismatch(terms, cdas or {}):
         flags.append("cda-mismatch")
     if "other" in ops:
         return "unknown", flags  # a subquery or a database-specific lookup: rows known only by running it

@@ -61,6 +61,7 @@ class Context:
     entity_by_param_name: dict = field(default_factory=dict)
     extra_effects: dict[str, str] = field(default_factory=dict)      # user catalog: callee -> category
     extra_statements: dict[str, str] = field(default_factory=dict)   # user catalog: callee -> kind
+    primed_memos: frozenset[str] | None = None  # thread_memo.request_primed, computed once
     _mixins: dict[str, bool] = field(default_factory=dict)
     _lower: dict[str, Entity] = field(default_factory=dict)
     _parsed: dict[str, "ParsedModule | None"] = field(default_factory=dict)

@@ -62,6 +62,11 @@ class Entity:
     queryset_classes: list[str] = field(default_factory=list)  # classes whose methods a manager offers
     field_types: dict[str, str] = field(default_factory=dict)
     on_delete: dict[str, str] = field(default_factory=dict)     # fk/o2o attribute -> CASCADE, SET_NULL, ...
+    # Multi-table inheritance: the concrete models this one extends, nearest first (each has
+    # its own table and a row per child row); `polymorphic` for django-polymorphic models.
+    parents: list[str] = field(default_factory=list)
+    polymorphic: bool = False
+    proxy: bool = False
 
     def ir(self) -> dict:
         return {
@@ -163,7 +168,17 @@ class ModelExtractor:
             if entity.name in taken:
                 entity.name = entity.qualname
             taken.add(entity.name)
+        self._link_parents(entities)
         return entities
+
+    def _link_parents(self, entities: list[Entity]) -> None:
+        """Concrete ancestors of each model (multi-table inheritance; proxies add no table)."""
+        by_qualname = {e.qualname: e for e in entities}
+        for entity in entities:
+            if entity.abstract or entity.proxy:
+                continue
+            entity.parents = [by_qualname[c.qualname].name for c in self.index.mro(entity.qualname)[1:]
+                              if c.qualname in by_qualname and not by_qualname[c.qualname].abstract]
 
     def _entity(self, info: ClassInfo) -> Entity:
         chain = self.index.mro(info.qualname)
@@ -188,6 +203,7 @@ class ModelExtractor:
                 self._assign(info, cls, name, text, fields, relations, unique, pk, managers, qs_classes, on_delete)
         meta = info.inner.get("Meta")
         abstract = bool(meta and meta.assigns.get("abstract", "").strip() == "True")
+        proxy = bool(meta and meta.assigns.get("proxy", "").strip() == "True")
         table = None
         for cls in chain:
             m = cls.inner.get("Meta")
@@ -227,7 +243,7 @@ class ModelExtractor:
             file=self.index.modules[info.module].rel, line=info.line, pk=pk, unique=sorted(normalised_unique),
             fields=sorted(fields), relations=[relations[k] for k in sorted(relations)], abstract=abstract,
             managers=sorted(set(managers)), queryset_classes=qs_classes, field_types=fields,
-            on_delete=on_delete,
+            on_delete=on_delete, polymorphic="polymorphic.models.PolymorphicModel" in external, proxy=proxy,
         )
 
     @staticmethod

@@ -12,6 +12,8 @@ LAZY = {
     "defer", "annotate", "alias", "values", "values_list", "using", "none", "reverse", "extra",
     "select_for_update", "dates", "datetimes", "union", "intersection", "difference", "complex_filter",
     "iterator_lazy",
+    # django-polymorphic: the query's rows (and which child tables are read after them).
+    "non_polymorphic", "instance_of", "not_instance_of",
 }
 # Methods that evaluate the queryset: method -> (kind, result shape)
 #   result shape: "instance" (one row), "rows" (many rows), "value" (a computed value),

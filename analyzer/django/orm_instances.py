@@ -54,13 +54,14 @@ class InstancesMixin:
         if attr in relations and relations[attr]["kind"] == "m2m":
             target = relations[attr]["target"]
             back = relations[attr]["reverse"] or f"{inst.entity.lower()}_set"
-            return self.related_manager(inst, target, back, through=f"{inst.entity}.{attr}")
+            return self._prefetched_rows(inst, attr, self.related_manager(inst, target, back,
+                                                                        through=f"{inst.entity}.{attr}"))
         reverse = self.ctx.reverse.get(inst.entity or "", {}).get(attr)
         if reverse is not None:
             other, other_attr, kind, through = reverse
             if kind == "o2o":
                 return self.load_reverse_one(inst, other, other_attr, node)
-            return self.related_manager(inst, other, other_attr, through=through)
+            return self._prefetched_rows(inst, attr, self.related_manager(inst, other, other_attr, through=through))
         if attr in assigned:
             return plain(assigned[attr][0], assigned[attr][1])
         if entity.field_types.get(attr, "").endswith(effects.FILE_FIELD_SUFFIXES):
@@ -157,8 +158,9 @@ class InstancesMixin:
                 values = [v for v in values if v["attribute"] in wanted] or \
                          [{"attribute": w, "sources": [{"kind": "unknown"}]} for w in sorted(wanted)]
             if (inst.origin == "new" and not inst.key) or force_insert:
+                parents = self.parent_saves(node, entity, "insert", None, step_ids(union_assigned(inst)), **site)
                 sid = self.emit_statement(node, entity, "insert", method, None, values=values,
-                                          uses=step_ids(union_assigned(inst)), **site)
+                                          uses=step_ids(union_assigned(inst)) + parents, **site)
                 updated = replace(inst, origin=sid, key=frozenset({("generated", sid)}),
                                   sources=frozenset({("generated", sid)}))
                 if name and name in self.env:
@@ -170,6 +172,8 @@ class InstancesMixin:
             whole_row = "update_fields" not in options and inst.origin and inst.origin != "new"
             uses = ([inst.origin] if whole_row else []) + step_ids(frozenset().union(
                 *[_source_tuples(v["sources"]) for v in values]) if values else frozenset())
+            self.parent_saves(node, entity, "write", _term("pk", "pk", "eq", inst.key or self._row_sources(inst)), uses,
+                              **site)
             sid = self.emit_statement(node, entity, "write", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
                                       values=values, uses=uses, **site)
             self.fire_signals(node, "save", inst, created=False)
@@ -180,6 +184,7 @@ class InstancesMixin:
             self.collect_related(node, entity, inst.key or self._row_sources(inst))
             self.emit_statement(node, entity, "delete", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
                                 **site)
+            self.parent_deletes(node, entity, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)), [], **site)
             return _NO_VALUE
         sid = self.emit_statement(node, entity, "read", method, _term("pk", "pk", "eq", inst.key or self._row_sources(inst)),
                                   **site)

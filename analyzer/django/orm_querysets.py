@@ -9,6 +9,8 @@ import libcst as cst
 
 from . import orm_catalog as orm
 from . import sql as sqlparse
+from .orm_inheritance import InheritanceMixin
+from .orm_prefetch import PrefetchMixin
 from .values import UNKNOWN, QuerySet, Val, ir_sources, plain, step_ids, union, value_sources
 from .walk_helpers import (
     _api, _literal_string, _predicate, _source_tuple, _term,
@@ -17,7 +19,7 @@ from .walk_helpers import (
 _NO_VALUE = Val("plain", frozenset())
 
 
-class QuerySetsMixin:
+class QuerySetsMixin(PrefetchMixin, InheritanceMixin):
     """Mixed into Walker (walker.py); uses its emit_* methods, env and context."""
 
     def normalise(self, entity_name: str | None, lookup: str) -> tuple[str, str]:
@@ -48,8 +50,52 @@ class QuerySetsMixin:
                 sources = UNKNOWN
             if op == "eq" and value.kind == "plain" and value.items and len(value.items) > 1:
                 op = "in"
-            terms.append(_term(attribute, lookup, op, sources))
+            term = _term(attribute, lookup, op, sources)
+            across = self.tables_across(entity, lookup)
+            if across:
+                term["across"] = across
+            terms.append(term)
         return terms
+
+    def tables_across(self, entity_name: str | None, lookup: str) -> list[dict]:
+        """The tables a lookup joins past `entity_name` and the attribute it selects at each:
+        `tags__name` reads the through table `Post.tags` by `tag` and Tag by `name`;
+        `customer__email` reads Customer by `email`; `customer__id` joins nothing."""
+        parts = lookup.split("__")
+        if len(parts) > 1 and parts[-1] in orm.LOOKUP_OPS:
+            parts = parts[:-1]
+        across: list[dict] = []
+        entity = self.ctx.entities.get(entity_name or "")
+        head = next((r for r in entity.relations if r["attribute"] == parts[0]), None) if entity else None
+        if len(parts) == 1 and head is not None and head["kind"] == "m2m":  # tags=5: the through table only
+            return [{"entity": f"{entity.name}.{parts[0]}", "attribute": (head["target"] or "").lower()}]
+        for index, name in enumerate(parts[:-1]):
+            if entity is None:
+                break
+            relation = next((r for r in entity.relations if r["attribute"] == name), None)
+            reverse = self.ctx.reverse.get(entity.name, {}).get(name)
+            nxt = parts[index + 1]
+            if relation is not None and relation["kind"] == "m2m":
+                target = relation["target"]
+                across.append({"entity": f"{entity.name}.{name}", "attribute": (target or "").lower()})
+            elif reverse is not None and reverse[2] == "m2m":
+                target = reverse[0]
+                across.append({"entity": reverse[3], "attribute": entity.name.lower()})
+            elif relation is not None:
+                target = relation["target"]
+            elif reverse is not None:
+                target = reverse[0]
+            else:
+                break
+            related = self.ctx.entities.get(target or "")
+            if related is None:
+                break
+            attribute, _op = self.normalise(related.name, nxt)
+            if attribute == "pk" and index + 1 == len(parts) - 1 and relation is not None and relation["kind"] != "m2m":
+                break  # customer__id: the foreign key column itself, no join
+            across.append({"entity": related.name, "attribute": attribute})
+            entity = related
+        return across
 
     def q_object(self, positional: list[Val], keywords, dynamic: bool) -> Val:
         args = [v.predicate for v in positional if v.kind == "q" and v.predicate]
@@ -146,7 +192,8 @@ class QuerySetsMixin:
             (positional, keywords), dynamic = evaluated, False
         method = orm.ASYNC.get(method, method)
         chain = qs.chain + (method,)
-        qs = replace(qs, cached=None)
+        if not (method == "all" and qs.owner is not None):  # a prefetched related manager keeps its rows
+            qs = replace(qs, cached=None)
         if qs.through is not None and method in orm.RELATED_WRITE:
             kind = orm.RELATED_WRITE[method]
             owner_sources = qs.owner.key if qs.owner is not None and qs.owner.key else frozenset()
@@ -184,6 +231,8 @@ class QuerySetsMixin:
             if method == "select_related":
                 names = frozenset(v.text.strip("'\"").split("__")[0] for v in positional)
                 return Val("qs", qs=replace(qs, chain=chain, select_related=qs.select_related | names))
+            if method == "prefetch_related":
+                return Val("qs", qs=self.prefetch_related(node, replace(qs, chain=chain), positional))
             return Val("qs", qs=replace(qs, chain=chain))
         if method in orm.EVALUATING:
             return self.queryset_evaluating(node, qs, method, positional, keywords, dynamic)
@@ -237,12 +286,15 @@ class QuerySetsMixin:
                 key = _pk_sources(qs.predicates) or {("result", rows)}
                 if key == {("result", rows)}:  # rows known only by the read: everything below uses it
                     self.collect_related(node, qs.entity, key, uses=[rows])
+                    delete_uses = [rows]
                     sid = self.emit_statement(node, qs.entity, "delete", _api(qs.chain, "delete"),
-                                              _term("pk", "pk__in", "in", key), uses=[rows])
+                                              _term("pk", "pk__in", "in", key), uses=delete_uses)
                 else:  # filter(pk=...).delete(): the keys are the inputs
                     self.collect_related(node, qs.entity, key)
+                    delete_uses = sorted(qs.uses)
                     sid = self.emit_statement(node, qs.entity, "delete", _api(qs.chain, "delete"),
-                                              _predicate(qs.predicates), uses=sorted(qs.uses))
+                                              _predicate(qs.predicates), uses=delete_uses)
+                self.parent_deletes(node, qs.entity, _term("pk", "pk__in", "in", key), uses=delete_uses)
                 return plain({("result", sid)}, "rowcount")
             sid = self.emit_statement(node, qs.entity, "delete", _api(qs.chain, "delete"), _predicate(qs.predicates),
                                       dynamic=qs.dynamic, uses=sorted(qs.uses))
@@ -263,8 +315,9 @@ class QuerySetsMixin:
                 return self.last_self if self.last_self is not None and self.last_self.kind == "instance" else fresh
             values = [{"attribute": a, "sources": ir_sources(s), "text": t} for a, s, t in assigned]
             uses = sorted(qs.uses) + step_ids(frozenset().union(*[s for _, s, _t in assigned]) if assigned else frozenset())
+            parents = self.parent_saves(node, qs.entity, "insert", None, uses)
             sid = self.emit_statement(node, qs.entity, "insert", _api(qs.chain, "create"), None,
-                                      dynamic=dynamic, values=values, uses=uses)
+                                      dynamic=dynamic, values=values, uses=uses + parents)
             inst = Val("instance", frozenset({("generated", sid)}), entity=qs.entity, origin=sid,
                        key=frozenset({("generated", sid)}), assigned=tuple((a, s, t) for a, s, t in assigned))
             self.fire_signals(node, "save", inst, created=True)
@@ -326,11 +379,16 @@ class QuerySetsMixin:
         kind = "lock" if qs.lock else "read"
         sid = self.emit_statement(node, qs.entity, kind, _api(qs.chain, api), _predicate(qs.predicates),
                                   dynamic=qs.dynamic, uses=sorted(qs.uses))
+        fetched = qs.select_related
+        if api not in ("exists", "count", "aggregate", "contains", "explain"):
+            self.polymorphic_reads(node, qs, sid)
+            if qs.prefetch:
+                fetched = fetched | self.run_prefetches(node, qs, sid)
         if one:
             key = self._key_of(qs.predicates, sid)
             return Val("instance", frozenset({("result", sid)}), entity=qs.entity, origin=sid, key=key,
-                       prefetched=qs.select_related)
-        return Val("rows", frozenset({("result", sid)}), entity=qs.entity, origin=sid, prefetched=qs.select_related)
+                       prefetched=fetched)
+        return Val("rows", frozenset({("result", sid)}), entity=qs.entity, origin=sid, prefetched=fetched)
 
     @staticmethod
     def _key_of(predicates: tuple, sid: str) -> frozenset:

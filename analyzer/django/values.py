@@ -28,6 +28,7 @@ class QuerySet:
     owner_attr: str | None = None   # the FK attribute on `entity` pointing at the owner
     provider_classes: tuple[str, ...] = ()  # app classes with custom queryset methods
     cached: str | None = None       # step whose rows this queryset object has cached (evaluated once)
+    prefetch: tuple = ()            # ((lookup, predicates of a Prefetch queryset), ...) read on evaluation
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from .index import FunctionInfo
 from .calls import CallsMixin
 from .dispatch import DispatchMixin
 from .orm_deletion import DeletionMixin
+from .thread_memo import request_primed
 from .orm_forms import FormsMixin
 from .orm_instances import InstancesMixin
 from .orm_library import LibraryMixin
@@ -664,6 +665,8 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         self.last_self = None
         if fn.qualname in self.stack:
             return plain(union(positional))
+        if request_primed(self.ctx, fn.qualname):  # a per-thread copy filled before the view
+            return plain({("constant", fn.name)})
         if self.rec.frames:
             frame = self.rec.frames[-1]
             frame.deepest = max(frame.deepest, self.depth)

@@ -117,3 +117,26 @@ def test_cda_mismatch_flag_holds_whatever_the_category(predicate, category, mism
     statement = result["transactions"][0]["statements"][0]
     assert statement["inferability"] == category
     assert ("cda-mismatch" in statement["flags"]) is mismatch
+
+
+def across(attribute: str, lookup: str, *hops: tuple[str, str]) -> dict:
+    """A term whose lookup joins other tables, each (entity, attribute selected there)."""
+    found = term(attribute, lookup=lookup)
+    found["across"] = [{"entity": e, "attribute": a} for e, a in hops]
+    return found
+
+
+ACROSS = {
+    "pk pinned, target by a non-key column": (
+        AND(term("pk"), across("tags", "tags__name", ("Account.tags", "tag"), ("Tag", "name"))), {}, "cda-mismatch"),
+    "pk pinned, target by its key": (AND(term("pk"), across("owner", "owner__pk", ("User", "pk"))), {}, "key"),
+    "pk pinned, target by its configured CDA": (
+        AND(term("pk"), across("owner", "owner__email", ("User", "email"))), {"User": ["email"]}, "key"),
+    "pk pinned, target by another column than its configured CDA": (
+        AND(term("pk"), across("owner", "owner__name", ("User", "name"))), {"User": ["email"]}, "cda-mismatch"),
+}
+
+
+@pytest.mark.parametrize("predicate,config,expected", ACROSS.values(), ids=ACROSS.keys())
+def test_joined_tables_are_judged_by_their_own_cda(predicate, config, expected):
+    assert infer(stmt("s1", predicate=predicate), config=config) == expected
