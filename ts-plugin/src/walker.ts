@@ -214,6 +214,10 @@ export class TransactionWalk {
           if (this.walkStatement(s.thenStatement, frame)) return true;
           continue;
         }
+        // `if (!row) throw ...` on a statement's result: the transaction aborts without the
+        // row, so the statements after this one, also in the callers, run only when it was
+        // found (as after a find-or-fail read)
+        if (alwaysThrows(s.thenStatement)) this.failingReads.push(...stepIds(allSources(cond)).filter((id) => !this.failingReads.includes(id)));
         const before = new Map(frame.env);
         const thenArm: Step[] = [];
         const rec = this.saveRecording();
@@ -2002,6 +2006,12 @@ function mergeEnvs(envs: (Map<ts.Symbol, Value> | undefined)[], before: Map<ts.S
     out.set(k, uniq.length === 1 ? uniq[0] : union(...uniq));
   }
   return out;
+}
+
+/** A statement that always ends by throwing (`throw`, or a block whose last statement throws). */
+function alwaysThrows(s: ts.Statement): boolean {
+  if (ts.isThrowStatement(s)) return true;
+  return ts.isBlock(s) && s.statements.length > 0 && alwaysThrows(s.statements[s.statements.length - 1]);
 }
 
 function alwaysExits(s: ts.Statement): boolean {

@@ -87,6 +87,7 @@ const CC = "src/cart/cart.controller.ts";
 const CA = "src/cart/cart.service.ts";
 const TC = "src/common/transactional-connection.ts";
 const SH = "src/shipping/shipping.service.ts";
+const SE = "src/sessions/sessions.service.ts";
 
 const NEST_SHOP = {
   transactions: [
@@ -294,6 +295,27 @@ const NEST_SHOP = {
       boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "none",
       statements: [[SH, "async cancelShipments(", "em.delete(Shipment", "Shipment", "delete", "cda-mismatch"]],
       note: "one of the two key columns is not a key lookup" },
+    { file: SE, fn: "async signIn(", at: ".transaction(", function: "src.sessions.sessions.service.SessionsService.signIn",
+      boundary: "transaction-callback", interactivity: "interactive-strict", reasons: ["cache"], rw: "full",
+      statements: [
+        [SE, "async signIn(", "findOneByOrFail(Customer", "Customer", "read", "key"],
+        [SE, "async signIn(", "em.save(em.create(Session", "Session", "insert", "insert"],
+      ],
+      note: "the session cache is an interface: the default keeps it in memory, the shared option in Redis; the possible Redis write makes it strict, reported at the dispatch call (this.options.cache.put)" },
+    { file: SE, fn: "async revoke(", at: ".transaction(", function: "src.sessions.sessions.service.SessionsService.revoke",
+      boundary: "transaction-callback", interactivity: "interactive-nonstrict", reasons: ["conditional"], rw: "full",
+      statements: [
+        [SE, "async function sessionOrThrow(", ".findOne({ where: { id } })", "Session", "read", "key"],
+        [SE, "async revoke(", "em.remove(session)", "Session", "delete", "key"],
+      ],
+      note: "the helper's promise chain (.then(found => found ?? undefined)) keeps the row and its key: the remove is keyed by the input id" },
+    { file: SE, fn: "async verify(", at: ".transaction(", function: "src.sessions.sessions.service.SessionsService.verify",
+      boundary: "transaction-callback", interactivity: "interactive-nonstrict", reasons: ["conditional", "dependent-key", "read-modify-write"], rw: "none",
+      statements: [
+        [SE, "async verify(", "em.findOneBy(Session", "Session", "read", "cda-mismatch"],
+        [SE, "async verify(", "em.save(Session", "Session", "write", "dependent"],
+      ],
+      note: "the row found by token is put in the request object and saved from there: keyed by the read's result" },
     ac(OS, "async orderPage(", "this.orders.findOneByOrFail(", "src.orders.orders.service.OrdersService.orderPage",
       ["Order", "read", "key"], "read side, reached from OrdersController.page: no transaction around it"),
     ac(OS, "async orderPage(", "this.dataSource.manager.find(OrderLine", "src.orders.orders.service.OrdersService.orderPage",
@@ -318,6 +340,7 @@ const NEST_SHOP = {
     { name: "EmailNotification", pk: ["id"], unique: [] },
     { name: "OrderSummary", pk: [], unique: [] },
     { name: "Shipment", pk: ["orderId", "carrier"], unique: [] },
+    { name: "Session", pk: ["id"], unique: [] },
   ],
   diagnostics: [
     [".", "default-scope"],

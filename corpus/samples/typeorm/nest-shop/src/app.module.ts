@@ -21,8 +21,10 @@ import { TransactionInterceptor } from "./common/transaction.interceptor";
 import { Shipment } from "./shipping/shipment.entity";
 import { ShippingService } from "./shipping/shipping.service";
 import { CARRIER, ParcelCarrier } from "./shipping/carrier";
+import { Session } from "./sessions/session.entity";
+import { SessionsService } from "./sessions/sessions.service";
 
-const entities = [Customer, Product, Category, Order, OrderLine, Coupon, Payment, AuditLogSchema, Shipment];
+const entities = [Customer, Product, Category, Order, OrderLine, Coupon, Payment, AuditLogSchema, Shipment, Session];
 
 @Module({
   imports: [
@@ -32,7 +34,7 @@ const entities = [Customer, Product, Category, Order, OrderLine, Coupon, Payment
   controllers: [CartController],
   providers: [
     OrdersService, CatalogService, CustomersService, CouponsService, PaymentsService, ReportsService,
-    CartService, TransactionalConnection, TransactionInterceptor, ShippingService,
+    CartService, TransactionalConnection, TransactionInterceptor, ShippingService, SessionsService,
     { provide: CARRIER, useClass: ParcelCarrier },
   ],
 })
