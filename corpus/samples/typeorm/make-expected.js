@@ -316,6 +316,14 @@ const NEST_SHOP = {
         [SE, "async verify(", "em.save(Session", "Session", "write", "dependent"],
       ],
       note: "the row found by token is put in the request object and saved from there: keyed by the read's result" },
+    { file: SE, fn: "async forgetDevice(", at: ".transaction(", function: "src.sessions.sessions.service.SessionsService.forgetDevice",
+      boundary: "transaction-callback", interactivity: "interactive-nonstrict", reasons: ["dependent-key"], rw: "none",
+      statements: [
+        [SE, "async forgetDevice(", "em.find(Session", "Session", "read", "cda-mismatch"],
+        [SE, "async forgetDevice(", "em.find(Session", "Session_devices", "read", "cda-mismatch"],
+        [SE, "async forgetDevice(", "em.delete(Session", "Session", "delete", "dependent"],
+      ],
+      note: "the where goes through the ManyToMany relation: the junction table is read by the device's side, not by its key" },
     ac(OS, "async orderPage(", "this.orders.findOneByOrFail(", "src.orders.orders.service.OrdersService.orderPage",
       ["Order", "read", "key"], "read side, reached from OrdersController.page: no transaction around it"),
     ac(OS, "async orderPage(", "this.dataSource.manager.find(OrderLine", "src.orders.orders.service.OrdersService.orderPage",
@@ -341,6 +349,7 @@ const NEST_SHOP = {
     { name: "OrderSummary", pk: [], unique: [] },
     { name: "Shipment", pk: ["orderId", "carrier"], unique: [] },
     { name: "Session", pk: ["id"], unique: [] },
+    { name: "Device", pk: ["id"], unique: [] },
   ],
   diagnostics: [
     [".", "default-scope"],

@@ -22,9 +22,10 @@ import { Shipment } from "./shipping/shipment.entity";
 import { ShippingService } from "./shipping/shipping.service";
 import { CARRIER, ParcelCarrier } from "./shipping/carrier";
 import { Session } from "./sessions/session.entity";
+import { Device } from "./sessions/device.entity";
 import { SessionsService } from "./sessions/sessions.service";
 
-const entities = [Customer, Product, Category, Order, OrderLine, Coupon, Payment, AuditLogSchema, Shipment, Session];
+const entities = [Customer, Product, Category, Order, OrderLine, Coupon, Payment, AuditLogSchema, Shipment, Session, Device];
 
 @Module({
   imports: [

@@ -1,6 +1,7 @@
-import { Column, Entity, ManyToOne } from "typeorm";
+import { Column, Entity, JoinTable, ManyToMany, ManyToOne } from "typeorm";
 import { BaseEntity } from "@shop/common/base.entity";
 import { Customer } from "@shop/customers/customer.entity";
+import { Device } from "./device.entity";
 
 /** A signed-in customer's session; `token` is what the client sends back. */
 @Entity("sessions")
@@ -16,4 +17,8 @@ export class Session extends BaseEntity {
 
   @ManyToOne(() => Customer)
   customer: Customer;
+
+  @ManyToMany(() => Device, (device) => device.sessions)
+  @JoinTable()
+  devices: Device[];
 }

@@ -1,6 +1,6 @@
 import { Injectable } from "@nestjs/common";
 import { InjectDataSource } from "@nestjs/typeorm";
-import { DataSource, EntityManager } from "typeorm";
+import { DataSource, EntityManager, In } from "typeorm";
 import { Customer } from "@shop/customers/customer.entity";
 import { Session } from "./session.entity";
 import { defaultSessionOptions, SessionOptions } from "./session-options";
@@ -49,6 +49,14 @@ export class SessionsService {
       request.session = found;
       request.session.verified = true;
       await em.save(Session, request.session);
+    });
+  }
+
+  /** Signs out every session used on a device: found through the sessions' device list. */
+  async forgetDevice(deviceId: string) {
+    await this.dataSource.transaction(async (em) => {
+      const sessions = await em.find(Session, { where: { devices: { id: deviceId } } });
+      await em.delete(Session, { id: In(sessions.map((s) => s.id)) });
     });
   }
 }
