@@ -18,7 +18,7 @@ import { relPath } from "./program";
 import { Frame } from "./frame";
 import { newQb, qbCall } from "./querybuilders";
 import { QUERY_CACHE_CALLEE } from "./query-cache";
-import { ContainerIndex, ProviderIndex } from "./providers";
+import { BusHandlerIndex, ContainerIndex, ProviderIndex } from "./providers";
 import { HierarchyIndex, MAX_CANDIDATES } from "./hierarchy";
 import { EffectReach } from "./reach";
 import { placeEffectsAt } from "./effect-sites";
@@ -42,6 +42,8 @@ export interface WalkEnv {
   externalQueryCache: boolean;
   /** NestJS providers bound to tokens (providers.ts) */
   providers: ProviderIndex;
+  /** NestJS CQRS command and query handlers (providers.ts) */
+  busHandlers: BusHandlerIndex;
   /** services registered in a container by name (providers.ts) */
   container: ContainerIndex;
   /** helper walks recorded for replay, shared by the scan's transactions (walk-memo.ts);
@@ -1354,6 +1356,14 @@ export class TransactionWalk {
           return v;
         }
         return this.emitEffect(frame, call, m.category, m.callee, args);
+      }
+    }
+    // a NestJS CQRS bus runs the message's handler (providers.ts)
+    if (origin && BusHandlerIndex.isBusExecute(origin.module, origin.path)) {
+      const handler = this.env.busHandlers.handlerOf(call);
+      if (handler) {
+        const self: Value = { sources: [{ kind: "unknown" }], isThis: true, instanceOf: classOf(handler) };
+        return this.invoke(handler, this.evalArgs(call, frame), self, call, frame, undefined, false, false, exactCall(call));
       }
     }
     // a service resolved from a container by name
