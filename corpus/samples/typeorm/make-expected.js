@@ -88,6 +88,8 @@ const CA = "src/cart/cart.service.ts";
 const TC = "src/common/transactional-connection.ts";
 const SH = "src/shipping/shipping.service.ts";
 const SE = "src/sessions/sessions.service.ts";
+const LY = "src/loyalty/loyalty.service.ts";
+const LC = "src/loyalty/loyalty.commands.ts";
 
 const NEST_SHOP = {
   transactions: [
@@ -316,6 +318,10 @@ const NEST_SHOP = {
         [SE, "async verify(", "em.save(Session", "Session", "write", "dependent"],
       ],
       note: "the row found by token is put in the request object and saved from there: keyed by the read's result" },
+    { file: LY, fn: "async reward(", at: "@Transactional(", up: true, function: "src.loyalty.loyalty.service.LoyaltyService.reward",
+      boundary: "transactional-decorator", interactivity: "one-shot", reasons: [], rw: "full",
+      statements: [[LC, "async execute(", "this.customers.increment(", "Customer", "write", "key"]],
+      note: "the command bus (@nestjs/cqrs) runs the @CommandHandler of the command's class in the transaction" },
     { file: SE, fn: "async forgetDevice(", at: ".transaction(", function: "src.sessions.sessions.service.SessionsService.forgetDevice",
       boundary: "transaction-callback", interactivity: "interactive-nonstrict", reasons: ["dependent-key"], rw: "none",
       statements: [

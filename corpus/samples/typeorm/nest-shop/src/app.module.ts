@@ -24,6 +24,8 @@ import { CARRIER, ParcelCarrier } from "./shipping/carrier";
 import { Session } from "./sessions/session.entity";
 import { Device } from "./sessions/device.entity";
 import { SessionsService } from "./sessions/sessions.service";
+import { LoyaltyService } from "./loyalty/loyalty.service";
+import { AwardPointsHandler } from "./loyalty/loyalty.commands";
 
 const entities = [Customer, Product, Category, Order, OrderLine, Coupon, Payment, AuditLogSchema, Shipment, Session, Device];
 
@@ -35,7 +37,7 @@ const entities = [Customer, Product, Category, Order, OrderLine, Coupon, Payment
   controllers: [CartController],
   providers: [
     OrdersService, CatalogService, CustomersService, CouponsService, PaymentsService, ReportsService,
-    CartService, TransactionalConnection, TransactionInterceptor, ShippingService, SessionsService,
+    CartService, TransactionalConnection, TransactionInterceptor, ShippingService, SessionsService, LoyaltyService, AwardPointsHandler,
     { provide: CARRIER, useClass: ParcelCarrier },
   ],
 })
