@@ -28,6 +28,9 @@ def classify(flat: list[FlatStep], graph: StepGraph) -> tuple[str, list[dict]]:
         reasons = {
             (e["category"], e["callee"], e["file"], e["line"]): {
                 "category": e["category"], "callee": e["callee"], "file": e["file"], "line": e["line"],
+                # the way from the transaction to the library call (dispatch candidates, where
+                # an effect moved to its dispatch call is written: ts-plugin/src/effect-sites.ts)
+                "via": e.get("via", []),
             }
             for e in effects
         }

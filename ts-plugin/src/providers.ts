@@ -164,3 +164,49 @@ export class ContainerIndex {
     return this.registered.get(name) ?? this.byConvention.get(name) ?? undefined;
   }
 }
+
+/** The buses of @nestjs/cqrs whose `execute(message)` runs the message's one handler. */
+const CQRS_BUSES = new Set(["CommandBus", "QueryBus"]);
+const CQRS_HANDLER_DECORATORS = new Set(["CommandHandler", "QueryHandler"]);
+
+/** NestJS CQRS handlers: `commandBus.execute(new CreatePost(...))` runs the `execute` method of
+ *  the class decorated `@CommandHandler(CreatePost)` (queries likewise), awaited, in the
+ *  caller's transaction. A bus call whose message class has no handler in the application is
+ *  left to the caller (an unresolved call). */
+export class BusHandlerIndex {
+  private handlers = new Map<ts.Symbol, ts.ClassDeclaration>();
+
+  constructor(private checker: ts.TypeChecker, files: ReadonlyArray<ts.SourceFile>, isAppFile: (sf: ts.SourceFile) => boolean) {
+    for (const f of files) if (isAppFile(f) && f.text.includes("Handler(")) this.visit(f);
+  }
+
+  private visit(n: ts.Node): void {
+    if (ts.isClassDeclaration(n)) {
+      for (const d of ts.getDecorators(n) ?? []) {
+        const e = d.expression;
+        if (!ts.isCallExpression(e) || !ts.isIdentifier(e.expression) || !CQRS_HANDLER_DECORATORS.has(e.expression.text)) continue;
+        const message = e.arguments[0] && this.checker.getSymbolAtLocation(stripParens(e.arguments[0]));
+        const sym = message && unalias(this.checker, message);
+        if (sym && !this.handlers.has(sym)) this.handlers.set(sym, n);
+      }
+    }
+    ts.forEachChild(n, (c) => this.visit(c));
+  }
+
+  /** Whether an origin (names.ts) is a bus's `execute`. */
+  static isBusExecute(module: string, path: ReadonlyArray<string>): boolean {
+    // an injected bus is an instance: `CommandBus.new.execute`
+    const [bus, ...rest] = path;
+    return module === "@nestjs/cqrs" && CQRS_BUSES.has(bus) && (rest.join(".") === "execute" || rest.join(".") === "new.execute");
+  }
+
+  /** The handler method a bus call runs: by the class of its message (`new C(...)`, or its type). */
+  handlerOf(call: ts.CallExpression): ts.FunctionLikeDeclaration | undefined {
+    const arg = call.arguments[0] && stripParens(call.arguments[0]);
+    if (!arg) return undefined;
+    const named = ts.isNewExpression(arg) ? this.checker.getSymbolAtLocation(arg.expression) : this.checker.getTypeAtLocation(arg).getSymbol();
+    const sym = named && unalias(this.checker, named);
+    const cls = sym && this.handlers.get(sym);
+    return cls ? implementationOf(this.checker, cls, "execute") : undefined;
+  }
+}

@@ -7,6 +7,7 @@ import { EntityIndex, EntityInfo } from "./entities";
 import { Frame } from "./frame";
 import { Predicate, Source, StatementKind, StatementStep } from "./ir";
 import { andPredicates, conditionPredicate, criteriaPredicate, EVERY_ROW, pkEquals, pkIn, wherePredicate } from "./predicates";
+import { junctionReads } from "./junctions";
 import { Operand, parseSql } from "./sql";
 import { allSources, Handle, normSources, stepIds, union, UNKNOWN, Value } from "./values";
 import type { TransactionWalk } from "./walker";
@@ -30,11 +31,13 @@ export function repositoryStatement(
       let predicate: Predicate = EVERY_ROW;
       let dynamic = false;
       let kind: StatementKind = "read";
+      let whereValue: Value | undefined;
       if (!v || v.text === "undefined") {
         /* find(): every row */
       } else if (v.props && [...v.props.keys()].some((k) => FIND_OPTION_KEYS.has(k))) {
         const where = v.props.get("where");
         if (where) ({ predicate, dynamic } = wherePredicate(where, info, ents));
+        whereValue = where;
         const lock = v.props.get("lock");
         const mode = lock?.props?.get("mode")?.text;
         if (mode && PESSIMISTIC_LOCKS.has(mode)) kind = "lock";
@@ -42,6 +45,7 @@ export function repositoryStatement(
       } else if (v.props) {
         // 0.2: findOne({ email }) / find({ email }) are conditions
         ({ predicate, dynamic } = wherePredicate(v, info, ents));
+        whereValue = v;
         const opts = vals[1];
         const mode = opts?.props?.get("lock")?.props?.get("mode")?.text;
         if (mode && PESSIMISTIC_LOCKS.has(mode)) kind = "lock";
@@ -53,11 +57,11 @@ export function repositoryStatement(
         const mode = opts?.props?.get("lock")?.props?.get("mode")?.text;
         if (mode && PESSIMISTIC_LOCKS.has(mode)) kind = "lock";
       } else dynamic = true;
-      return w.emitStatement(frame, call, h, { ...base, kind, predicate, dynamic }, manyResult(name));
+      return withJunctionReads(w, call, h, frame, whereValue, info, w.emitStatement(frame, call, h, { ...base, kind, predicate, dynamic }, manyResult(name)));
     }
     case "where": {
       const { predicate, dynamic } = wherePredicate(vals[0], info, ents);
-      return w.emitStatement(frame, call, h, { ...base, kind: "read", predicate, dynamic }, manyResult(name));
+      return withJunctionReads(w, call, h, frame, vals[0], info, w.emitStatement(frame, call, h, { ...base, kind: "read", predicate, dynamic }, manyResult(name)));
     }
     case "id":
       return w.emitStatement(frame, call, h, { ...base, kind: "read", predicate: pkEquals(normSources(allSources(vals[0]))), dynamic: false }, false);
@@ -126,6 +130,18 @@ export function repositoryStatement(
 }
 
 /** save/remove/softRemove/recover/reload of objects: the key is where the object came from. */
+/** The junction tables a where through ManyToMany relations reads (junctions.ts), after the
+ *  statement itself when it ran in the transaction. */
+function withJunctionReads(
+  w: TransactionWalk, call: ts.CallExpression, h: Handle, frame: Frame, where: Value | undefined, info: EntityInfo | undefined, result: Value,
+): Value {
+  if (!result.sources.some((s) => s.kind === "result")) return result;
+  for (const j of junctionReads(where, info, w.env.entities)) {
+    w.emitStatement(frame, call, h, { entity: j.entity, api: "join", kind: "read", predicate: j.predicate, dynamic: j.dynamic, values: [], uses: [] }, true);
+  }
+  return result;
+}
+
 export function entityStatement(w: TransactionWalk, call: ts.CallExpression, h: Handle, info: EntityInfo | undefined, name: string, api: StatementApi, v: Value, frame: Frame, argExpr?: ts.Expression): Value {
   const elems: Value[] = v.items ?? (v.elems ? [v.elems] : [v]);
   let entity = info?.record.name ?? h.entity ?? null;

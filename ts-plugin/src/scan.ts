@@ -11,7 +11,7 @@ import { lineOf, OriginResolver } from "./names";
 import { relPath, ScanOptions, setupProgram } from "./program";
 import { HierarchyIndex } from "./hierarchy";
 import { EffectReach } from "./reach";
-import { ContainerIndex, ProviderIndex } from "./providers";
+import { BusHandlerIndex, ContainerIndex, ProviderIndex } from "./providers";
 import { configuresExternalQueryCache } from "./query-cache";
 import { EMPTY_CATALOG, UserCatalog } from "./settings";
 import { TransactionWalk } from "./walker";
@@ -53,6 +53,7 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
     maxDepth: opts.depth, isAppFile, diagnostics, catalog,
     externalQueryCache: configuresExternalQueryCache(files),
     providers: new ProviderIndex(checker, files, isAppFile),
+    busHandlers: new BusHandlerIndex(checker, files, isAppFile),
     container: new ContainerIndex(checker, files, isAppFile),
     memo: options.memo === undefined ? new WalkMemo() : options.memo,
     hierarchy,

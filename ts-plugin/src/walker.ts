@@ -18,9 +18,10 @@ import { relPath } from "./program";
 import { Frame } from "./frame";
 import { newQb, qbCall } from "./querybuilders";
 import { QUERY_CACHE_CALLEE } from "./query-cache";
-import { ContainerIndex, ProviderIndex } from "./providers";
+import { BusHandlerIndex, ContainerIndex, ProviderIndex } from "./providers";
 import { HierarchyIndex, MAX_CANDIDATES } from "./hierarchy";
 import { EffectReach } from "./reach";
+import { placeEffectsAt } from "./effect-sites";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
 import { OpenRecording, Recording, replay, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
@@ -41,6 +42,8 @@ export interface WalkEnv {
   externalQueryCache: boolean;
   /** NestJS providers bound to tokens (providers.ts) */
   providers: ProviderIndex;
+  /** NestJS CQRS command and query handlers (providers.ts) */
+  busHandlers: BusHandlerIndex;
   /** services registered in a container by name (providers.ts) */
   container: ContainerIndex;
   /** helper walks recorded for replay, shared by the scan's transactions (walk-memo.ts);
@@ -54,6 +57,8 @@ export interface WalkEnv {
 
 const ARRAY_ITERATION = new Set(["forEach", "map", "flatMap", "filter", "reduce", "reduceRight", "some", "every", "find", "findIndex", "findLast"]);
 const PROMISE_COMBINATORS = new Set(["all", "allSettled", "race", "any"]);
+/** methods of a promise whose callbacks are walked with what it resolves to (promiseChain) */
+const PROMISE_CHAIN = new Set(["then", "catch", "finally"]);
 const NODE_BUDGET = 250_000;
 /** Calls that, on an untyped receiver, could start database work besides the repository methods. */
 const UNTYPED_ORM_ENTRY_POINTS = new Set(["createQueryBuilder", "query", "getRepository", "transaction", "increment", "decrement", "softDelete", "restore"]);
@@ -211,6 +216,10 @@ export class TransactionWalk {
           if (this.walkStatement(s.thenStatement, frame)) return true;
           continue;
         }
+        // `if (!row) throw ...` on a statement's result: the transaction aborts without the
+        // row, so the statements after this one, also in the callers, run only when it was
+        // found (as after a find-or-fail read)
+        if (alwaysThrows(s.thenStatement)) this.failingReads.push(...stepIds(allSources(cond)).filter((id) => !this.failingReads.includes(id)));
         const before = new Map(frame.env);
         const thenArm: Step[] = [];
         const rec = this.saveRecording();
@@ -533,6 +542,13 @@ export class TransactionWalk {
       if (!key) return;
       if (base.obj) base.obj.fields.set(key, v);
       else if (base.props) base.props.set(key, v);
+      else if (ts.isIdentifier(target.expression) && isInputValue(base) && carriesResult(v)) {
+        // `data.user = user` on a parameter: a later `data.user` is that row, not an input
+        // (the save of `data.user` is keyed by what the read found)
+        const sym = this.checker.getSymbolAtLocation(target.expression);
+        const name = base.sources[0].name;
+        if (sym) frame.assign(sym, { ...base, obj: { entity: null, origin: "input", fields: new Map([[key, v]]), name } });
+      }
       else if (base.isThis) {
         /* this.x = ...: instance state, not tracked */
       }
@@ -1027,6 +1043,7 @@ export class TransactionWalk {
         return { sources: a.sources, items: a.items, elems: a.elems, timer };
       }
       const recv = this.evalExpr(recvExpr, frame);
+      if (name && PROMISE_CHAIN.has(name) && this.isPromiseTyped(recvExpr)) return this.promiseChain(call, recv, name, frame);
       if (name === "startTransaction") for (const l of this.loops) l.starts = true;
       if (name) {
         const r = this.methodCall(call, recv, name, frame);
@@ -1341,6 +1358,14 @@ export class TransactionWalk {
         return this.emitEffect(frame, call, m.category, m.callee, args);
       }
     }
+    // a NestJS CQRS bus runs the message's handler (providers.ts)
+    if (origin && BusHandlerIndex.isBusExecute(origin.module, origin.path)) {
+      const handler = this.env.busHandlers.handlerOf(call);
+      if (handler) {
+        const self: Value = { sources: [{ kind: "unknown" }], isThis: true, instanceOf: classOf(handler) };
+        return this.invoke(handler, this.evalArgs(call, frame), self, call, frame, undefined, false, false, exactCall(call));
+      }
+    }
     // a service resolved from a container by name
     const resolved = this.containerResolve(call, recv);
     if (resolved) return resolved;
@@ -1424,7 +1449,7 @@ export class TransactionWalk {
           const self: Value = { sources: recv?.sources ?? [{ kind: "unknown" }], isThis: true, instanceOf: t.cls, txService: recv?.txService };
           results.push(this.invoke(t.fn, args, self, call, frame, undefined, false, false, exactCall(call)));
         });
-        arms.push(arm);
+        arms.push(placeEffectsAt(arm, this.fileOf(call), lineOf(call)));
       }
     } finally {
       frame.via = outerVia;
@@ -1865,6 +1890,36 @@ export class TransactionWalk {
     return undefined;
   }
 
+  /** A receiver whose declared type is a promise (not `any`: an untyped value's `then` may be
+   *  anything). */
+  private isPromiseTyped(e: ts.Expression): boolean {
+    const t = this.checker.getTypeAtLocation(e);
+    return (t.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) === 0 && !!t.getProperty("then") && !!t.getProperty("catch");
+  }
+
+  /** `p.then(f, g)`, `p.catch(g)`, `p.finally(h)` with callbacks written in place: `f` gets what
+   *  `p` resolves to (a loaded row keeps its key and entity), the chain resolves to what the
+   *  callbacks return (`.then((r) => r ?? undefined)` is still that row). A timer of `p` stays
+   *  pending until the chain is awaited. */
+  private promiseChain(call: ts.CallExpression, recv: Value, name: string, frame: Frame): Value {
+    const args = this.evalArgs(call, frame);
+    const run = (cb: Value | undefined, input: Value[]): Value | undefined =>
+      cb?.closure ? this.invoke(cb.closure.fn, input, undefined, call, frame, cb.closure.frame as Frame | undefined, true) : undefined;
+    const settled: Value = { ...recv, timer: undefined };
+    let out: Value;
+    if (name === "then") {
+      const fulfilled = run(args[0], [settled]);
+      const rejected = run(args[1], [UNKNOWN]);
+      out = union(fulfilled ?? (args[0]?.closure ? UNKNOWN : settled), rejected);
+    } else if (name === "catch") {
+      out = union(settled, run(args[0], [UNKNOWN]));
+    } else {
+      run(args[0], []);
+      out = settled;
+    }
+    return recv.timer ? { ...out, timer: recv.timer } : out;
+  }
+
   private isThenable(call: ts.CallExpression): boolean {
     const t = this.checker.getTypeAtLocation(call);
     if (t.flags & ts.TypeFlags.Any) return true;
@@ -1963,6 +2018,12 @@ function mergeEnvs(envs: (Map<ts.Symbol, Value> | undefined)[], before: Map<ts.S
   return out;
 }
 
+/** A statement that always ends by throwing (`throw`, or a block whose last statement throws). */
+function alwaysThrows(s: ts.Statement): boolean {
+  if (ts.isThrowStatement(s)) return true;
+  return ts.isBlock(s) && s.statements.length > 0 && alwaysThrows(s.statements[s.statements.length - 1]);
+}
+
 function alwaysExits(s: ts.Statement): boolean {
   if (ts.isReturnStatement(s) || ts.isThrowStatement(s) || ts.isContinueStatement(s) || ts.isBreakStatement(s)) return true;
   if (ts.isBlock(s)) return s.statements.length > 0 && alwaysExits(s.statements[s.statements.length - 1]);
@@ -2026,4 +2087,15 @@ function contains(outer: ts.Node, inner: ts.Node): boolean {
 /** The class a method belongs to. */
 function classOf(fn: ts.FunctionLikeDeclaration): ts.ClassLikeDeclaration | undefined {
   return ts.isClassLike(fn.parent) ? fn.parent : undefined;
+}
+
+/** A value that is only a transaction input (a parameter), nothing the walk knows more of. */
+function isInputValue(v: Value): boolean {
+  return v.sources.length === 1 && v.sources[0].kind === "input" && !!v.sources[0].name &&
+    !v.obj && !v.props && !v.items && !v.handle && !v.qb && !v.closure && !v.isThis;
+}
+
+/** A value that holds what a statement or effect gave (a loaded row, a generated key). */
+function carriesResult(v: Value): boolean {
+  return !!v.obj || v.sources.some((s) => s.kind === "result" || s.kind === "generated" || s.kind === "external");
 }

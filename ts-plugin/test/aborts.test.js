@@ -77,3 +77,33 @@ export class Service {
   const owner = accountInsert.values.find((v) => v.attribute === "owner");
   assert.ok(owner.sources.some((s) => s.kind === "generated" && s.step === userInsert.id), JSON.stringify(owner));
 });
+
+test("a helper that throws when its read found nothing makes the caller's later statements depend on it", () => {
+  const helper = (guard) => `import { DataSource, EntityManager } from "typeorm";
+import { User, Account } from "./entities";
+async function mustFind(em: EntityManager, id: number) {
+  const user = await em.findOneBy(User, { id });
+  ${guard}
+  return user;
+}
+export class Service {
+  constructor(private ds: DataSource) {}
+  async run(id: number) {
+    await this.ds.transaction(async (em) => {
+      await mustFind(em, id);
+      await em.update(Account, { ownerId: id }, { frozen: true });
+    });
+  }
+}
+`;
+  const { tx } = onlyTx(helper(`if (!user) { throw new Error("no user"); }`));
+  const [read, branch] = tx.steps;
+  assert.equal(read.api, "findOneBy");
+  assert.equal(branch.node, "branch");
+  assert.deepEqual(branch.uses, [{ kind: "result", step: read.id }]);
+  assert.deepEqual(branch.arms.map((a) => a.map((s) => s.api)), [[], ["update"]]);
+  // a guard that returns (no throw) lets the caller go on either way
+  const quiet = onlyTx(helper(`if (!user) return undefined;`)).tx;
+  assert.deepEqual(flatSteps(quiet).map((s) => s.api), ["findOneBy", "update"]);
+  assert.ok(!quiet.steps.some((s) => s.node === "branch" && s.arms.some((a) => a.some((x) => x.api === "update"))));
+});

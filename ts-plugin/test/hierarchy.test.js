@@ -81,7 +81,11 @@ test("interface and abstract methods are walked into every implementation, one a
   assert.deepEqual(write.via, ["<dispatch src.strategy.CacheStrategy.set: 3 candidates>", "src.impls.BaseTableCache.set"]);
   const redis = cacheBranch.arms[2][0];
   assert.equal(redis.callee, "ioredis.set");
-  assert.deepEqual(redis.via, ["<dispatch src.strategy.CacheStrategy.set: 3 candidates>", "src.impls.RedisCache.set"]);
+  // the effect is reported at the dispatch call in the transaction's path (which candidate
+  // runs is configuration); `via` goes down to where the library call is written
+  assert.deepEqual([redis.file, redis.line], [cacheBranch.file, cacheBranch.line]);
+  assert.equal(redis.file, "src/service.ts");
+  assert.deepEqual(redis.via, ["<dispatch src.strategy.CacheStrategy.set: 3 candidates>", "src.impls.RedisCache.set", "<effect at src/impls.ts:16>"]);
 });
 
 test("a structural implementation counts only where the application puts it in the interface's place", () => {

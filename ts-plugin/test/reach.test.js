@@ -59,5 +59,8 @@ test("without a depth bound the same HTTP call is walked into and found where it
   assert.ok(!steps.some((s) => s.node === "unresolved" && s.reason === "depth-limit"));
   const effect = steps.find((s) => s.node === "effect");
   assert.equal(effect.category, "http");
-  assert.equal(effect.line, 6);
+  // found inside Webhook.notify, reported at the dispatch call `notifier.notify(x)` of f8
+  assert.equal(effect.line, 16);
+  assert.equal(effect.via.at(-1), "<effect at src/service.ts:6>");
+  assert.ok(effect.via.includes("<dispatch src.service.Notifier.notify: 1 candidate>"), JSON.stringify(effect.via));
 });

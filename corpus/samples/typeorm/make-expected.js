@@ -87,6 +87,9 @@ const CC = "src/cart/cart.controller.ts";
 const CA = "src/cart/cart.service.ts";
 const TC = "src/common/transactional-connection.ts";
 const SH = "src/shipping/shipping.service.ts";
+const SE = "src/sessions/sessions.service.ts";
+const LY = "src/loyalty/loyalty.service.ts";
+const LC = "src/loyalty/loyalty.commands.ts";
 
 const NEST_SHOP = {
   transactions: [
@@ -294,6 +297,39 @@ const NEST_SHOP = {
       boundary: "transaction-callback", interactivity: "one-shot", reasons: [], rw: "none",
       statements: [[SH, "async cancelShipments(", "em.delete(Shipment", "Shipment", "delete", "cda-mismatch"]],
       note: "one of the two key columns is not a key lookup" },
+    { file: SE, fn: "async signIn(", at: ".transaction(", function: "src.sessions.sessions.service.SessionsService.signIn",
+      boundary: "transaction-callback", interactivity: "interactive-strict", reasons: ["cache"], rw: "full",
+      statements: [
+        [SE, "async signIn(", "findOneByOrFail(Customer", "Customer", "read", "key"],
+        [SE, "async signIn(", "em.save(em.create(Session", "Session", "insert", "insert"],
+      ],
+      note: "the session cache is an interface: the default keeps it in memory, the shared option in Redis; the possible Redis write makes it strict, reported at the dispatch call (this.options.cache.put)" },
+    { file: SE, fn: "async revoke(", at: ".transaction(", function: "src.sessions.sessions.service.SessionsService.revoke",
+      boundary: "transaction-callback", interactivity: "interactive-nonstrict", reasons: ["conditional"], rw: "full",
+      statements: [
+        [SE, "async function sessionOrThrow(", ".findOne({ where: { id } })", "Session", "read", "key"],
+        [SE, "async revoke(", "em.remove(session)", "Session", "delete", "key"],
+      ],
+      note: "the helper's promise chain (.then(found => found ?? undefined)) keeps the row and its key: the remove is keyed by the input id" },
+    { file: SE, fn: "async verify(", at: ".transaction(", function: "src.sessions.sessions.service.SessionsService.verify",
+      boundary: "transaction-callback", interactivity: "interactive-nonstrict", reasons: ["conditional", "dependent-key", "read-modify-write"], rw: "none",
+      statements: [
+        [SE, "async verify(", "em.findOneBy(Session", "Session", "read", "cda-mismatch"],
+        [SE, "async verify(", "em.save(Session", "Session", "write", "dependent"],
+      ],
+      note: "the row found by token is put in the request object and saved from there: keyed by the read's result" },
+    { file: LY, fn: "async reward(", at: "@Transactional(", up: true, function: "src.loyalty.loyalty.service.LoyaltyService.reward",
+      boundary: "transactional-decorator", interactivity: "one-shot", reasons: [], rw: "full",
+      statements: [[LC, "async execute(", "this.customers.increment(", "Customer", "write", "key"]],
+      note: "the command bus (@nestjs/cqrs) runs the @CommandHandler of the command's class in the transaction" },
+    { file: SE, fn: "async forgetDevice(", at: ".transaction(", function: "src.sessions.sessions.service.SessionsService.forgetDevice",
+      boundary: "transaction-callback", interactivity: "interactive-nonstrict", reasons: ["dependent-key"], rw: "none",
+      statements: [
+        [SE, "async forgetDevice(", "em.find(Session", "Session", "read", "cda-mismatch"],
+        [SE, "async forgetDevice(", "em.find(Session", "Session_devices", "read", "cda-mismatch"],
+        [SE, "async forgetDevice(", "em.delete(Session", "Session", "delete", "dependent"],
+      ],
+      note: "the where goes through the ManyToMany relation: the junction table is read by the device's side, not by its key" },
     ac(OS, "async orderPage(", "this.orders.findOneByOrFail(", "src.orders.orders.service.OrdersService.orderPage",
       ["Order", "read", "key"], "read side, reached from OrdersController.page: no transaction around it"),
     ac(OS, "async orderPage(", "this.dataSource.manager.find(OrderLine", "src.orders.orders.service.OrdersService.orderPage",
@@ -318,6 +354,8 @@ const NEST_SHOP = {
     { name: "EmailNotification", pk: ["id"], unique: [] },
     { name: "OrderSummary", pk: [], unique: [] },
     { name: "Shipment", pk: ["orderId", "carrier"], unique: [] },
+    { name: "Session", pk: ["id"], unique: [] },
+    { name: "Device", pk: ["id"], unique: [] },
   ],
   diagnostics: [
     [".", "default-scope"],

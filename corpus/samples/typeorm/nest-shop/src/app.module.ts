@@ -21,8 +21,13 @@ import { TransactionInterceptor } from "./common/transaction.interceptor";
 import { Shipment } from "./shipping/shipment.entity";
 import { ShippingService } from "./shipping/shipping.service";
 import { CARRIER, ParcelCarrier } from "./shipping/carrier";
+import { Session } from "./sessions/session.entity";
+import { Device } from "./sessions/device.entity";
+import { SessionsService } from "./sessions/sessions.service";
+import { LoyaltyService } from "./loyalty/loyalty.service";
+import { AwardPointsHandler } from "./loyalty/loyalty.commands";
 
-const entities = [Customer, Product, Category, Order, OrderLine, Coupon, Payment, AuditLogSchema, Shipment];
+const entities = [Customer, Product, Category, Order, OrderLine, Coupon, Payment, AuditLogSchema, Shipment, Session, Device];
 
 @Module({
   imports: [
@@ -32,7 +37,7 @@ const entities = [Customer, Product, Category, Order, OrderLine, Coupon, Payment
   controllers: [CartController],
   providers: [
     OrdersService, CatalogService, CustomersService, CouponsService, PaymentsService, ReportsService,
-    CartService, TransactionalConnection, TransactionInterceptor, ShippingService,
+    CartService, TransactionalConnection, TransactionInterceptor, ShippingService, SessionsService, LoyaltyService, AwardPointsHandler,
     { provide: CARRIER, useClass: ParcelCarrier },
   ],
 })
