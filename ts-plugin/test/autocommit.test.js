@@ -251,3 +251,40 @@ export class Users {
   // load and audit run only inside the transaction; rename is reached outside it
   assert.deepEqual(auto(ir), ["12 Users.rename: User write update"]);
 });
+
+test("walkFiles: only the transactions of the given files are walked, each as a whole scan walks it", () => {
+  const helper = `import { EntityManager } from "typeorm";
+import { User } from "./entities";
+export async function touch(em: EntityManager, id: number) {
+  await em.update(User, { id }, { name: "touched" });
+}
+`;
+  const orders = `import { DataSource } from "typeorm";
+import { User } from "./entities";
+import { touch } from "./helper";
+export class Orders {
+  constructor(private ds: DataSource) {}
+  async place(id: number) {
+    await this.ds.transaction(async (em) => {
+      const user = await em.findOneBy(User, { id });
+      await touch(em, user.id);
+    });
+  }
+}
+`;
+  const users = `import { DataSource } from "typeorm";
+import { User } from "./entities";
+export class Users {
+  constructor(private ds: DataSource) {}
+  async remove(id: number) {
+    await this.ds.transaction((em) => em.delete(User, { id }));
+  }
+}
+`;
+  const files = { "src/entities.ts": ENTITIES, "src/helper.ts": helper, "src/orders.ts": orders, "src/users.ts": users };
+  const whole = scanSources(files, { autocommit: false });
+  const only = scanSources(files, { autocommit: false, walkFiles: ["src/orders.ts"] });
+  assert.deepEqual(whole.transactions.map((t) => t.id), ["src/orders.ts:7", "src/users.ts:6"]);
+  assert.deepEqual(only.transactions, whole.transactions.filter((t) => t.file === "src/orders.ts"));
+  assert.deepEqual(only.entities, whole.entities);
+});
