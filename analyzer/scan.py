@@ -129,7 +129,8 @@ def effective_depth(config: Config, frontend: str) -> int | None:
     return config.depth or DEFAULT_DEPTH.get(frontend, DEFAULT_DEPTH["django"])
 
 
-def _typescript_records(root: Path, config: Config, cache: ScanCache | None, autocommit: bool) -> list[dict]:
+def _typescript_records(root: Path, config: Config, cache: ScanCache | None, autocommit: bool,
+                        walk_files: list[str] | None = None) -> list[dict]:
     """ts-plugin's records, or the cached ones when no file it reads and no setting changed."""
     from .cache.typescript import project_digest
     from .typeorm import bridge
@@ -138,6 +139,8 @@ def _typescript_records(root: Path, config: Config, cache: ScanCache | None, aut
                     effects=config.extra_effects, statements=config.extra_statements)
     if not autocommit:  # only then: the settings (and the cache digest) of a default scan stay as they were
         settings["autocommit"] = False
+    if walk_files is not None:  # only the transactions of these files are walked (ts-plugin/src/scan.ts)
+        settings["walkFiles"] = sorted(walk_files)
     digest = None
     if cache is not None:
         digest = project_digest(root, bridge.settings_argument(**settings), bridge.plugin_path())
@@ -151,10 +154,11 @@ def _typescript_records(root: Path, config: Config, cache: ScanCache | None, aut
 
 
 def scan(root: Path, config: Config = Config(), frontend: str | None = None, rewrites: bool = True,
-         cache: ScanCache | None = None, autocommit: bool = True) -> ScanResult:
+         cache: ScanCache | None = None, autocommit: bool = True, walk_files: list[str] | None = None) -> ScanResult:
     """Scan one application. `cache` holds an earlier scan's work (analyzer/cache); without
     one, the work of this scan is still kept in memory when rewrites are verified, so that the
-    re-analysis of each rewritten copy walks only the transactions the rewrite reaches."""
+    re-analysis of each rewritten copy walks only the transactions the rewrite reaches.
+    `walk_files` (TypeScript): only the explicit transactions found in these files are walked."""
     from .core import Settings, analyze
 
     started = time.perf_counter()
@@ -166,7 +170,7 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
     walked = None
     if frontend == "typeorm":
         with timing.phase("typescript"):
-            records = _typescript_records(root, config, cache, autocommit)
+            records = _typescript_records(root, config, cache, autocommit, walk_files)
         files = _typescript_files(root, config)
         lines = sum(f["lines"] for f in files)
     else:

@@ -52,10 +52,13 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
     wrappers = frozenset(r["wrapper"].rsplit(".", 1)[-1] for r in records if r["type"] == "transaction" and r.get("wrapper"))
     project = Project(root, {r["name"]: r for r in records if r["type"] == "entity"}, wrappers)
     texts: dict[str, str | None] = {}
+    indexes: dict[str, dict[str, dict]] = {}  # a transaction's steps by id, built once for all its suggestions
     out = []
     for (txn_id, kind, pattern, step_id) in sorted(wanted, key=lambda k: tuple(x or "" for x in k)):
         txn = transactions[txn_id]
-        step = step_index(txn).get(step_id)
+        if txn_id not in indexes:
+            indexes[txn_id] = step_index(txn)
+        step = indexes[txn_id].get(step_id)
         candidate = Candidate(txn_id, (kind, pattern, step_id), facts={"step": step, "before": txn})
         builder = _BUILDERS.get((frontend, kind, pattern))
         if builder is None or step is None:

@@ -4,10 +4,15 @@ statements. Offsets come back in UTF-16 code units and are converted to string i
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
+import os
+import selectors
 import shutil
 import subprocess
+import threading
+import time
 
 from ..typeorm import bridge
 
@@ -24,15 +29,86 @@ def _script():
     return node, script
 
 
+TIMEOUT = 300.0
+
+
+class _Checker:
+    """One rewrite-check.js process (`--lines`) answering every request of this Python process:
+    node and the TypeScript parser are loaded once, not once per checked file. A process that
+    fails, times out or was started by another (forked) Python process is never reused."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen | None = None
+        self._owner = 0
+
+    def ask(self, request: dict) -> dict:
+        with self._lock:
+            process = self._running()
+            try:
+                process.stdin.write(json.dumps(request).encode("utf-8") + b"\n")
+                process.stdin.flush()
+                line = self._read_line(process)
+                answer = json.loads(line)
+            except (OSError, ValueError) as exc:
+                self._stop()
+                raise Unavailable(f"rewrite-check failed: {exc}") from exc
+            if "error" in answer:
+                raise Unavailable(f"rewrite-check failed: {answer['error'][:500]}")
+            return answer
+
+    def _running(self) -> subprocess.Popen:
+        if self._process is not None and (self._owner != os.getpid() or self._process.poll() is not None):
+            self._process = None  # a forked copy's pipes, or a process that ended: start another
+        if self._process is None:
+            node, script = _script()
+            self._process = subprocess.Popen([node, str(script), "--lines"], stdin=subprocess.PIPE,
+                                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            self._owner = os.getpid()
+        return self._process
+
+    def _read_line(self, process: subprocess.Popen) -> bytes:
+        deadline = time.monotonic() + TIMEOUT
+        chunks = []
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    raise OSError(f"no answer within {TIMEOUT:g} s")
+                chunk = os.read(process.stdout.fileno(), 1 << 20)
+                if not chunk:
+                    raise OSError("the process ended without an answer")
+                chunks.append(chunk)
+                if chunk.endswith(b"\n"):
+                    return b"".join(chunks)
+
+    def _stop(self) -> None:
+        if self._process is not None and self._owner == os.getpid():
+            self._process.kill()
+            self._process.wait()
+        self._process = None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._process is not None and self._owner == os.getpid():
+                self._process.stdin.close()
+                try:
+                    self._process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    self._process.kill()
+                    self._process.wait()
+            self._process = None
+
+
+_CHECKER = _Checker()
+atexit.register(_CHECKER.close)
+
+
 @functools.lru_cache(maxsize=256)
 def facts(path: str, text: str, line: int | None = None) -> dict:
-    node, script = _script()
     request = {"path": path, "text": text, **({"line": line} if line is not None else {})}
-    completed = subprocess.run([node, str(script)], input=json.dumps({"files": [request]}), capture_output=True,
-                               text=True, encoding="utf-8", timeout=300, check=False)
-    if completed.returncode != 0:
-        raise Unavailable(f"rewrite-check failed: {completed.stderr.strip()[:500]}")
-    result = json.loads(completed.stdout)["files"][0]
+    result = _CHECKER.ask({"files": [request]})["files"][0]
     return _to_indexes(result, text)
 
 

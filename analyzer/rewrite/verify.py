@@ -97,8 +97,10 @@ def _check_round(root: Path, frontend: str, config, batch: list[Candidate], cach
     try:
         with edited_copy(root, edits) as copy:
             # claims are about explicit transactions
+            # claims are about the batch's transactions: TypeScript walks only those of their files
+            walk_files = sorted({c.transaction.rsplit(":", 1)[0] for c in batch}) if frontend == "typeorm" else None
             result = scan(copy, config, frontend, rewrites=False, autocommit=False,
-                          cache=cache.read_only() if cache else None)
+                          cache=cache.read_only() if cache else None, walk_files=walk_files)
     except Exception as exc:  # noqa: BLE001 - a failed re-analysis leaves the suggestions in prose
         for candidate in batch:
             candidate.refused = f"the rewritten code could not be re-analysed ({type(exc).__name__}: {exc})"[:300]

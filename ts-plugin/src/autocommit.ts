@@ -178,8 +178,11 @@ function calleeName(e: ts.Expression): string | undefined {
 function declarationOf(checker: ts.TypeChecker, e: ts.Expression, call?: ts.CallLikeExpression): ts.Node | undefined {
   let decl: ts.Node | undefined;
   if (call) {
-    const sig = checker.getResolvedSignature(call);
-    if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) decl = sig.declaration;
+    decl = soleImplementation(checker, call);
+    if (!decl) {
+      const sig = checker.getResolvedSignature(call);
+      if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) decl = sig.declaration;
+    }
   }
   if (!decl || !(decl as FunctionNode).body) {
     e = stripParens(e);
@@ -200,6 +203,26 @@ function declarationOf(checker: ts.TypeChecker, e: ts.Expression, call?: ts.Call
   }
   if (ts.isClassDeclaration(decl)) decl = decl.members.find((m) => ts.isConstructorDeclaration(m) && !!m.body) ?? decl;
   return decl;
+}
+
+/** The callee of a call whose name resolves to exactly one function or method with a body:
+ *  that declaration is the one its signature would resolve to, found without resolving the
+ *  signature (which makes the checker infer every argument, callbacks' bodies included: over
+ *  all calls of an application, as much as a full type check). Anything else (overloads,
+ *  unions, function-typed values, `new`) is left to the signature. */
+function soleImplementation(checker: ts.TypeChecker, call: ts.CallLikeExpression): ts.Node | undefined {
+  if (!ts.isCallExpression(call)) return undefined;
+  const callee = stripParens(call.expression);
+  const name = ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
+  if (!name) return undefined;
+  const found = checker.getSymbolAtLocation(name);
+  const sym = found && unalias(checker, found);
+  const declarations = sym?.declarations ?? [];
+  // declared only in declaration files (a library's method): no body anywhere, no unit to find
+  if (declarations.length > 0 && declarations.every((d) => d.getSourceFile().isDeclarationFile)) return sym!.valueDeclaration ?? declarations[0];
+  const only = declarations.length === 1 ? declarations[0] : undefined;
+  if (only && (ts.isMethodDeclaration(only) || ts.isFunctionDeclaration(only)) && only.body) return only;
+  return undefined;
 }
 
 /** The calls of one unit into other units, each marked inside/outside its regions. */

@@ -47,6 +47,9 @@ function parseSettings(text: string): Settings {
     if (!Array.isArray(raw.exclude) || !raw.exclude.every((x) => typeof x === "string")) fail("--settings exclude must be a list of names");
     out.exclude = raw.exclude as string[];
   }
+  if (raw.walkFiles !== undefined && (!Array.isArray(raw.walkFiles) || !raw.walkFiles.every((x) => typeof x === "string"))) {
+    fail("--settings walkFiles must be a list of paths");
+  }
   for (const [key, v] of Object.entries(raw)) {
     if (!(key in out) && v !== undefined && !["maxFileBytes", "depth", "exclude"].includes(key)) (out as Record<string, unknown>)[key] = v;
   }

@@ -4,6 +4,7 @@
 // per file, the parser's syntax errors and, when `line` is given, the calls starting on that line,
 // the functions enclosing it, and the statements of the innermost block holding it.
 // Offsets are UTF-16 code units (the caller converts). Nothing is type-checked or executed.
+// With `--lines`, each input line is one such request and each output line its answer.
 import * as ts from "typescript";
 
 interface Request { path: string; text: string; line?: number }
@@ -139,7 +140,34 @@ function facts(req: Request) {
   return { path: req.path, errors, calls, functions, statements, topLevelNames };
 }
 
+/** `--lines`: one request per input line, one answer per output line, until the input ends
+ *  (one process, the parser loaded once, serves every check of a scan). */
+function serveLines(): void {
+  let pending = "";
+  const answer = (line: string): void => {
+    if (!line.trim()) return;
+    let input: { files: Request[] };
+    try {
+      input = JSON.parse(line);
+    } catch (e) {
+      process.stdout.write(JSON.stringify({ error: `the input is not JSON: ${(e as Error).message}` }) + "\n");
+      return;
+    }
+    process.stdout.write(JSON.stringify({ files: input.files.map(facts) }) + "\n");
+  };
+  process.stdin.setEncoding("utf-8");
+  process.stdin.on("data", (c: string) => {
+    pending += c;
+    for (let end = pending.indexOf("\n"); end >= 0; end = pending.indexOf("\n")) {
+      answer(pending.slice(0, end));
+      pending = pending.slice(end + 1);
+    }
+  });
+  process.stdin.on("end", () => answer(pending));
+}
+
 function main(): void {
+  if (process.argv.includes("--lines")) return serveLines();
   const chunks: Buffer[] = [];
   process.stdin.on("data", (c: Buffer) => chunks.push(c));
   process.stdin.on("end", () => {

@@ -29,7 +29,9 @@ export const DEFAULTS = { maxFileBytes: 2_000_000, depth: Number.POSITIVE_INFINI
 
 /** `autocommit: false` reports explicit transactions only (the statements outside them are
  *  then not reported at all). */
-export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> & { catalog?: UserCatalog; autocommit?: boolean; memo?: WalkMemo | null } = {}): ScanResult {
+/** `walkFiles` (paths relative to the root): only the explicit transactions found in these
+ *  files are walked (a rewrite's verification needs no others); the rest of the scan is whole. */
+export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> & { catalog?: UserCatalog; autocommit?: boolean; memo?: WalkMemo | null; walkFiles?: string[] } = {}): ScanResult {
   const opts: ScanOptions = { ...options, root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth, tsconfig: options.tsconfig };
   const timings = new PhaseTimer();
   const setup = setupProgram(opts);
@@ -64,7 +66,9 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
   }
   const transactions: TransactionRecord[] = [];
   const seen = new Set<string>();
+  const walked = options.walkFiles ? new Set(options.walkFiles) : undefined;
   for (const site of boundaries.sites) {
+    if (walked && !walked.has(relPath(rootDir, site.anchor.getSourceFile().fileName))) continue;
     const walk = new TransactionWalk(env, site);
     const tx = walk.run();
     if (seen.has(tx.id)) continue; // two boundaries on one line: keep the first

@@ -217,3 +217,74 @@ test("the user's exclude is honoured on top of the default scope", () => {
   // what the user excluded is the user's choice, not counted as skipped by default (dist/users.service.ts)
   assert.match(ir.diagnostics.find((d) => d.code === "default-scope").message, /^6 TypeScript file/);
 });
+
+test("calls into units are linked through imports, overloads and plain methods alike", () => {
+  const audit = `import { DataSource } from "typeorm";
+import { User } from "./entities";
+export async function audit(ds: DataSource, id: number) {
+  await ds.manager.update(User, { id }, { name: "audited" });
+}
+`;
+  const service = `import { DataSource } from "typeorm";
+import { User } from "./entities";
+import { audit } from "./audit";
+export class Users {
+  constructor(private ds: DataSource) {}
+  load(id: number): Promise<User | null>;
+  load(name: string): Promise<User | null>;
+  async load(key: number | string) {
+    return this.ds.manager.findOneBy(User, typeof key === "number" ? { id: key } : { name: key });
+  }
+  async rename(id: number) {
+    await this.ds.manager.update(User, { id }, { name: "renamed" });
+  }
+  async handle(id: number) {
+    await this.ds.transaction(async () => {
+      await this.load(id);
+      await audit(this.ds, id);
+    });
+    await this.rename(id);
+  }
+}
+`;
+  const ir = scanSources({ "src/entities.ts": ENTITIES, "src/audit.ts": audit, "src/service.ts": service });
+  // load and audit run only inside the transaction; rename is reached outside it
+  assert.deepEqual(auto(ir), ["12 Users.rename: User write update"]);
+});
+
+test("walkFiles: only the transactions of the given files are walked, each as a whole scan walks it", () => {
+  const helper = `import { EntityManager } from "typeorm";
+import { User } from "./entities";
+export async function touch(em: EntityManager, id: number) {
+  await em.update(User, { id }, { name: "touched" });
+}
+`;
+  const orders = `import { DataSource } from "typeorm";
+import { User } from "./entities";
+import { touch } from "./helper";
+export class Orders {
+  constructor(private ds: DataSource) {}
+  async place(id: number) {
+    await this.ds.transaction(async (em) => {
+      const user = await em.findOneBy(User, { id });
+      await touch(em, user.id);
+    });
+  }
+}
+`;
+  const users = `import { DataSource } from "typeorm";
+import { User } from "./entities";
+export class Users {
+  constructor(private ds: DataSource) {}
+  async remove(id: number) {
+    await this.ds.transaction((em) => em.delete(User, { id }));
+  }
+}
+`;
+  const files = { "src/entities.ts": ENTITIES, "src/helper.ts": helper, "src/orders.ts": orders, "src/users.ts": users };
+  const whole = scanSources(files, { autocommit: false });
+  const only = scanSources(files, { autocommit: false, walkFiles: ["src/orders.ts"] });
+  assert.deepEqual(whole.transactions.map((t) => t.id), ["src/orders.ts:7", "src/users.ts:6"]);
+  assert.deepEqual(only.transactions, whole.transactions.filter((t) => t.file === "src/orders.ts"));
+  assert.deepEqual(only.entities, whole.entities);
+});
