@@ -7,7 +7,8 @@ import re
 import warnings
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ..django.positions import line_numbers
 
 
 def python_parses(path: str, text: str) -> str | None:
@@ -37,13 +38,12 @@ def unknown_attributes(entity: dict | None, attributes) -> list[str]:
 
 def queryset_keywords(text: str, lines: list[tuple[int, int]]) -> set[str]:
     """Keyword names passed to filter()/exclude()/get()/update() on the given lines of `text`."""
-    wrapper = MetadataWrapper(cst.parse_module(text))
-    positions = wrapper.resolve(PositionProvider)
+    starts, _ends = line_numbers(cst.parse_module(text))
     names = set()
-    for node, position in positions.items():
+    for node, line in starts.items():
         if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
                 and node.func.attr.value in ("filter", "exclude", "get", "update")
-                and any(a <= position.start.line <= b for a, b in lines)):
+                and any(a <= line <= b for a, b in lines)):
             names.update(arg.keyword.value for arg in node.args if arg.keyword is not None)
     return names
 
