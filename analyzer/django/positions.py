@@ -25,6 +25,7 @@ _BEFORE_START = (cst.EmptyLine, cst.LeftParen, cst.Decorator)
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _ORDER: dict[tuple, tuple[str, ...] | None] = {}
 _IS_NODE: dict[type, bool] = {}
+_UNKNOWN = object()
 
 
 def _is_node(kind: type) -> bool:
@@ -58,8 +59,8 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
             present.append(name)
             values[name] = (value,)
     key = (kind, *present)
-    order = _ORDER.get(key, ())
-    if order == ():
+    order = _ORDER.get(key, _UNKNOWN)
+    if order is _UNKNOWN:
         order = _ORDER[key] = _learn(node, values)
     if order is None:
         return list(node.children)
