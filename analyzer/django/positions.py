@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 
 import libcst as cst
+from libcst._nodes.base import BaseLeaf
 
 # Children that come before a node's first token: PositionProvider does not count them.
 _BEFORE_START = (cst.EmptyLine, cst.LeftParen, cst.Decorator)
@@ -26,6 +27,7 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 _ORDER: dict[tuple, tuple[str, ...] | None] = {}
 _IS_NODE: dict[type, bool] = {}
 _UNKNOWN = object()
+_LEAF = BaseLeaf
 
 
 def _is_node(kind: type) -> bool:
@@ -45,28 +47,31 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     kind = type(node)
     names = _FIELDS.get(kind)
     if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
+        # A leaf (whitespace, a newline, an operator) has no children whatever its fields hold.
+        names = _FIELDS[kind] = () if issubclass(kind, _LEAF) else tuple(f.name for f in dataclasses.fields(kind))
     present = []
-    values = {}
+    found = []
     for name in names:
         value = getattr(node, name)
         value_type = type(value)
         if value_type is tuple or value_type is list:
             if value and _is_node(type(value[0])):
                 present.append(name)
-                values[name] = value
+                found.append(value)
         elif _is_node(value_type):
             present.append(name)
-            values[name] = (value,)
+            found.append((value,))
+    if not present:
+        return []
     key = (kind, *present)
     order = _ORDER.get(key, _UNKNOWN)
     if order is _UNKNOWN:
-        order = _ORDER[key] = _learn(node, values)
+        order = _ORDER[key] = _learn(node, dict(zip(present, found)))
     if order is None:
         return list(node.children)
     out: list[cst.CSTNode] = []
     for name in order:
-        out.extend(values[name])
+        out.extend(found[present.index(name)])
     return out
 
 
