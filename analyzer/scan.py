@@ -192,7 +192,8 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
         if record["type"] == "meta":
             record["root"] = root.resolve().name
     # The IR is the contract: round-trip it so the core sees exactly what is stored.
-    records = list(ir.loads(ir.dumps(records)))
+    with timing.phase("ir"):
+        records = list(ir.loads(ir.dumps(records)))
     with timing.phase("core"):
         analyses = {mode: analyze(records, Settings(mode, config.cda_entities)) for mode in CDA_MODES}
         add_excerpts(root, analyses, config.max_file_bytes)

@@ -23,7 +23,7 @@ def phase(name: str) -> Iterator[None]:
     try:
         yield
     finally:
-        _seconds[name] = _seconds.get(name, 0.0) + time.perf_counter() - started
+        add(name, time.perf_counter() - started)
 
 
 def add(name: str, seconds: float) -> None:

@@ -81,7 +81,13 @@ def _add_import(root: Path) -> None:
              "from django.db.models import F\nfrom django.db.models import Q\n")
 
 
-EDITS = {"added import": _add_import, "helper": _edit_helper, "model": _edit_model, "settings": _edit_settings, "moved lines": _shift_lines,
+def _edit_autocommit_site(root: Path) -> None:
+    """An ORM call outside any transaction (an autocommit statement of a view) changes."""
+    _replace(root / "shop" / "views.py", "totals = await StockLevel.objects.filter(product=product).aaggregate(",
+             "totals = await StockLevel.objects.filter(product=product, reserved=0).aaggregate(")
+
+
+EDITS = {"autocommit site": _edit_autocommit_site, "added import": _add_import, "helper": _edit_helper, "model": _edit_model, "settings": _edit_settings, "moved lines": _shift_lines,
          "deleted file": _delete_file, "new file": _new_file}
 
 

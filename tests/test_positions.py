@@ -76,3 +76,29 @@ def test_offset():
     starts, _ = line_numbers(cst.parse_module("x = 1\ny = f()\n"), first_line=41)
     calls = [line for node, line in starts.items() if isinstance(node, cst.Call)]
     assert calls == [42]
+
+
+def _all_nodes(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _all_nodes(child)
+
+
+@pytest.mark.parametrize("path", FILES[:40], ids=lambda p: p.name)
+def test_children_read_from_fields_are_libcst_children(path: Path):
+    from analyzer.django.positions import children
+
+    module = cst.parse_module(path.read_text("utf-8"))
+    for node in _all_nodes(module):
+        listed = node.children
+        fast = children(node)
+        assert len(fast) == len(listed) and all(a is b for a, b in zip(fast, listed)), type(node).__name__
+
+
+def test_children_of_tricky_code_are_libcst_children():
+    from analyzer.django.positions import children
+
+    source = TRICKY + "async def g(a, /, b, *args, c=1, **kw) -> 'T':\n    async with x as (y, z):\n" \
+                      "        print(f'{a!r:>{b}}', *args, **kw)\n        return lambda *, q: q[1:2, ::3]\n"
+    for node in _all_nodes(cst.parse_module(source)):
+        assert [id(c) for c in children(node)] == [id(c) for c in node.children], type(node).__name__

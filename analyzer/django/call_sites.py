@@ -21,6 +21,7 @@ from . import orm_catalog as orm
 from ..ir import diagnostic
 from .context import Context, ParsedModule
 from .index import FunctionInfo
+from .parsing import parse_module
 from .syntax import code
 from .transactions import entry_env
 from .values import Val, plain, union
@@ -105,7 +106,7 @@ class CallSites:
         """Module-level code and class bodies (they run at import): every statement that is not a def."""
         info = self.ctx.index.modules[module]
         try:
-            tree = cst.parse_module(info.source.text)
+            tree = parse_module(info.source.text)
         except (cst.ParserSyntaxError, RecursionError):
             return None  # the index already reported the file
         parsed = ParsedModule(info, tree, tree, 1)

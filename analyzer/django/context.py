@@ -12,6 +12,7 @@ import libcst as cst
 
 from ..ir import diagnostic
 from .index import FunctionInfo, ModuleInfo, RepoIndex
+from .parsing import parse_module
 from .models import Entity
 from .positions import line_numbers
 
@@ -76,7 +77,7 @@ class Context:
         offset = first_line - 1 - (1 if indented else 0)
         parsed = None
         try:
-            module = cst.parse_module(text)
+            module = parse_module(text)
             body = module.body
             if indented and body and isinstance(body[0], cst.ClassDef):
                 body = body[0].body.body

@@ -1,18 +1,18 @@
 """Checks of rewritten source before it is shown as code: it parses, and it names only
-attributes the entity has."""
+attributes the entity has. libcst is imported by the Python checks only: a TypeScript scan
+does not load it."""
 
 from __future__ import annotations
 
 import re
 import warnings
 
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
-
 
 def python_parses(path: str, text: str) -> str | None:
     """None when `text` is valid Python; otherwise why not. libcst accepts some code the
     compiler rejects (a repeated keyword argument), so both parse it; nothing is executed."""
+    import libcst as cst
+
     try:
         cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
@@ -37,13 +37,16 @@ def unknown_attributes(entity: dict | None, attributes) -> list[str]:
 
 def queryset_keywords(text: str, lines: list[tuple[int, int]]) -> set[str]:
     """Keyword names passed to filter()/exclude()/get()/update() on the given lines of `text`."""
-    wrapper = MetadataWrapper(cst.parse_module(text))
-    positions = wrapper.resolve(PositionProvider)
+    import libcst as cst
+
+    from ..django.positions import line_numbers
+
+    starts, _ends = line_numbers(cst.parse_module(text))
     names = set()
-    for node, position in positions.items():
+    for node, line in starts.items():
         if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
                 and node.func.attr.value in ("filter", "exclude", "get", "update")
-                and any(a <= position.start.line <= b for a, b in lines)):
+                and any(a <= line <= b for a, b in lines)):
             names.update(arg.keyword.value for arg in node.args if arg.keyword is not None)
     return names
 

@@ -3,10 +3,10 @@ the file's text. A builder that refuses gives the reason, which becomes the sugg
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import python_f_expression, python_on_commit, typescript_increment, typescript_manager
 from .edits import Refused, Rewrite
 
 
@@ -64,7 +64,7 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
         if builder is None or step is None:
             candidate.refused = "no rewrite of this kind is verified for this front end"
         else:
-            candidate.rewrite, candidate.refused = _build(builder, root, texts, txn, step, project)
+            candidate.rewrite, candidate.refused = _build(_builder(builder), root, texts, txn, step, project)
         out.append(candidate)
     out.extend(_escaped_statements(root, records, transactions, project, texts))
     return out
@@ -80,7 +80,7 @@ def _escaped_statements(root: Path, records: list[dict], transactions: dict, pro
             if txn["file"] == diagnostic["file"] and txn["line"] <= diagnostic["line"] <= txn.get("end_line", 0):
                 candidate = Candidate(txn["id"], ("ts-manager", None, f"{diagnostic['file']}:{diagnostic['line']}"),
                                       facts={"step": diagnostic, "before": txn})
-                candidate.rewrite, candidate.refused = _build(typescript_manager.rewrite, root, texts, txn,
+                candidate.rewrite, candidate.refused = _build(_builder("typescript_manager"), root, texts, txn,
                                                               diagnostic, project)
                 out.append(candidate)
     return out
@@ -106,8 +106,14 @@ def _text(root: Path, path: str, texts: dict) -> str:
     return texts[path]
 
 
+# Builders by (front end, suggestion kind, pattern): the module whose `rewrite` builds it,
+# imported when first used (a TypeScript scan does not load libcst for the Python builders).
 _BUILDERS = {
-    ("django", "on-commit", None): python_on_commit.rewrite,
-    ("django", "one-shot", "read-modify-write"): python_f_expression.rewrite,
-    ("typeorm", "one-shot", "read-modify-write"): typescript_increment.rewrite,
+    ("django", "on-commit", None): "python_on_commit",
+    ("django", "one-shot", "read-modify-write"): "python_f_expression",
+    ("typeorm", "one-shot", "read-modify-write"): "typescript_increment",
 }
+
+
+def _builder(module: str):
+    return importlib.import_module(f"{__package__}.{module}").rewrite

@@ -43,7 +43,7 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewr
     function = syntax.enclosing_function(located)
     if function is not None:
         captured = syntax.names_in(located.call)
-        rebound = syntax.rebound_after(function, captured, effect["line"], located.positions)
+        rebound = syntax.rebound_after(function, captured, effect["line"], located.lines)
         if rebound:
             raise Refused(f"{', '.join(sorted(rebound))} is assigned again after the call; "
                           "a deferred call would see the later value")
@@ -81,7 +81,7 @@ def _check_surroundings(located: syntax.Located, txn: dict, name: str, wrappers)
         if isinstance(ancestor, cst.Try | cst.TryStar):
             raise Refused(f"{name} runs under try: its errors would no longer reach the handler")
         if (isinstance(ancestor, cst.With) and any(syntax.is_atomic(item.item, wrappers) for item in ancestor.items)
-                and located.positions[ancestor].start.line != txn["line"]):
+                and located.lines[ancestor] != txn["line"]):
             raise Refused(f"{name} runs in a nested atomic block (a savepoint): if it rolls back, "
                               "the on_commit callback is dropped")
 

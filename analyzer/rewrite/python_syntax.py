@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import libcst as cst
-from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ..django.positions import children, line_numbers
 
 
 @dataclass
@@ -16,7 +18,7 @@ class Located:
     call: cst.Call
     statement: cst.CSTNode  # the statement line holding the call (SimpleStatementLine)
     ancestors: list[cst.CSTNode]  # innermost first, up to the module
-    positions: dict  # node -> CodeRange, module lines, for the nodes of the top-level statement around the call
+    lines: dict  # node -> start line in the module, for the nodes of the top-level statement around the call
     parents: dict
 
 
@@ -41,41 +43,76 @@ def parse(text: str) -> cst.Module | None:
         return None
 
 
-def _top_level_at(module: cst.Module, line: int) -> tuple[cst.CSTNode, int] | None:
-    """The top-level statement spanning `line`, and the number of module lines before its own
-    first line (its leading comments and blank lines included)."""
-    before = len(module.header)
-    for statement in module.body:
-        lines = module.code_for_node(statement).count("\n")
+def _top_level_at(module: cst.Module, line: int) -> tuple[int, int] | None:
+    """The index in module.body of the top-level statement spanning `line`, and the number of
+    module lines before its own first line (its leading comments and blank lines included)."""
+    for index, (before, lines) in enumerate(_top_level_lines(module)):
         if before < line <= before + lines:
-            return statement, before
-        before += lines
+            return index, before
     return None
 
 
-def find_call(module: cst.Module, line: int, callee: str) -> Located | None:
-    """The call on `line` whose name ends like `callee` (`shop.tasks.process_return.delay`).
+@lru_cache(maxsize=4)
+def _top_level_lines(module: cst.Module) -> tuple[tuple[int, int], ...]:
+    """(lines before, lines) of each top-level statement: the module's code is generated once,
+    not once per rewrite of a transaction in it."""
+    out, before = [], len(module.header)
+    for statement in module.body:
+        lines = module.code_for_node(statement).count("\n")
+        out.append((before, lines))
+        before += lines
+    return tuple(out)
 
-    Positions and parents are computed for the top-level statement around the line only, not
-    the whole module: that metadata costs more than parsing, and a rewrite looks no further."""
+
+@lru_cache(maxsize=8)
+def _lines_and_parents(module: cst.Module, index: int, offset: int) -> tuple[dict, dict, tuple]:
+    """Start lines (module lines), parents, and the nodes in source order (pre-order) of one
+    top-level statement, computed once for all rewrites in it (a class holding many
+    transactions). positions.py counts lines in one walk; libcst's PositionProvider would
+    generate the statement's code again."""
+    alone = module.with_changes(header=(), body=[module.body[index]], footer=())
+    lines, _ends = line_numbers(alone, first_line=offset + 1)
+    parents: dict = {}
+    order: list = []
+    stack: list = [alone]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        kids = children(node)
+        for child in kids:
+            parents[child] = module if node is alone else node
+        stack.extend(reversed(kids))
+    return lines, parents, tuple(order)
+
+
+def _leftmost(module: cst.Module, index: int, offset: int, calls: set) -> cst.Call:
+    """Of several calls on one line, the one starting leftmost (the innermost of calls starting
+    at the same column: `eval(name)(args)` gives `eval(name)`). Columns come from libcst's
+    PositionProvider, asked only in this rare case."""
+    alone = module.with_changes(header=(), body=[module.body[index]], footer=())
+    found = None
+    for node, position in MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider).items():
+        if node in calls and (found is None or found[1] > position.start.column):
+            found = (node, position.start.column)
+    return found[0]
+
+
+def find_call(module: cst.Module, line: int, callee: str) -> Located | None:
+    """The call on `line` whose name ends like `callee` (`shop.tasks.process_return.delay`), the
+    leftmost one when there are several.
+
+    Lines and parents are computed for the top-level statement around the line only, not the
+    whole module: a rewrite looks no further."""
     found_top = _top_level_at(module, line)
     if found_top is None:
         return None
-    top, offset = found_top
-    alone = module.with_changes(header=(), body=[top], footer=())
-    wrapper = MetadataWrapper(alone, unsafe_skip_copy=True)
-    positions = {node: CodeRange(CodePosition(r.start.line + offset, r.start.column),
-                                 CodePosition(r.end.line + offset, r.end.column))
-                 for node, r in wrapper.resolve(PositionProvider).items()}
-    parents = {node: (module if parent is alone else parent) for node, parent in wrapper.resolve(ParentNodeProvider).items()}
+    lines, parents, order = _lines_and_parents(module, *found_top)
     last = callee.rsplit(".", 1)[-1]
-    found = None
-    for node, position in positions.items():
-        if (isinstance(node, cst.Call) and position.start.line == line and dotted(node.func).rsplit(".", 1)[-1] == last
-                and (found is None or positions[found].start.column > position.start.column)):
-            found = node
-    if found is None:
+    matches = [node for node in order if isinstance(node, cst.Call) and lines.get(node) == line
+               and dotted(node.func).rsplit(".", 1)[-1] == last]
+    if not matches:
         return None
+    found = matches[0] if len(matches) == 1 else _leftmost(module, *found_top, set(matches))
     ancestors, node = [], found
     while node in parents:
         node = parents[node]
@@ -83,7 +120,7 @@ def find_call(module: cst.Module, line: int, callee: str) -> Located | None:
     statement = next((a for a in ancestors if isinstance(a, cst.SimpleStatementLine)), None)
     if statement is None:
         return None
-    return Located(module, found, statement, ancestors, positions, parents)
+    return Located(module, found, statement, ancestors, lines, parents)
 
 
 def is_atomic(node: cst.CSTNode, wrappers=frozenset()) -> bool:
@@ -124,7 +161,7 @@ def names_in(node: cst.CSTNode) -> set[str]:
     return found
 
 
-def rebound_after(function: cst.CSTNode, names: set[str], line: int, positions: dict) -> set[str]:
+def rebound_after(function: cst.CSTNode, names: set[str], line: int, lines: dict) -> set[str]:
     """Which of `names` are assigned again after `line` in `function` (a deferred call would see
     the new value)."""
     rebound: set[str] = set()
@@ -132,7 +169,7 @@ def rebound_after(function: cst.CSTNode, names: set[str], line: int, positions: 
     class Targets(cst.CSTVisitor):
         def _bind(self, target: cst.CSTNode) -> None:
             for name in names_in(target) if not isinstance(target, cst.Name) else {target.value}:
-                if name in names and positions[target].start.line > line:
+                if name in names and lines[target] > line:
                     rebound.add(name)
 
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:

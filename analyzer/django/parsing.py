@@ -1,0 +1,26 @@
+"""libcst parsing for the analysis, without re-validating every node the parser builds.
+
+Each libcst node checks its fields when it is constructed (`CSTNode.__post_init__` calls
+`_validate`); for nodes made by libcst's own parser from source text this only confirms what the
+grammar already guaranteed, and costs about a fifth of the parse. The analysis only reads the
+trees it parses, so the check is left out while parsing; rewrites, which build nodes, keep it.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst._nodes.base import CSTNode
+
+
+def _unchecked(self) -> None:
+    return None
+
+
+def parse_module(text: str) -> cst.Module:
+    """cst.parse_module(text), raising what it raises, without the per-node validation."""
+    checked = CSTNode.__post_init__
+    CSTNode.__post_init__ = _unchecked
+    try:
+        return cst.parse_module(text)
+    finally:
+        CSTNode.__post_init__ = checked
