@@ -33,6 +33,10 @@ def _names_rows(written: str) -> bool:
         written.lower().endswith(("_set", "_qs", "_queryset"))
 
 
+def _is_literal(val: Val) -> bool:
+    return val.kind == "plain" and bool(val.sources) and all(kind == "constant" for kind, _ in val.sources)
+
+
 def _could_be_model(written: str) -> bool:
     tail = written.lower().rsplit(".", 1)[-1]
     return bool(tail) and tail.isidentifier() and not any(word in tail for word in _NOT_MODELS)
@@ -73,10 +77,17 @@ class CallsMixin:
         kind, ref = callee.kind, callee.ref or ""
         if ref in orm.ON_COMMIT:
             return _NO_VALUE  # runs after commit: not part of the transaction
+        if kind == "alts":  # one of several callables (a callback parameter, a dict of functions)
+            callables = [c for c in callee.items if not _is_literal(c)]  # `callback=None` is not called
+            if len(callables) == 1:
+                return self.call_value(node, callables[0], written)
+            return self.each_alternative(node, replace(callee, items=tuple(callables)),
+                                         lambda candidate: self.call_value(node, candidate, written))
         if kind == "func":
             positional, keywords, _dyn, _q = self.call_arguments(node)
             fn = self.ctx.index.function(ref)
-            return self.call_function(node, fn, positional, keywords, None) if fn else plain(union(positional))
+            bound = callee.attr_map().get("__self__")  # a bound method passed as a value
+            return self.call_function(node, fn, positional, keywords, bound) if fn else plain(union(positional))
         if kind == "model":
             positional, keywords, _dyn, _q = self.call_arguments(node)
             assigned = tuple((self.normalise(callee.entity, k)[0], value_sources(v), "") for k, v in keywords)
@@ -211,7 +222,8 @@ class CallsMixin:
                 return self.cache_rows(node.args[0].value, rows) if ref != "list" else rows
             return first
         if ref == "getattr" and len(positional) >= 2:
-            return Val("plain", union(positional), text="getattr")
+            return self.getattr_value(node, positional[0], positional[1]) or \
+                Val("plain", union(positional), text="getattr")
         if ref.endswith("[]") and self._looks_internal(ref):
             self.emit_unresolved(node, ref, "dynamic-dispatch", "callable looked up at run time")
         elif self._looks_internal(ref):
@@ -240,7 +252,16 @@ class CallsMixin:
                 and receiver_node.func.value == "super":
             return self.super_call(node, method)
         receiver = self.eval(receiver_node)
+        if receiver.kind == "alts":  # any of several receivers: the method of each
+            return self.method_of_alternatives(node, func, receiver)
+        return self.method_on(node, func, receiver)
+
+    def method_on(self, node: cst.Call, func: cst.Attribute, receiver: Val) -> Val:
+        method = func.attr.value
+        receiver_node = func.value
         kind = receiver.kind
+        if kind == "dict":
+            return self.dict_method(node, receiver, method)
         if kind == "qs":
             return self.queryset_method(node, receiver.qs, method)
         if kind == "model":

@@ -13,13 +13,22 @@ a tuple runs its body once per model: the walk unrolls it, recording `<each NAME
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import libcst as cst
 
-from .values import Val, plain, union
+from .folding import UNKNOWN as UNDECIDED
+from .syntax import code
+from .folding import literal_value
+from .values import Val, plain, union, value_sources
 
 # Beyond this many candidates the call is reported unresolved (dynamic-dispatch) instead.
 MAX_CANDIDATES = 8
+# A value that is one of several (a parameter's arguments at its call sites, an element of a
+# dict of querysets): beyond this many the use is reported unresolved instead of fanned out.
+MAX_ALTERNATIVES = 48
+# Kinds of values worth keeping apart as alternatives; the others merge into one plain value.
+_DISTINCT_KINDS = ("model", "qs", "rows", "instance", "func", "class", "obj", "self", "extobj", "dict", "email")
 # A loop over a literal tuple of models is unrolled up to this many models.
 MAX_UNROLLED_MODELS = 16
 
@@ -34,6 +43,64 @@ def receiver_sender(ctx, qualname: str) -> str | None:
         (sender,) = senders
         return sender if sender in ctx.entities else None
     return None
+
+
+def alternatives(vals, sources=frozenset()) -> Val | None:
+    """One value standing for several the walk cannot choose between: `Val("alts")` whose items
+    are the candidates (nested alternatives flattened, duplicates dropped); the one candidate
+    itself when there is one; a plain value when none of them is an ORM object or a callable."""
+    flat = []
+    for val in vals:
+        if val is None:
+            continue
+        for candidate in (val.items if val.kind == "alts" else (val,)):
+            if candidate not in flat:
+                flat.append(candidate)
+    if not flat:
+        return None
+    if len(flat) == 1:
+        return flat[0]
+    if not any(_is_distinct(v) for v in flat):
+        return plain(union(flat) | frozenset(sources))
+    return Val("alts", union(flat) | frozenset(sources), items=tuple(flat))
+
+
+def _is_distinct(val: Val) -> bool:
+    return val.kind in _DISTINCT_KINDS or (val.kind == "plain" and any(_is_distinct(i) for i in val.items))
+
+
+def element_of(val: Val) -> Val | None:
+    """What iterating a collection with known members yields: one of its members (an alternative
+    of them all); a dict yields its keys. None when the members are not known."""
+    if val.kind == "dict":
+        return _names([k for k, _ in val.attrs]) or alternatives([k for k, _ in val.attrs])
+    if val.kind == "plain" and val.items:
+        members = [m for m in val.items if m.kind != "plain" or m.items or m.sources]
+        if not any(_is_distinct(m) for m in members):
+            return _names(members)
+        return transposed(members) or alternatives(members)
+    return None
+
+
+def _names(members: list) -> Val | None:
+    """Literal strings (`for name in ("open", "close"):`) kept apart: each may name an attribute."""
+    texts = [literal_value(m) for m in members]
+    if len(members) < 2 or not all(isinstance(t, str) for t in texts):
+        return None
+    unique = []
+    for member in members:
+        if member not in unique:
+            unique.append(member)
+    return Val("alts", union(unique), items=tuple(unique)) if len(unique) > 1 else unique[0]
+
+
+def transposed(members: list) -> Val | None:
+    """Members that are pairs (`d.items()`) yield a pair whose positions are the alternatives of
+    each position, so `for key, qs in d.items()` binds `qs` to every queryset of the dict."""
+    if not members or any(m.kind != "plain" or len(m.items) != 2 for m in members):
+        return None
+    positions = [alternatives([m.items[i] for m in members]) for i in range(2)]
+    return Val("plain", union(members), items=tuple(positions))
 
 
 class DispatchMixin:
@@ -93,6 +160,146 @@ class DispatchMixin:
             self.out, self.via = saved_out, saved_via
         self._structure(node, "branch", chooser, arms=arms)
         return plain(union(results))
+
+    def each_alternative(self, node, value: Val, run) -> Val:
+        """Use a value that is one of several (`Val("alts")`): `run(candidate)` for each, every
+        run in an arm of a branch on what chose it, `via` saying how many candidates there were.
+        The result is the alternative of the runs' results."""
+        candidates = value.items
+        label = value.text or " ".join(code(getattr(node, "func", node)).split())[:60]
+        if len(candidates) > MAX_ALTERNATIVES:
+            self.emit_unresolved(node, label, "dynamic-dispatch", f"{len(candidates)} candidates")
+            return plain(value_sources(value))
+        marker = f"<dispatch {label}: {len(candidates)} candidates>"
+        arms, results = [], []
+        saved_out, saved_via = self.out, self.via
+        try:
+            for candidate in candidates:
+                self.out, self.via = [], saved_via + (marker,)
+                results.append(run(candidate))
+                arms.append(self.out)
+        finally:
+            self.out, self.via = saved_out, saved_via
+        self._structure(node, "branch", value.sources, arms=arms)
+        result = alternatives(results, value.sources) or plain(value.sources)
+        return replace(result, text=value.text) if result.kind == "alts" else result
+
+    def item_of(self, node, candidate: Val, index_sources) -> Val:
+        """`x[i]` on one candidate collection."""
+        if candidate.kind == "dict":
+            return self.dict_item(candidate, plain(index_sources))
+        if candidate.kind == "qs":
+            return self.evaluate_qs(candidate.qs, node, "index", one=True)
+        if candidate.kind == "rows":
+            return self._iterated(candidate, node)
+        return element_of(candidate) or plain(value_sources(candidate) | index_sources)
+
+    def method_of_alternatives(self, node: cst.Call, func: cst.Attribute, receiver: Val) -> Val:
+        """`instance.save()` where `instance` is one of several values: the method on each. A
+        candidate the method changes (a saved instance) comes back as that candidate, changed."""
+        name = _dotted(func.value)
+        held = self.env.get(name) if name else None
+        after = []
+
+        def run(candidate: Val) -> Val:
+            if held is not None:
+                self.env[name] = candidate
+            result = self.method_on(node, func, candidate)
+            if held is not None:
+                after.append(self.env.get(name))
+            return result
+
+        result = self.each_alternative(node, receiver, run)
+        if held is not None:
+            self.env[name] = alternatives(after) or held
+        return result
+
+    def bound_method(self, base: Val, attr: str) -> Val | None:
+        """`self.post_save` used as a value (a callback): the method, bound to the object."""
+        fn = self.ctx.index.find_method(base.ref, attr) if base.ref else None
+        if fn is None or any(d.split("(")[0].endswith("property") for d in fn.decorators):
+            return None
+        return Val("func", base.sources, ref=fn.qualname, attrs=(("__self__", base),))
+
+    def getattr_value(self, node: cst.Call, obj: Val, name: Val) -> Val | None:
+        """`getattr(obj, "save")`, or with a name that is one of known literals (a loop over a
+        tuple of names, a dict's keys): the attribute, or the alternative of those attributes."""
+        names = [literal_value(v) for v in (name.items if name.kind == "alts" else (name,))]
+        if not names or not all(isinstance(n, str) and n.isidentifier() for n in names):
+            return None
+        values = [self.attribute_of(node, obj, n) for n in names]
+        return alternatives(values)
+
+    def _e_Dict(self, node: cst.Dict) -> Val:
+        """A dict literal: kept as `Val("dict")` (literal keys with their values) when a value is
+        an ORM object or a callable, so indexing it or looping over it yields those values."""
+        pairs, sources = [], set()
+        for element in node.elements:
+            if not isinstance(element, cst.DictElement):
+                sources |= value_sources(self.eval(element.value))
+                continue
+            key, value = self.eval(element.key), self.eval(element.value)
+            sources |= value_sources(key) | value_sources(value)
+            pairs.append((key, value))
+        if not any(_is_distinct(v) for _, v in pairs):
+            return plain(sources or {("constant", "{}")})
+        return Val("dict", frozenset(sources), attrs=tuple(pairs))
+
+    def dict_item(self, base: Val, key: Val) -> Val:
+        """`d[key]` / `d.get(key)`: the value of a literal key, else any of the dict's values."""
+        literal = literal_value(key)
+        if literal is not UNDECIDED:
+            for known, value in base.attrs:
+                if literal_value(known) == literal:
+                    return value
+        values = alternatives([v for _, v in base.attrs], value_sources(key))
+        return values or plain(value_sources(key))
+
+    def dict_method(self, node: cst.Call, base: Val, method: str) -> Val:
+        positional, _k, _d, _q = self.call_arguments(node)
+        if method in ("get", "pop") and positional:
+            return self.dict_item(base, positional[0])
+        if method == "values":
+            return Val("plain", base.sources, items=tuple(v for _, v in base.attrs))
+        if method == "keys":
+            return Val("plain", base.sources, items=tuple(k for k, _ in base.attrs))
+        if method == "items":
+            return Val("plain", base.sources, items=tuple(Val("plain", union(pair), items=pair) for pair in base.attrs))
+        return plain(base.sources | union(positional))
+
+    def loop_over_members(self, node, iterable: Val) -> bool:
+        """`for qs in querysets.values():` / `for instance in instances:` where the collection's
+        members are known (a literal dict or list, the arguments a parameter receives at its call
+        sites): the loop variable is any of them (an alternative), used by each-candidate dispatch."""
+        if iterable.kind == "alts":
+            elements = []
+            for candidate in iterable.items:
+                if candidate.kind in ("qs", "rows"):
+                    elements.append(None)  # evaluated below, in its own arm
+                else:
+                    elements.append(element_of(candidate) or plain(value_sources(candidate)))
+            if any(e is None for e in elements):
+                element = self.each_alternative(node.iter, iterable, lambda c: self._iterated(c, node.iter))
+            else:
+                element = alternatives(elements)
+        else:
+            element = element_of(iterable)
+        if element is None:
+            return False
+        self.assign(node.target, element, None)
+        self._structure(node, "loop", value_sources(iterable), body=self.walk_loop_body(node.body))
+        if node.orelse is not None:
+            self.out.extend(self.walk_block(node.orelse.body))
+        return True
+
+    def _iterated(self, candidate: Val, where) -> Val:
+        """One element of iterating a candidate collection (a queryset is evaluated here)."""
+        if candidate.kind == "qs":
+            candidate = self.evaluate_qs(candidate.qs, where, "iterate")
+        if candidate.kind == "rows":
+            return Val("instance", candidate.sources, entity=candidate.entity, origin=candidate.origin,
+                       key=frozenset({("result", candidate.origin)}) if candidate.origin else frozenset())
+        return element_of(candidate) or plain(value_sources(candidate))
 
     # ------------------------------------------------------------------ module-level models
     def module_level_value(self, info, name: str, text: str) -> Val | None:

@@ -24,7 +24,7 @@ from .syntax import code as _code
 from .syntax import dotted as _dotted
 from .index import FunctionInfo
 from .calls import CallsMixin
-from .dispatch import DispatchMixin
+from .dispatch import DispatchMixin, element_of
 from .orm_deletion import DeletionMixin
 from .orm_forms import FormsMixin
 from .orm_instances import InstancesMixin
@@ -281,6 +281,8 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         iterable = self.eval(node.iter)
         if self.loop_over_models(node, iterable):  # for model in (A, B): once per model
             return
+        if self.loop_over_members(node, iterable):  # for qs in querysets.values(): any of them
+            return
         if iterable.kind == "qs":
             iterable = self.cache_rows(node.iter, self.evaluate_qs(iterable.qs, node.iter, "iterate"))
         self.bind_loop_target(node.target, iterable)
@@ -295,7 +297,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
                           key=frozenset({("result", iterable.origin)}) if iterable.origin else frozenset(),
                           prefetched=iterable.prefetched)
         else:
-            element = plain(value_sources(iterable))
+            element = element_of(iterable) or plain(value_sources(iterable))
         self.assign(target, element, None)
 
     def _s_While(self, node: cst.While) -> None:
@@ -503,14 +505,17 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         sources = set(value_sources(iterable))
         for condition in generator.ifs:
             sources |= value_sources(self.eval_bool(condition.test))
-        for element in element_nodes:
-            sources |= value_sources(self.eval(element))
+        elements = [self.eval(element) for element in element_nodes]
+        for element in elements:
+            sources |= value_sources(element)
         body, self.out = self.out, saved
         self.env = before
         self._structure(node, "loop", value_sources(iterable), body=body)
         result = plain(sources)
         if iterable.kind == "rows":
             result = replace(iterable, sources=frozenset(sources))
+        elif isinstance(node, cst.ListComp) and elements[0].kind in ("instance", "model", "qs", "func"):
+            result = Val("plain", frozenset(sources), items=(elements[0],))  # [Task(...) for ...]: Tasks
         return result
 
     def _e_ListComp(self, node) -> Val:
@@ -528,6 +533,10 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         index_sources = frozenset()
         if isinstance(index_node, cst.Index):
             index_sources = value_sources(self.eval(index_node.value))
+        if base.kind == "dict" and not is_slice:
+            return self.dict_item(base, self.eval(index_node.value) if isinstance(index_node, cst.Index) else plain())
+        if base.kind == "alts" and not is_slice:  # an item of any of several collections
+            return self.each_alternative(node, base, lambda candidate: self.item_of(node, candidate, index_sources))
         if base.kind == "ref" and not is_slice:
             registry = self.registry(base.ref)
             if registry is not None:  # HANDLERS[kind]: one of the functions the dict holds
@@ -556,8 +565,13 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         return self.resolve_global(name)
 
     def _e_Attribute(self, node: cst.Attribute) -> Val:
-        attr = node.attr.value
         base = self.eval(node.value)
+        if base.kind == "alts":  # one of several objects: the attribute of each
+            return self.each_alternative(node, base, lambda candidate: self.attribute_of(node, candidate))
+        return self.attribute_of(node, base)
+
+    def attribute_of(self, node, base: Val, attr: str | None = None) -> Val:
+        attr = attr or node.attr.value
         kind = base.kind
         if kind in ("ref", "class") and base.ref:
             full = f"{base.ref}.{attr}"
@@ -593,6 +607,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
             generic = self.generic_view_rows(node, base, attr)  # self.queryset / self.model of a generic view
             if generic is not None:
                 return generic
+            bound = self.bound_method(base, attr)  # callback=self.post_save: the method, bound
+            if bound is not None:
+                return bound
             if kind == "self":
                 return plain({("input", f"self.{attr}")}, f"self.{attr}")
             return plain(value_sources(base))
