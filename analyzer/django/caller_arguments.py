@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .context import Context
-from .dispatch import alternatives
+from .dispatch import alternatives, is_distinct
 from .index import FunctionInfo
 from .values import QuerySet, Val, plain, value_sources
 
@@ -47,7 +47,13 @@ def caller_arguments(ctx: Context, qualname: str, env: dict[str, Val], reached: 
         value = alternatives(candidates)
         if value is not None and value.kind == "alts":
             out[name] = replace(value, text=name)
+        elif value is not None and (is_distinct(value) or _literal(value)):
+            out[name] = value  # every caller passes the same kind of object, or the same literal
     return out
+
+
+def _literal(value: Val) -> bool:
+    return value.kind == "plain" and bool(value.sources) and all(k == "constant" for k, _ in value.sources)
 
 
 def _untyped(value: Val, name: str) -> bool:

@@ -33,6 +33,14 @@ def _names_rows(written: str) -> bool:
         written.lower().endswith(("_set", "_qs", "_queryset"))
 
 
+def _builds_message(category: str | None, ref: str) -> bool:
+    """A mail builder's call (djmail's `mail_builder.welcome(to, context)`) returns a message; the
+    email goes out when the message's send() is called."""
+    client, _, method = ref.rpartition(".")
+    return category == "email" and ("MailBuilder" in client or client.startswith("djmail.")) and \
+        not method.startswith(("send", "mail", "deliver")) and not method[:1].isupper()
+
+
 def _is_literal(val: Val) -> bool:
     return val.kind == "plain" and bool(val.sources) and all(kind == "constant" for kind, _ in val.sources)
 
@@ -116,6 +124,8 @@ class CallsMixin:
             return plain(union(positional))
         if kind == "extobj":
             positional, keywords, _d, _q = self.call_arguments(node)
+            if _builds_message(callee.category, ref):
+                return Val("email", union(positional) | union(v for _, v in keywords), ref=ref)
             return self.emit_effect(node, callee.category or "http", ref, positional + [v for _, v in keywords])
         positional, keywords, _d, _q = self.call_arguments(node)
         name = written.split(".")[-1]
@@ -215,6 +225,9 @@ class CallsMixin:
         formset = self.formset(ref, positional, keywords)
         if formset is not None:
             return formset
+        members = self.members_through(ref, positional)  # zip(rows, values), enumerate(rows), sorted(rows)
+        if members is not None:
+            return members
         if ref in orm.EVALUATING_BUILTINS and positional and positional[0].kind in ("qs", "rows"):
             first = positional[0]
             if first.kind == "qs":
@@ -321,6 +334,8 @@ class CallsMixin:
             positional, keywords, _d, _q = self.call_arguments(node)
             if receiver.attr_map().get("instance") is not None:  # a model's FieldFile
                 return self.field_file_call(node, receiver, method, positional, keywords)
+            if _builds_message(receiver.category, f"{receiver.ref}.{method}"):
+                return Val("email", union(positional) | union(v for _, v in keywords), ref=f"{receiver.ref}.{method}")
             return self.emit_effect(node, receiver.category or "http", f"{receiver.ref}.{method}",
                                     positional + [v for _, v in keywords])
         if kind in ("ref", "class"):
@@ -487,7 +502,19 @@ class CallsMixin:
         if callee.startswith("boto3.") and callee.rsplit(".", 1)[-1] in ("client", "resource"):
             service = text.split("(", 1)[1].split(",")[0].strip(" )'\"")
             return Val("extobj", ref=f"boto3.{service}", category=effects.BOTO3_SERVICES.get(service, "http"))
-        category = effects.category_for(callee, self.ctx.extra_effects)
+        category = effects.category_for(callee, self.ctx.extra_effects) or self.library_category(callee)
         if category is not None:
             return Val("extobj", ref=callee, category=category)
+        return None
+
+    def library_category(self, class_qualname: str) -> str | None:
+        """An application class deriving from a library client (`class MailBuilder(
+        djmail.template_mail.MagicMailBuilder)`): the library's effect category."""
+        if class_qualname not in self.ctx.index.classes:
+            return None
+        for name in self.ctx.index.linearization(class_qualname):
+            if name not in self.ctx.index.classes:
+                category = effects.category_for(name, self.ctx.extra_effects)
+                if category is not None:
+                    return category
         return None

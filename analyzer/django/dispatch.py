@@ -28,7 +28,7 @@ MAX_CANDIDATES = 8
 # dict of querysets): beyond this many the use is reported unresolved instead of fanned out.
 MAX_ALTERNATIVES = 48
 # Kinds of values worth keeping apart as alternatives; the others merge into one plain value.
-_DISTINCT_KINDS = ("model", "qs", "rows", "instance", "func", "class", "obj", "self", "extobj", "dict", "email")
+_DISTINCT_KINDS = ("alts", "model", "qs", "rows", "instance", "func", "class", "obj", "self", "extobj", "dict", "email")
 # A loop over a literal tuple of models is unrolled up to this many models.
 MAX_UNROLLED_MODELS = 16
 
@@ -60,23 +60,26 @@ def alternatives(vals, sources=frozenset()) -> Val | None:
         return None
     if len(flat) == 1:
         return flat[0]
-    if not any(_is_distinct(v) for v in flat):
+    if not any(is_distinct(v) for v in flat):
         return plain(union(flat) | frozenset(sources))
     return Val("alts", union(flat) | frozenset(sources), items=tuple(flat))
 
 
-def _is_distinct(val: Val) -> bool:
-    return val.kind in _DISTINCT_KINDS or (val.kind == "plain" and any(_is_distinct(i) for i in val.items))
+def is_distinct(val: Val) -> bool:
+    return val.kind in _DISTINCT_KINDS or (val.kind == "plain" and any(is_distinct(i) for i in val.items))
 
 
 def element_of(val: Val) -> Val | None:
     """What iterating a collection with known members yields: one of its members (an alternative
     of them all); a dict yields its keys. None when the members are not known."""
+    if val.kind == "alts":  # any of several collections: any of their members
+        members = [element_of(c) for c in val.items]
+        return alternatives(members) if members and all(m is not None for m in members) else None
     if val.kind == "dict":
         return _names([k for k, _ in val.attrs]) or alternatives([k for k, _ in val.attrs])
     if val.kind == "plain" and val.items:
         members = [m for m in val.items if m.kind != "plain" or m.items or m.sources]
-        if not any(_is_distinct(m) for m in members):
+        if not any(is_distinct(m) for m in members):
             return _names(members)
         return transposed(members) or alternatives(members)
     return None
@@ -230,6 +233,26 @@ class DispatchMixin:
         values = [self.attribute_of(node, obj, n) for n in names]
         return alternatives(values)
 
+    @staticmethod
+    def members_through(ref: str, positional: list) -> Val | None:
+        """Builtins that hand a collection's members on: `list(x)`, `sorted(x)`, `reversed(x)`
+        keep them; `zip(a, b)` pairs them; `enumerate(x)` pairs them with a counter. None when
+        no argument's members are known."""
+        name = ref.removeprefix("builtins.")
+        if name not in ("list", "tuple", "sorted", "reversed", "iter", "set", "zip", "enumerate") or not positional:
+            return None
+        elements = [element_of(v) for v in positional]
+        if not any(e is not None and is_distinct(e) for e in elements):
+            return None
+        sources = union(positional)
+        if name in ("zip", "enumerate"):
+            parts = [e or plain(value_sources(v)) for e, v in zip(elements, positional)]
+            if name == "enumerate":
+                parts = [plain(sources)] + parts[:1]
+            return Val("plain", sources, items=(Val("plain", sources, items=tuple(parts)),))
+        first = positional[0]
+        return first if first.kind in ("plain", "alts") else None
+
     def _e_Dict(self, node: cst.Dict) -> Val:
         """A dict literal: kept as `Val("dict")` (literal keys with their values) when a value is
         an ORM object or a callable, so indexing it or looping over it yields those values."""
@@ -241,7 +264,7 @@ class DispatchMixin:
             key, value = self.eval(element.key), self.eval(element.value)
             sources |= value_sources(key) | value_sources(value)
             pairs.append((key, value))
-        if not any(_is_distinct(v) for _, v in pairs):
+        if not any(is_distinct(v) for _, v in pairs):
             return plain(sources or {("constant", "{}")})
         return Val("dict", frozenset(sources), attrs=tuple(pairs))
 

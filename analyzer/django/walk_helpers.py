@@ -70,7 +70,7 @@ def _merge(a: dict, b: dict) -> dict:
             merged[name] = value
         elif merged[name] is not value and merged[name] != value:
             left = merged[name]
-            if left.kind == value.kind and left.kind in ("instance", "qs", "rows", "model"):
+            if left.kind == value.kind and left.kind in ("instance", "qs", "rows", "model", "email", "extobj"):
                 merged[name] = value
             elif left.kind == value.kind == "plain" and bool(left.items) != bool(value.items):
                 # `rows = []` then `rows.append(Row(...))` in a loop: the members appended.
