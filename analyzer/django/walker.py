@@ -24,7 +24,7 @@ from .syntax import code as _code
 from .syntax import dotted as _dotted
 from .index import FunctionInfo
 from .calls import CallsMixin
-from .dispatch import DispatchMixin, element_of
+from .dispatch import DispatchMixin, alternatives, element_of
 from .orm_deletion import DeletionMixin
 from .orm_forms import FormsMixin
 from .orm_instances import InstancesMixin
@@ -607,6 +607,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
             generic = self.generic_view_rows(node, base, attr)  # self.queryset / self.model of a generic view
             if generic is not None:
                 return generic
+            row = self.form_instance(base, attr)  # serializer.instance, validator.object
+            if row is not None:
+                return row
             bound = self.bound_method(base, attr)  # callback=self.post_save: the method, bound
             if bound is not None:
                 return bound
@@ -648,6 +651,8 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
             if text.replace(".", "").replace("_", "").isalnum():
                 value = self.ctx.index.resolve(info.module, text)
                 entity = self.ctx.entity_for_class(value)
+                if entity is None and value in self.ctx.index.classes:  # validator_class = OrderValidator
+                    return Val("class", frozenset({("constant", text)}), ref=value)
                 return Val("model", entity=entity.name) if entity else self.module_level_model(value)
             match = _GET_MODEL.match(text) or _GET_MODEL_DOTTED.match(text)
             entity = self.ctx.entity_named(match.groups()[-1]) if match else None
@@ -786,8 +791,9 @@ def _return_value(returns: list[Val]) -> Val | None:
         return returns[0]
     merged = returns[-1]
     for other in returns[:-1]:
-        if other.kind != merged.kind:
-            return plain(union(returns))
+        if other.kind != merged.kind or (other.kind in ("class", "func", "obj") and other.ref != merged.ref):
+            # `return validator_class` / `return serializer_class`: either class may come back.
+            return alternatives(returns) or plain(union(returns))
     return merged
 
 
