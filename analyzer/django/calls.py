@@ -225,6 +225,10 @@ class CallsMixin:
         formset = self.formset(ref, positional, keywords)
         if formset is not None:
             return formset
+        if ref in ("copy.copy", "copy.deepcopy") and positional and positional[0].kind == "instance":
+            # `clone = deepcopy(self); clone.id = None; clone.save()`: a copy of the row, saved
+            # as a new one.
+            return replace(positional[0], origin="new", key=frozenset())
         members = self.members_through(ref, positional)  # zip(rows, values), enumerate(rows), sorted(rows)
         if members is not None:
             return members

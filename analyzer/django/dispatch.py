@@ -97,12 +97,15 @@ def _names(members: list) -> Val | None:
     return Val("alts", union(unique), items=tuple(unique)) if len(unique) > 1 else unique[0]
 
 
-def transposed(members: list) -> Val | None:
-    """Members that are pairs (`d.items()`) yield a pair whose positions are the alternatives of
-    each position, so `for key, qs in d.items()` binds `qs` to every queryset of the dict."""
-    if not members or any(m.kind != "plain" or len(m.items) != 2 for m in members):
+def transposed(members) -> Val | None:
+    """Members that are tuples of one length (`d.items()`, a dict of `(Model, "name")`) yield a
+    tuple whose positions are the alternatives of each position, so `for key, qs in d.items()`
+    binds `qs` to every queryset of the dict."""
+    members = list(members)
+    if not members or any(m.kind != "plain" or len(m.items) != len(members[0].items) or not m.items
+                          for m in members):
         return None
-    positions = [alternatives([m.items[i] for m in members]) for i in range(2)]
+    positions = [alternatives([m.items[i] for m in members]) for i in range(len(members[0].items))]
     return Val("plain", union(members), items=tuple(positions))
 
 
@@ -253,6 +256,19 @@ class DispatchMixin:
         first = positional[0]
         return first if first.kind in ("plain", "alts") else None
 
+    def subclass_rows(self, view: str, attr: str) -> Val | None:
+        """A generic view that leaves its model to subclasses: `self.queryset` is any of the
+        models they declare (class-hierarchy analysis), an alternative used per candidate."""
+        entities = []
+        for sub in self.ctx.index.subclasses(view):
+            entity = self.declared_view_entity(sub)
+            if entity is not None and entity not in entities:
+                entities.append(entity)
+        if not entities or len(entities) > MAX_ALTERNATIVES:
+            return None
+        chosen = alternatives([self.view_rows(entity, attr) for entity in entities])
+        return replace(chosen, text=f"self.{attr}") if chosen.kind == "alts" else chosen
+
     def _e_Dict(self, node: cst.Dict) -> Val:
         """A dict literal: kept as `Val("dict")` (literal keys with their values) when a value is
         an ORM object or a callable, so indexing it or looping over it yields those values."""
@@ -335,6 +351,8 @@ class DispatchMixin:
             return self.looked_up_class(callee, match.group(2), match.group(3))
         if text.endswith(".through"):
             return self.through_model(info, text[:-len(".through")])
+        if text[:1] == "{" and text[-1:] == "}":
+            return self.module_level_dict(info, text)
         if text[:1] in "([" and text[-1:] in ")]":
             try:
                 literal = cst.parse_expression(text)
@@ -350,6 +368,52 @@ class DispatchMixin:
                     return None
                 items.append(Val("model", frozenset({("constant", entity.name)}), entity=entity.name, ref=qualname))
             return Val("plain", frozenset({("constant", name)}), items=tuple(items))
+        return None
+
+    def module_level_dict(self, info, text: str) -> Val | None:
+        """A module-level dict whose values name models (`{"Product": (ProductValue, "product")}`):
+        kept as `Val("dict")`, so `.get(kind)` is any of its values. Dicts of functions only
+        stay handler registries (registry())."""
+        try:
+            literal = cst.parse_expression(text)
+        except cst.ParserSyntaxError:
+            return None
+        if not isinstance(literal, cst.Dict):
+            return None
+        pairs = []
+        for element in literal.elements:
+            if not isinstance(element, cst.DictElement):
+                return None
+            key = _static_value(self, info, element.key)
+            value = _static_value(self, info, element.value)
+            if key is None or value is None:
+                return None
+            pairs.append((key, value))
+        if not any(v.kind == "model" or any(i.kind == "model" for i in v.items) for _, v in pairs):
+            return None
+        return Val("dict", frozenset({("constant", "dict")}), attrs=tuple(pairs))
+
+    def relation_descriptor(self, model: Val, attr: str) -> Val | None:
+        """`Channel.warehouses` (a many-to-many field or its reverse) in a function: its
+        `.through` is the table behind it."""
+        entity = self.ctx.entities.get(model.entity or "")
+        if entity is None:
+            return None
+        m2m = any(r["attribute"] == attr and r["kind"] == "m2m" for r in entity.relations)
+        reverse = self.ctx.reverse.get(entity.name, {}).get(attr)
+        if not m2m and not (reverse is not None and reverse[3]):
+            return None
+        return Val("m2mfield", frozenset({("constant", f"{entity.name}.{attr}")}), entity=entity.name, ref=attr)
+
+    def through_of(self, descriptor: Val) -> Val | None:
+        entity = self.ctx.entities[descriptor.entity]
+        for relation in entity.relations:
+            if relation["attribute"] == descriptor.ref and relation["kind"] == "m2m":
+                through = relation.get("through") or f"{entity.name}.{descriptor.ref}"
+                return Val("model", entity=through) if through in self.ctx.entities else None
+        reverse = self.ctx.reverse.get(entity.name, {}).get(descriptor.ref)
+        if reverse is not None and reverse[3] in self.ctx.entities:
+            return Val("model", entity=reverse[3])
         return None
 
     def module_level_model(self, qualname: str) -> Val | None:
@@ -437,6 +501,23 @@ class DispatchMixin:
         finally:
             self.via = saved_via
         return True
+
+
+def _static_value(walker, info, node) -> Val | None:
+    """A literal of a module-level dict: a string, a model, or a tuple of those; None otherwise."""
+    if isinstance(node, cst.SimpleString):
+        return Val("plain", frozenset({("constant", node.value[:40])}), text=node.value)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        items = [_static_value(walker, info, e.value) for e in node.elements]
+        return None if any(i is None for i in items) else Val("plain", union(items), items=tuple(items))
+    written = _dotted(node)
+    if not written:
+        return None
+    qualname = walker.ctx.index.resolve(info.name, written)
+    entity = walker.ctx.entity_for_class(qualname)
+    if entity is not None:
+        return Val("model", frozenset({("constant", entity.name)}), entity=entity.name, ref=qualname)
+    return Val("plain", frozenset({("constant", written)}), text=written)
 
 
 def _dotted(node) -> str:

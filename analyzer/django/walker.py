@@ -24,7 +24,7 @@ from .syntax import code as _code
 from .syntax import dotted as _dotted
 from .index import FunctionInfo
 from .calls import CallsMixin
-from .dispatch import DispatchMixin, alternatives, element_of
+from .dispatch import DispatchMixin, alternatives, element_of, transposed
 from .orm_deletion import DeletionMixin
 from .orm_forms import FormsMixin
 from .orm_instances import InstancesMixin
@@ -361,6 +361,8 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         if isinstance(target, cst.Name):
             self.env[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
+            if value.kind == "alts":  # `model, name = MAPPING.get(kind)`: each position's alternatives
+                value = transposed(value.items) or plain(value_sources(value))
             elements = [e.value for e in target.elements]
             for index, element in enumerate(elements):
                 if isinstance(element, cst.StarredElement):
@@ -592,7 +594,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
                 manager = Val("qs", base.sources, entity=base.entity, qs=QuerySet(
                     base.entity, provider_classes=tuple(entity.queryset_classes) if entity else ()))
                 return self.manager_queryset(manager, node)
-            return constant(f"{base.entity}.{attr}")
+            return self.relation_descriptor(base, attr) or constant(f"{base.entity}.{attr}")
+        if kind == "m2mfield":  # Channel.warehouses.through
+            return (self.through_of(base) if attr == "through" else None) or constant(f"{base.entity}.{base.ref}.{attr}")
         if kind == "instance":
             return self.instance_attribute(base, attr, node)
         if kind == "qs":
