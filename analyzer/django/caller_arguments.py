@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .context import Context
-from .dispatch import alternatives, is_distinct
+from .dispatch import alternatives, is_distinct, is_literal
 from .index import FunctionInfo
 from .values import QuerySet, Val, plain, value_sources
 
@@ -47,13 +47,9 @@ def caller_arguments(ctx: Context, qualname: str, env: dict[str, Val], reached: 
         value = alternatives(candidates)
         if value is not None and value.kind == "alts":
             out[name] = replace(value, text=name)
-        elif value is not None and (is_distinct(value) or _literal(value)):
+        elif value is not None and (is_distinct(value) or is_literal(value)):
             out[name] = value  # every caller passes the same kind of object, or the same literal
     return out
-
-
-def _literal(value: Val) -> bool:
-    return value.kind == "plain" and bool(value.sources) and all(k == "constant" for k, _ in value.sources)
 
 
 def _untyped(value: Val, name: str) -> bool:
@@ -142,7 +138,7 @@ def _as_input(value: Val, name: str) -> Val:
         return alternatives([_as_input(v, name) for v in value.items]) or plain(source)
     if kind == "plain" and value.items:
         return Val("plain", source, items=tuple(_as_input(v, name) for v in value.items))
-    if kind == "plain" and value.sources and all(k == "constant" for k, _ in value.sources):
+    if is_literal(value):
         return value  # a literal (None, a flag): it may decide a branch
     if kind == "dict":
         return Val("dict", source, attrs=tuple((k, _as_input(v, name)) for k, v in value.attrs))

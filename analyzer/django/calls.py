@@ -41,10 +41,6 @@ def _builds_message(category: str | None, ref: str) -> bool:
         not method.startswith(("send", "mail", "deliver")) and not method[:1].isupper()
 
 
-def _is_literal(val: Val) -> bool:
-    return val.kind == "plain" and bool(val.sources) and all(kind == "constant" for kind, _ in val.sources)
-
-
 def _could_be_model(written: str) -> bool:
     tail = written.lower().rsplit(".", 1)[-1]
     return bool(tail) and tail.isidentifier() and not any(word in tail for word in _NOT_MODELS)
@@ -86,11 +82,7 @@ class CallsMixin:
         if ref in orm.ON_COMMIT:
             return _NO_VALUE  # runs after commit: not part of the transaction
         if kind == "alts":  # one of several callables (a callback parameter, a dict of functions)
-            callables = [c for c in callee.items if not _is_literal(c)]  # `callback=None` is not called
-            if len(callables) == 1:
-                return self.call_value(node, callables[0], written)
-            return self.each_alternative(node, replace(callee, items=tuple(callables)),
-                                         lambda candidate: self.call_value(node, candidate, written))
+            return self.each_alternative(node, callee, lambda candidate: self.call_value(node, candidate, written))
         if kind == "func":
             positional, keywords, _dyn, _q = self.call_arguments(node)
             fn = self.ctx.index.function(ref)

@@ -85,6 +85,11 @@ def element_of(val: Val) -> Val | None:
     return None
 
 
+def is_literal(val: Val) -> bool:
+    """A literal constant (None, a flag, a string)."""
+    return val.kind == "plain" and bool(val.sources) and all(kind == "constant" for kind, _ in val.sources)
+
+
 def _names(members: list) -> Val | None:
     """Literal strings (`for name in ("open", "close"):`) kept apart: each may name an attribute."""
     texts = [literal_value(m) for m in members]
@@ -171,7 +176,9 @@ class DispatchMixin:
         """Use a value that is one of several (`Val("alts")`): `run(candidate)` for each, every
         run in an arm of a branch on what chose it, `via` saying how many candidates there were.
         The result is the alternative of the runs' results."""
-        candidates = value.items
+        candidates = [c for c in value.items if not is_literal(c)] or list(value.items)  # None has no methods
+        if len(candidates) == 1:
+            return run(candidates[0])
         label = value.text or " ".join(code(getattr(node, "func", node)).split())[:60]
         if len(candidates) > MAX_ALTERNATIVES:
             self.emit_unresolved(node, label, "dynamic-dispatch", f"{len(candidates)} candidates")

@@ -467,7 +467,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
     def _e_IfExp(self, node) -> Val:
         test = self.eval_bool(node.test)
         body, orelse = self.eval(node.body), self.eval(node.orelse)
-        return plain(value_sources(test) | value_sources(body) | value_sources(orelse))
+        # `rows[0] if rows else None`: either value (an ORM object stays one).
+        return alternatives([body, orelse], value_sources(test)) or \
+            plain(value_sources(test) | value_sources(body) | value_sources(orelse))
 
     def _e_UnaryOperation(self, node) -> Val:
         operand = self.eval(node.expression)
