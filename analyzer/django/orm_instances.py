@@ -145,6 +145,12 @@ class InstancesMixin:
                               [inst.origin] if inst.origin and inst.origin != "new" else [])
         if tree is not None:  # django-mptt / django-treebeard node methods
             return tree
+        if entity is not None and (method in self.ctx.reverse.get(entity.name, {}) or any(
+                r["attribute"] == method and r["kind"] == "m2m" for r in entity.relations)):
+            # `event.questions(manager="all_objects")`: the related manager through another
+            # manager of the related model, over the same rows.
+            self.call_arguments(node)
+            return self.instance_attribute(inst, method, node)
         if method in orm.VALIDATING:
             self.call_arguments(node)
             self.validate_unique(node, inst.entity, value_sources(inst))
