@@ -124,13 +124,8 @@ class DispatchMixin:
         module_name, _, name = ref.rpartition(".")
         info = self.ctx.index.modules.get(module_name)
         text = (info.assigns.get(name) or "").strip() if info is not None else ""
-        if not text.startswith("{"):
-            return None
-        try:
-            literal = cst.parse_expression(text)
-        except cst.ParserSyntaxError:
-            return None
-        if not isinstance(literal, cst.Dict):
+        literal = _dict_literal(text)
+        if literal is None:
             return None
         candidates = []
         for element in literal.elements:
@@ -159,18 +154,25 @@ class DispatchMixin:
         if len(functions) > MAX_CANDIDATES:
             self.emit_unresolved(node, label, "dynamic-dispatch", f"{len(functions)} candidates")
             return plain(union(positional))
-        marker = f"<dispatch {label}: {len(functions)} candidates>"
+        results = self.in_arms(node, label, functions, chooser,
+                               lambda fn: self.call_function(node, fn, positional, keywords, self_val))
+        return plain(union(results))
+
+    def in_arms(self, node, label: str, candidates: list, chooser, run) -> list:
+        """`run(candidate)` for each candidate, each run's steps in an arm of a branch on the
+        sources that choose it, `via` recording `<dispatch LABEL: N candidates>`; the results."""
+        marker = f"<dispatch {label}: {len(candidates)} candidates>"
         arms, results = [], []
         saved_out, saved_via = self.out, self.via
         try:
-            for fn in functions:
+            for candidate in candidates:
                 self.out, self.via = [], saved_via + (marker,)
-                results.append(self.call_function(node, fn, positional, keywords, self_val))
+                results.append(run(candidate))
                 arms.append(self.out)
         finally:
             self.out, self.via = saved_out, saved_via
         self._structure(node, "branch", chooser, arms=arms)
-        return plain(union(results))
+        return results
 
     def each_alternative(self, node, value: Val, run) -> Val:
         """Use a value that is one of several (`Val("alts")`): `run(candidate)` for each, every
@@ -183,17 +185,7 @@ class DispatchMixin:
         if len(candidates) > MAX_ALTERNATIVES:
             self.emit_unresolved(node, label, "dynamic-dispatch", f"{len(candidates)} candidates")
             return plain(value_sources(value))
-        marker = f"<dispatch {label}: {len(candidates)} candidates>"
-        arms, results = [], []
-        saved_out, saved_via = self.out, self.via
-        try:
-            for candidate in candidates:
-                self.out, self.via = [], saved_via + (marker,)
-                results.append(run(candidate))
-                arms.append(self.out)
-        finally:
-            self.out, self.via = saved_out, saved_via
-        self._structure(node, "branch", value.sources, arms=arms)
+        results = self.in_arms(node, label, candidates, value.sources, run)
         result = alternatives(results, value.sources) or plain(value.sources)
         return replace(result, text=value.text) if result.kind == "alts" else result
 
@@ -381,11 +373,8 @@ class DispatchMixin:
         """A module-level dict whose values name models (`{"Product": (ProductValue, "product")}`):
         kept as `Val("dict")`, so `.get(kind)` is any of its values. Dicts of functions only
         stay handler registries (registry())."""
-        try:
-            literal = cst.parse_expression(text)
-        except cst.ParserSyntaxError:
-            return None
-        if not isinstance(literal, cst.Dict):
+        literal = _dict_literal(text)
+        if literal is None:
             return None
         pairs = []
         for element in literal.elements:
@@ -508,6 +497,17 @@ class DispatchMixin:
         finally:
             self.via = saved_via
         return True
+
+
+def _dict_literal(text: str) -> cst.Dict | None:
+    """The module-level text of a dict literal, parsed; None for anything else."""
+    if not text.startswith("{"):
+        return None
+    try:
+        literal = cst.parse_expression(text)
+    except cst.ParserSyntaxError:
+        return None
+    return literal if isinstance(literal, cst.Dict) else None
 
 
 def _static_value(walker, info, node) -> Val | None:
