@@ -33,6 +33,14 @@ def _names_rows(written: str) -> bool:
         written.lower().endswith(("_set", "_qs", "_queryset"))
 
 
+def _builds_message(category: str | None, ref: str) -> bool:
+    """A mail builder's call (djmail's `mail_builder.welcome(to, context)`) returns a message; the
+    email goes out when the message's send() is called."""
+    client, _, method = ref.rpartition(".")
+    return category == "email" and ("MailBuilder" in client or client.startswith("djmail.")) and \
+        not method.startswith(("send", "mail", "deliver")) and not method[:1].isupper()
+
+
 def _could_be_model(written: str) -> bool:
     tail = written.lower().rsplit(".", 1)[-1]
     return bool(tail) and tail.isidentifier() and not any(word in tail for word in _NOT_MODELS)
@@ -73,10 +81,13 @@ class CallsMixin:
         kind, ref = callee.kind, callee.ref or ""
         if ref in orm.ON_COMMIT:
             return _NO_VALUE  # runs after commit: not part of the transaction
+        if kind == "alts":  # one of several callables (a callback parameter, a dict of functions)
+            return self.each_alternative(node, callee, lambda candidate: self.call_value(node, candidate, written))
         if kind == "func":
             positional, keywords, _dyn, _q = self.call_arguments(node)
             fn = self.ctx.index.function(ref)
-            return self.call_function(node, fn, positional, keywords, None) if fn else plain(union(positional))
+            bound = callee.attr_map().get("__self__")  # a bound method passed as a value
+            return self.call_function(node, fn, positional, keywords, bound) if fn else plain(union(positional))
         if kind == "model":
             positional, keywords, _dyn, _q = self.call_arguments(node)
             assigned = tuple((self.normalise(callee.entity, k)[0], value_sources(v), "") for k, v in keywords)
@@ -105,6 +116,8 @@ class CallsMixin:
             return plain(union(positional))
         if kind == "extobj":
             positional, keywords, _d, _q = self.call_arguments(node)
+            if _builds_message(callee.category, ref):
+                return Val("email", union(positional) | union(v for _, v in keywords), ref=ref)
             return self.emit_effect(node, callee.category or "http", ref, positional + [v for _, v in keywords])
         positional, keywords, _d, _q = self.call_arguments(node)
         name = written.split(".")[-1]
@@ -204,6 +217,13 @@ class CallsMixin:
         formset = self.formset(ref, positional, keywords)
         if formset is not None:
             return formset
+        if ref in ("copy.copy", "copy.deepcopy") and positional and positional[0].kind == "instance":
+            # `clone = deepcopy(self); clone.id = None; clone.save()`: a copy of the row, saved
+            # as a new one.
+            return replace(positional[0], origin="new", key=frozenset())
+        members = self.members_through(ref, positional)  # zip(rows, values), enumerate(rows), sorted(rows)
+        if members is not None:
+            return members
         if ref in orm.EVALUATING_BUILTINS and positional and positional[0].kind in ("qs", "rows"):
             first = positional[0]
             if first.kind == "qs":
@@ -211,7 +231,8 @@ class CallsMixin:
                 return self.cache_rows(node.args[0].value, rows) if ref != "list" else rows
             return first
         if ref == "getattr" and len(positional) >= 2:
-            return Val("plain", union(positional), text="getattr")
+            return self.getattr_value(node, positional[0], positional[1]) or \
+                Val("plain", union(positional), text="getattr")
         if ref.endswith("[]") and self._looks_internal(ref):
             self.emit_unresolved(node, ref, "dynamic-dispatch", "callable looked up at run time")
         elif self._looks_internal(ref):
@@ -240,7 +261,16 @@ class CallsMixin:
                 and receiver_node.func.value == "super":
             return self.super_call(node, method)
         receiver = self.eval(receiver_node)
+        if receiver.kind == "alts":  # any of several receivers: the method of each
+            return self.method_of_alternatives(node, func, receiver)
+        return self.method_on(node, func, receiver)
+
+    def method_on(self, node: cst.Call, func: cst.Attribute, receiver: Val) -> Val:
+        method = func.attr.value
+        receiver_node = func.value
         kind = receiver.kind
+        if kind == "dict":
+            return self.dict_method(node, receiver, method)
         if kind == "qs":
             return self.queryset_method(node, receiver.qs, method)
         if kind == "model":
@@ -300,6 +330,8 @@ class CallsMixin:
             positional, keywords, _d, _q = self.call_arguments(node)
             if receiver.attr_map().get("instance") is not None:  # a model's FieldFile
                 return self.field_file_call(node, receiver, method, positional, keywords)
+            if _builds_message(receiver.category, f"{receiver.ref}.{method}"):
+                return Val("email", union(positional) | union(v for _, v in keywords), ref=f"{receiver.ref}.{method}")
             return self.emit_effect(node, receiver.category or "http", f"{receiver.ref}.{method}",
                                     positional + [v for _, v in keywords])
         if kind in ("ref", "class"):
@@ -466,7 +498,19 @@ class CallsMixin:
         if callee.startswith("boto3.") and callee.rsplit(".", 1)[-1] in ("client", "resource"):
             service = text.split("(", 1)[1].split(",")[0].strip(" )'\"")
             return Val("extobj", ref=f"boto3.{service}", category=effects.BOTO3_SERVICES.get(service, "http"))
-        category = effects.category_for(callee, self.ctx.extra_effects)
+        category = effects.category_for(callee, self.ctx.extra_effects) or self.library_category(callee)
         if category is not None:
             return Val("extobj", ref=callee, category=category)
+        return None
+
+    def library_category(self, class_qualname: str) -> str | None:
+        """An application class deriving from a library client (`class MailBuilder(
+        djmail.template_mail.MagicMailBuilder)`): the library's effect category."""
+        if class_qualname not in self.ctx.index.classes:
+            return None
+        for name in self.ctx.index.linearization(class_qualname):
+            if name not in self.ctx.index.classes:
+                category = effects.category_for(name, self.ctx.extra_effects)
+                if category is not None:
+                    return category
         return None

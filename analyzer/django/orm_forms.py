@@ -222,13 +222,10 @@ class FormsMixin:
             return None
         entity = self.declared_view_entity(this.ref)
         if entity is not None:
-            target = self.ctx.entities.get(entity)
-            providers = tuple(target.queryset_classes) if target else ()
-            if attr == "object":  # set by the view's dispatch/get_object: the row named by the URL
-                return Val("instance", frozenset({("input", "self.object")}), entity=entity,
-                           key=frozenset({("input", "self.object.pk")}))
-            return Val("model", entity=entity) if attr == "model" else \
-                Val("qs", qs=QuerySet(entity, provider_classes=providers))
+            return self.view_rows(entity, attr)
+        chosen = self.subclass_rows(this.ref, attr)  # any of the models its subclasses declare
+        if chosen is not None:
+            return chosen
         self.emit_unresolved(node, f"self.{attr}", "unresolved-receiver",
                              "a generic view's model, chosen by its subclasses")
         if attr == "model":
@@ -236,6 +233,16 @@ class FormsMixin:
         if attr == "object":
             return Val("instance", frozenset({("input", "self.object")}), key=frozenset({("input", "self.object.pk")}))
         return Val("qs", frozenset({("input", "self.queryset")}), qs=QuerySet(None))
+
+    def view_rows(self, entity: str, attr: str) -> Val:
+        """`self.queryset` / `self.model` / `self.object` of a view whose model is `entity`."""
+        target = self.ctx.entities.get(entity)
+        providers = tuple(target.queryset_classes) if target else ()
+        if attr == "object":  # set by the view's dispatch/get_object: the row named by the URL
+            return Val("instance", frozenset({("input", "self.object")}), entity=entity,
+                       key=frozenset({("input", "self.object.pk")}))
+        return Val("model", entity=entity) if attr == "model" else \
+            Val("qs", qs=QuerySet(entity, provider_classes=providers))
 
     def formset(self, ref: str, positional: list[Val], keywords=()) -> Val | None:
         """`modelformset_factory(Model, ...)` / `modelformset_factory(model=Model)`: a formset

@@ -37,6 +37,18 @@ class InstancesMixin:
                 break
         return manager
 
+    def form_instance(self, form: Val, attr: str) -> Val | None:
+        """`serializer.instance` / `form.instance` / `validator.object` of a ModelForm or a
+        (Model)Serializer with `Meta.model`: the row it updates, or the new row it creates."""
+        if form.kind != "obj" or attr not in ("instance", "object") or not form.ref:
+            return None
+        entity = self.meta_model(form.ref)
+        if entity is None:
+            return None
+        if form.text == "create":
+            return Val("instance", form.sources, entity=entity, origin="new")
+        return Val("instance", form.sources, entity=entity, key=frozenset({("input", f"{attr}.pk")}))
+
     def instance_attribute(self, inst: Val, attr: str, node) -> Val:
         entity = self.ctx.entities.get(inst.entity or "")
         assigned = inst.assigned_map()
@@ -134,6 +146,12 @@ class InstancesMixin:
                               [inst.origin] if inst.origin and inst.origin != "new" else [])
         if tree is not None:  # django-mptt / django-treebeard node methods
             return tree
+        if entity is not None and (method in self.ctx.reverse.get(entity.name, {}) or any(
+                r["attribute"] == method and r["kind"] == "m2m" for r in entity.relations)):
+            # `event.questions(manager="all_objects")`: the related manager through another
+            # manager of the related model, over the same rows.
+            self.call_arguments(node)
+            return self.instance_attribute(inst, method, node)
         if method in orm.VALIDATING:
             self.call_arguments(node)
             self.validate_unique(node, inst.entity, value_sources(inst))

@@ -13,6 +13,7 @@ import libcst as cst
 
 from .boundaries import Boundary
 from .context import Context, ParsedModule
+from .caller_arguments import caller_arguments
 from .dispatch import receiver_sender
 from .syntax import code as _code
 from .values import QuerySet, Val, plain
@@ -108,6 +109,8 @@ def walk_transaction(ctx: Context, parsed: ParsedModule,
     function_node = boundary.function_node
     owner_qualname = boundary.function if function_node is not None else parsed.info.name
     env = entry_env(ctx, parsed, function_node, boundary.cls, owner_qualname)
+    if function_node is not None:  # untyped parameters: what the function's callers pass
+        env.update(caller_arguments(ctx, boundary.function, env, recorder.reached))
     walker = Walker(ctx, parsed, recorder, env, cls=boundary.cls, stack=frozenset({boundary.function}))
     if boundary.kind in ("atomic-decorator", "atomic-requests") or (boundary.kind == "method-decorator"
                                                                       and not boundary.handlers):

@@ -70,8 +70,20 @@ def _merge(a: dict, b: dict) -> dict:
             merged[name] = value
         elif merged[name] is not value and merged[name] != value:
             left = merged[name]
-            if left.kind == value.kind and left.kind in ("instance", "qs", "rows", "model"):
+            if left.kind == value.kind and left.kind in ("instance", "qs", "rows", "model", "email", "extobj"):
                 merged[name] = value
+            elif left.kind == value.kind == "plain" and bool(left.items) != bool(value.items):
+                # `rows = []` then `rows.append(Row(...))` in a loop: the members appended.
+                merged[name] = Val("plain", value_sources(left) | value_sources(value),
+                                   items=left.items or value.items)
+            elif "alts" in (left.kind, value.kind) or (left.kind != value.kind and "func" in (left.kind, value.kind)):
+                # `if callback is None: callback = noop`: either may be called afterwards.
+                items: list = []
+                for item in (left.items if left.kind == "alts" else (left,)) + \
+                        (value.items if value.kind == "alts" else (value,)):
+                    if item not in items:
+                        items.append(item)
+                merged[name] = Val("alts", value_sources(left) | value_sources(value), items=tuple(items))
             else:
                 merged[name] = plain(value_sources(left) | value_sources(value))
     return merged

@@ -24,7 +24,7 @@ from .syntax import code as _code
 from .syntax import dotted as _dotted
 from .index import FunctionInfo
 from .calls import CallsMixin
-from .dispatch import DispatchMixin
+from .dispatch import DispatchMixin, alternatives, element_of, transposed
 from .orm_deletion import DeletionMixin
 from .thread_memo import request_primed
 from .orm_forms import FormsMixin
@@ -282,6 +282,8 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         iterable = self.eval(node.iter)
         if self.loop_over_models(node, iterable):  # for model in (A, B): once per model
             return
+        if self.loop_over_members(node, iterable):  # for qs in querysets.values(): any of them
+            return
         if iterable.kind == "qs":
             iterable = self.cache_rows(node.iter, self.evaluate_qs(iterable.qs, node.iter, "iterate"))
         self.bind_loop_target(node.target, iterable)
@@ -296,7 +298,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
                           key=frozenset({("result", iterable.origin)}) if iterable.origin else frozenset(),
                           prefetched=iterable.prefetched)
         else:
-            element = plain(value_sources(iterable))
+            element = element_of(iterable) or plain(value_sources(iterable))
         self.assign(target, element, None)
 
     def _s_While(self, node: cst.While) -> None:
@@ -360,6 +362,8 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         if isinstance(target, cst.Name):
             self.env[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
+            if value.kind == "alts":  # `model, name = MAPPING.get(kind)`: each position's alternatives
+                value = transposed(value.items) or plain(value_sources(value))
             elements = [e.value for e in target.elements]
             for index, element in enumerate(elements):
                 if isinstance(element, cst.StarredElement):
@@ -464,7 +468,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
     def _e_IfExp(self, node) -> Val:
         test = self.eval_bool(node.test)
         body, orelse = self.eval(node.body), self.eval(node.orelse)
-        return plain(value_sources(test) | value_sources(body) | value_sources(orelse))
+        # `rows[0] if rows else None`: either value (an ORM object stays one).
+        return alternatives([body, orelse], value_sources(test)) or \
+            plain(value_sources(test) | value_sources(body) | value_sources(orelse))
 
     def _e_UnaryOperation(self, node) -> Val:
         operand = self.eval(node.expression)
@@ -504,14 +510,17 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         sources = set(value_sources(iterable))
         for condition in generator.ifs:
             sources |= value_sources(self.eval_bool(condition.test))
-        for element in element_nodes:
-            sources |= value_sources(self.eval(element))
+        elements = [self.eval(element) for element in element_nodes]
+        for element in elements:
+            sources |= value_sources(element)
         body, self.out = self.out, saved
         self.env = before
         self._structure(node, "loop", value_sources(iterable), body=body)
         result = plain(sources)
         if iterable.kind == "rows":
             result = replace(iterable, sources=frozenset(sources))
+        elif isinstance(node, cst.ListComp) and elements[0].kind in ("instance", "model", "qs", "func"):
+            result = Val("plain", frozenset(sources), items=(elements[0],))  # [Task(...) for ...]: Tasks
         return result
 
     def _e_ListComp(self, node) -> Val:
@@ -529,6 +538,10 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         index_sources = frozenset()
         if isinstance(index_node, cst.Index):
             index_sources = value_sources(self.eval(index_node.value))
+        if base.kind == "dict" and not is_slice:
+            return self.dict_item(base, self.eval(index_node.value) if isinstance(index_node, cst.Index) else plain())
+        if base.kind == "alts" and not is_slice:  # an item of any of several collections
+            return self.each_alternative(node, base, lambda candidate: self.item_of(node, candidate, index_sources))
         if base.kind == "ref" and not is_slice:
             registry = self.registry(base.ref)
             if registry is not None:  # HANDLERS[kind]: one of the functions the dict holds
@@ -557,8 +570,13 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         return self.resolve_global(name)
 
     def _e_Attribute(self, node: cst.Attribute) -> Val:
-        attr = node.attr.value
         base = self.eval(node.value)
+        if base.kind == "alts":  # one of several objects: the attribute of each
+            return self.each_alternative(node, base, lambda candidate: self.attribute_of(node, candidate))
+        return self.attribute_of(node, base)
+
+    def attribute_of(self, node, base: Val, attr: str | None = None) -> Val:
+        attr = attr or node.attr.value
         kind = base.kind
         if kind in ("ref", "class") and base.ref:
             full = f"{base.ref}.{attr}"
@@ -579,7 +597,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
                 manager = Val("qs", base.sources, entity=base.entity, qs=QuerySet(
                     base.entity, provider_classes=tuple(entity.queryset_classes) if entity else ()))
                 return self.manager_queryset(manager, node)
-            return constant(f"{base.entity}.{attr}")
+            return self.relation_descriptor(base, attr) or constant(f"{base.entity}.{attr}")
+        if kind == "m2mfield":  # Channel.warehouses.through
+            return (self.through_of(base) if attr == "through" else None) or constant(f"{base.entity}.{base.ref}.{attr}")
         if kind == "instance":
             return self.instance_attribute(base, attr, node)
         if kind == "qs":
@@ -594,6 +614,12 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
             generic = self.generic_view_rows(node, base, attr)  # self.queryset / self.model of a generic view
             if generic is not None:
                 return generic
+            row = self.form_instance(base, attr)  # serializer.instance, validator.object
+            if row is not None:
+                return row
+            bound = self.bound_method(base, attr)  # callback=self.post_save: the method, bound
+            if bound is not None:
+                return bound
             if kind == "self":
                 return plain({("input", f"self.{attr}")}, f"self.{attr}")
             return plain(value_sources(base))
@@ -632,6 +658,8 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
             if text.replace(".", "").replace("_", "").isalnum():
                 value = self.ctx.index.resolve(info.module, text)
                 entity = self.ctx.entity_for_class(value)
+                if entity is None and value in self.ctx.index.classes:  # validator_class = OrderValidator
+                    return Val("class", frozenset({("constant", text)}), ref=value)
                 return Val("model", entity=entity.name) if entity else self.module_level_model(value)
             match = _GET_MODEL.match(text) or _GET_MODEL_DOTTED.match(text)
             entity = self.ctx.entity_named(match.groups()[-1]) if match else None
@@ -772,8 +800,9 @@ def _return_value(returns: list[Val]) -> Val | None:
         return returns[0]
     merged = returns[-1]
     for other in returns[:-1]:
-        if other.kind != merged.kind:
-            return plain(union(returns))
+        if other.kind != merged.kind or (other.kind in ("class", "func", "obj") and other.ref != merged.ref):
+            # `return validator_class` / `return serializer_class`: either class may come back.
+            return alternatives(returns) or plain(union(returns))
     return merged
 
 
