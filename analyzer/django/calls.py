@@ -498,6 +498,8 @@ class CallsMixin:
         if callee.startswith("boto3.") and callee.rsplit(".", 1)[-1] in ("client", "resource"):
             service = text.split("(", 1)[1].split(",")[0].strip(" )'\"")
             return Val("extobj", ref=f"boto3.{service}", category=effects.BOTO3_SERVICES.get(service, "http"))
+        if callee in effects.QUEUE_APPLICATIONS:  # `app = Celery("proj")`: app.send_task(...) enqueues
+            return Val("ref", frozenset({("constant", name)}), ref=effects.QUEUE_APPLICATIONS[callee])
         category = effects.category_for(callee, self.ctx.extra_effects) or self.library_category(callee)
         if category is not None:
             return Val("extobj", ref=callee, category=category)

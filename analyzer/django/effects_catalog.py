@@ -26,6 +26,10 @@ EXACT = {
     "socket.gethostbyname": "http", "socket.getaddrinfo": "http", "socket.create_connection": "http",
     "django_rq.enqueue": "queue", "rq.Queue.enqueue": "queue",
     "celery.current_app.send_task": "queue",
+    # django-q: async_task and its chains publish to the cluster's broker. (`django_q.tasks.schedule`
+    # is not here: it inserts a Schedule row in the application's database, not a message.)
+    "django_q.tasks.async_task": "queue", "django_q.tasks.async_chain": "queue",
+    "django_q.tasks.async_iter": "queue",
     "urllib.request.urlopen": "http",
     # Connections to other databases and servers: outside this transaction's database.
     "psycopg2.connect": "database", "psycopg.connect": "database", "psycopg.AsyncConnection.connect": "database",
@@ -70,6 +74,11 @@ FILE_FIELD_SUFFIXES = ("FileField", "ImageField")
 # Storage objects of django.core.files.storage: any call on them is a storage effect.
 STORAGE_OBJECTS = {"django.core.files.storage.default_storage", "django.core.files.storage.storages",
                    "django.core.files.storage.default_storage._wrapped"}
+# Task-queue application classes -> the catalog name their instances are matched under: the
+# application's own `app = Celery("proj")` is a Celery application like `celery.current_app`,
+# so `app.send_task(...)` is `celery.current_app.send_task` above.
+QUEUE_APPLICATIONS = {"celery.Celery": "celery.current_app", "celery.app.Celery": "celery.current_app",
+                      "celery.app.base.Celery": "celery.current_app"}
 # Method names that enqueue work on a task object (celery, dramatiq, huey).
 QUEUE_METHODS = {"delay", "apply_async", "send_with_options", "enqueue", "schedule", "s", "si", "signature_apply"}
 TASK_DECORATORS = ("shared_task", "task", "actor", "job", "periodic_task", "db_task", "db_periodic_task")

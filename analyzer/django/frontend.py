@@ -56,10 +56,15 @@ def _source_roots(rels: list[str]) -> list[str]:
 
 def _package_prefix(root: Path) -> str:
     """`saleor` when the scanned folder is itself the package `saleor/` (it has __init__.py):
-    absolute imports inside it (`from saleor.core import x`) then resolve."""
+    absolute imports inside it (`from saleor.core import x`) then resolve.
+
+    Module names start where Python's import path does: the folder holding manage.py is on
+    sys.path (its own `__init__.py` does not make its name part of module names), and a folder
+    whose name is not an identifier (`bk-sops`) cannot be imported as a package."""
     parts: list[str] = []
     current = root
-    while (current / "__init__.py").is_file() and current.parent != current:
+    while (current / "__init__.py").is_file() and current.parent != current \
+            and not (current / "manage.py").is_file() and current.name.isidentifier():
         parts.insert(0, current.name)
         current = current.parent
     return ".".join(parts)

@@ -796,6 +796,10 @@ def _return_value(returns: list[Val]) -> Val | None:
     """What a call returns: None when the function has no return statement."""
     if not returns:
         return None
+    # `return None` / bare `return` on an early exit (a factory `from_origin()` that finds
+    # nothing): where the caller uses the result as an object, it is the other returns' value.
+    valued = [value for value in returns if not _is_none(value)]
+    returns = valued or returns
     if len(returns) == 1:
         return returns[0]
     merged = returns[-1]
@@ -804,6 +808,10 @@ def _return_value(returns: list[Val]) -> Val | None:
             # `return validator_class` / `return serializer_class`: either class may come back.
             return alternatives(returns) or plain(union(returns))
     return merged
+
+
+def _is_none(value: Val) -> bool:
+    return value.kind == "plain" and value.sources in (frozenset(), frozenset({("constant", "None")}))
 
 
 def _annotation_entity(ctx: Context, parsed: ParsedModule, param: cst.Param):
