@@ -54,16 +54,42 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewr
     deferred = cst.Call(
         func=cst.Attribute(cst.Name(local or "transaction"), cst.Name("on_commit")),
         args=[cst.Arg(cst.Lambda(params=cst.Parameters(), body=located.call))])
-    new_module = module.deep_replace(statement.body[0], statement.body[0].with_changes(value=deferred))
-    if local is None:
-        new_module = syntax.add_import(new_module, "from django.db import transaction\n")
+    new_statement = statement.with_changes(body=[statement.body[0].with_changes(value=deferred)])
+    new_text = _spliced(text, module, statement, new_statement, located.lines.get(statement)) if local else None
+    if new_text is None:
+        new_module = module.deep_replace(statement, new_statement)
+        if local is None:
+            new_module = syntax.add_import(new_module, "from django.db import transaction\n")
+        new_text = new_module.code
     return Rewrite(
         kind="on-commit",
         title=f"Run {name} after commit: {local or 'transaction'}.on_commit(lambda: ...)",
-        edits=diff_edits(path, text, new_module.code),
+        edits=diff_edits(path, text, new_text),
         verified=False,
         claim=f"{effect['callee']} ({effect['category']}) no longer runs inside the transaction",
         step_line=effect["line"])
+
+
+def _spliced(text: str, module: cst.Module, statement, new_statement, line: int | None) -> str | None:
+    """`text` with `statement` (a simple statement line) replaced by `new_statement`, without
+    rebuilding and regenerating the whole module (that cost grew with module size times the
+    number of candidates). The statement's own code must be found verbatim at its line, under
+    its indentation; otherwise None, and the caller regenerates the module as before."""
+    if line is None:
+        return None
+    bare = statement.with_changes(leading_lines=())
+    old_code = module.code_for_node(bare)
+    lines = text.splitlines(keepends=True)
+    first = line - 1
+    last = first + old_code.count("\n")
+    if first < 0 or last > len(lines) or not old_code.endswith("\n"):
+        return None
+    segment = "".join(lines[first:last])
+    indent = segment[:len(segment) - len(segment.lstrip(" \t"))]
+    if segment != indent + old_code:
+        return None
+    new_code = module.code_for_node(new_statement.with_changes(leading_lines=()))
+    return "".join(lines[:first]) + indent + new_code + "".join(lines[last:])
 
 
 def _saves_no_row(call: cst.Call) -> bool:

@@ -253,3 +253,50 @@ def test_a_file_field_delete_without_the_row_is_moved(tmp_path):
     """), models=STATEMENT_MODELS)
     after, _candidate = app.rewritten("on-commit")
     assert "transaction.on_commit(lambda: statement.pdf.delete(save=False))" in after
+
+
+def test_statement_splice_equals_regenerating_the_module():
+    """The on-commit edit is spliced into the text at the statement's line; it must give what
+    replacing the node and regenerating the whole module gives, and decline (None) where the
+    statement's code is not found verbatim at that line (a call continued over several lines
+    inside a block: libcst writes its continuation lines relative to the block's indentation)."""
+    import libcst as cst
+
+    from analyzer.rewrite import python_on_commit
+
+    text = dedent("""\
+        from django.db import transaction
+
+
+        def close(account_id, notify):
+            with transaction.atomic():
+                if notify:
+                    # tell the owner
+                    notify_owner(account_id, "closed")  # after the delete
+                    notify_admin(   # call
+                        account_id,
+                    )
+                done = 1
+    """)
+    module = cst.parse_module(text)
+    single, multi = [node for node in _walk(module)
+                     if isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], cst.Expr)]
+
+    def deferred(statement):
+        call = statement.body[0].value
+        on_commit = cst.Call(func=cst.Attribute(cst.Name("transaction"), cst.Name("on_commit")),
+                             args=[cst.Arg(cst.Lambda(params=cst.Parameters(), body=call))])
+        return statement.with_changes(body=[statement.body[0].with_changes(value=on_commit)])
+
+    spliced = python_on_commit._spliced(text, module, single, deferred(single), 8)
+    assert spliced == module.deep_replace(single, deferred(single)).code
+    assert '        transaction.on_commit(lambda: notify_owner(account_id, "closed"))  # after the delete\n' in spliced
+    assert python_on_commit._spliced(text, module, single, deferred(single), 7) is None
+    assert python_on_commit._spliced(text, module, single, deferred(single), None) is None
+    assert python_on_commit._spliced(text, module, multi, deferred(multi), 9) is None
+
+
+def _walk(node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
