@@ -77,7 +77,7 @@ def _wrapper_kind(index: RepoIndex, fn: FunctionInfo, names: set[str]) -> str | 
     if not calls & names and not any(_uses_atomic(index, index.functions[q], names)
                                      for q in _all_nested(index, fn) if q in index.functions):
         return None  # nothing in it enters a transaction: the cheap, common exit
-    text = "\n".join(index.modules[fn.module].source.text.splitlines()[fn.def_line - 1: fn.end_line])
+    text = index.modules[fn.module].source.lines_between(fn.def_line, fn.end_line)
     if decorators & orm.CONTEXTMANAGER and calls & names:
         return "context"
     nested = [index.functions[q] for q in _all_nested(index, fn) if q in index.functions]

@@ -67,7 +67,6 @@ class CallSites:
         self.walkable = walkable            # qualname -> bool: has ORM code worth walking
         self.done: dict[str, WalkedFunction | None] = {}
         self._active: list[str] = []
-        self._lines: dict[str, list[str]] = {}
 
     def function(self, fn: FunctionInfo) -> WalkedFunction | None:
         if fn.qualname in self.done:
@@ -128,9 +127,7 @@ class CallSites:
         return walked.returns if walked is not None else None
 
     def source_line(self, parsed: ParsedModule, line: int) -> str:
-        lines = self._lines.get(parsed.info.rel)
-        if lines is None:
-            lines = self._lines[parsed.info.rel] = parsed.info.source.text.split("\n")
+        lines = parsed.info.source.line_texts
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
 

@@ -12,6 +12,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 DEFAULT_EXCLUDES = (
@@ -34,6 +35,16 @@ class SourceFile:
     rel: str            # relative to the scanned root, "/" separators
     text: str
     lines: int
+
+    @cached_property
+    def line_texts(self) -> list[str]:
+        """The text's lines, split at newlines only, as tree-sitter numbers rows (`str.splitlines`
+        also splits at form feeds and other separators, which shifts the numbering)."""
+        return self.text.split("\n")
+
+    def lines_between(self, first: int, last: int) -> str:
+        """Lines `first`..`last` (1-based, inclusive), joined by newlines."""
+        return "\n".join(self.line_texts[first - 1:last])
 
 
 @dataclass

@@ -34,7 +34,6 @@ class OrmEvidence:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self.index = ctx.index
-        self._lines: dict[str, list[str]] = {}
 
     @cached_property
     def managers(self) -> frozenset[str]:
@@ -86,10 +85,7 @@ class OrmEvidence:
         return re.compile(r"\b([A-Za-z_]\w*)\s*:\s*[\"']?(?:[\w.]+\.)?(?:" + "|".join(map(re.escape, models)) + r")\b")
 
     def _text(self, fn: FunctionInfo) -> str:
-        lines = self._lines.get(fn.module)
-        if lines is None:
-            lines = self._lines[fn.module] = self.index.modules[fn.module].source.text.split("\n")
-        return "\n".join(lines[fn.def_line - 1:fn.end_line])
+        return self.index.modules[fn.module].source.lines_between(fn.def_line, fn.end_line)
 
     @cached_property
     def row_classes(self) -> frozenset[str]:

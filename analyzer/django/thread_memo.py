@@ -98,4 +98,4 @@ def _source(ctx, fn) -> str:
     info = ctx.index.modules.get(fn.module)
     if info is None:
         return ""
-    return "".join(info.source.text.splitlines(keepends=True)[fn.line - 1:fn.end_line])
+    return info.source.lines_between(fn.line, fn.end_line)
