@@ -35,7 +35,7 @@ def caller_arguments(ctx: Context, qualname: str, env: dict[str, Val], reached: 
     open_names = [name for name, value in env.items() if _untyped(value, name)]
     if not open_names or levels <= 0:
         return {}
-    cache = ctx.__dict__.setdefault("_caller_arguments", {})
+    cache = ctx.caller_arguments
     key = (qualname, levels)
     if key not in cache:
         cache[key] = _collect(ctx, qualname, levels)

@@ -786,10 +786,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
 
 def summary_store(ctx: Context) -> SummaryStore:
     """The scan's summaries, kept with the scan's other shared knowledge."""
-    store = ctx.__dict__.get("_summaries")
-    if store is None:
-        store = ctx.__dict__["_summaries"] = SummaryStore()
-    return store
+    if ctx.summaries is None:
+        ctx.summaries = SummaryStore()
+    return ctx.summaries
 
 
 def _return_value(returns: list[Val]) -> Val | None:
