@@ -408,8 +408,6 @@ class _Converter:
             pos = _skip_space(text, stop, end)
             if pos >= end:
                 break
-        if node.end_lineno != node.lineno and values:
-            raise Unsupported("multi-line f-string")
         values = list(values)
         made = []
         for start, stop in pieces:
@@ -417,6 +415,8 @@ class _Converter:
             raw = text[start:stop]
             prefix = _STRING_START.match(raw)
             if "f" in prefix.group(0).lower():
+                if "\n" in raw:
+                    raise Unsupported("multi-line f-string")
                 made.append(self._fstring(raw, prefix, line, values))
             else:
                 made.append(self._leaf("SimpleString", raw, line, src.line_of(stop - 1), _Span(start, stop)))
@@ -871,7 +871,7 @@ class _Converter:
         target = self.expr(node.target)
         annotation_value = self.expr(node.annotation)
         annotation = self._done(self._n("Annotation", None, annotation=annotation_value),
-                                self.ends[target] - self.off)
+                                self._end_after(node.target))
         value = self.opt(node.value)
         return self._done(self._n("AnnAssign", None, target=target, annotation=annotation, value=value), node.lineno)
 
@@ -890,7 +890,7 @@ class _Converter:
         cause = None
         if node.cause is not None:
             item = self.expr(node.cause)
-            cause = self._done(self._n("From", None, item=item), self.ends[exc] - self.off)
+            cause = self._done(self._n("From", None, item=item), self._end_after(node.exc))
         return self._done(self._n("Raise", None, exc=exc, cause=cause), node.lineno)
 
     def s_Assert(self, node):
@@ -1008,7 +1008,7 @@ class _Converter:
             name = None
             if handler.name is not None:
                 as_name = self._name(handler.name, handler.type.end_lineno)
-                name = self._done(self._n("AsName", None, name=as_name), handler.type.end_lineno)
+                name = self._done(self._n("AsName", None, name=as_name), self._end_after(handler.type))
             if handler.type is not None:
                 header = self._colon_line(handler.type.end_lineno, handler.type.end_col_offset)
             else:
@@ -1039,7 +1039,7 @@ class _Converter:
             asname = None
             if item.optional_vars is not None:
                 target = self.expr(item.optional_vars)
-                asname = self._done(self._n("AsName", None, name=target), self.ends[made] - self.off)
+                asname = self._done(self._n("AsName", None, name=target), self._end_after(item.context_expr))
             items.append(self._done(self._n("WithItem", None, item=made, asname=asname), self._outer_start(made)))
         last = node.items[-1].optional_vars or node.items[-1].context_expr
         body = self.block(node.body, self._colon_line(last.end_lineno, last.end_col_offset))
