@@ -20,19 +20,19 @@ def string_end(text: str, pos: int) -> int:
     if match is None:
         raise Unsupported("not a string literal")
     quote = match.group(1)
-    i = match.end()
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if text.startswith(quote, i):
-            return i + len(quote)
-        if len(quote) == 1 and ch == "\n":
-            break
-        i += 1
-    raise Unsupported("unterminated string")
+    begin = i = match.end()
+    while True:
+        j = text.find(quote, i)
+        if j < 0:
+            raise Unsupported("unterminated string")
+        k = j
+        while k > begin and text[k - 1] == "\\":
+            k -= 1
+        if (j - k) % 2 == 0:   # not escaped
+            if len(quote) == 1 and "\n" in text[begin:j].replace("\\\n", ""):
+                raise Unsupported("unterminated string")
+            return j + len(quote)
+        i = j + 1
 
 
 def skip_space(text: str, pos: int, end: int) -> int:

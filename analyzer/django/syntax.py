@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .ast_convert import _Span, is_converted
-from .spans import call_paren, own_parens, reindent
+from .spans import back_space, call_paren, own_parens, reindent, skip_space
 
 _EMPTY = cst.Module(body=[])
 
@@ -46,9 +46,8 @@ def _converted_code(node) -> str | None:
         start = source.offset(where.lineno, where.col_offset)
         stop = source.offset(where.end_lineno, where.end_col_offset)
     if isinstance(node, cst.GeneratorExp) and text[start:start + 1] == "(" and call_paren(text, start):
-        start, stop = start + 1, stop - 1   # `f(x for x in y)`: the parentheses are the call's
-        while text[start] in " \t" and start < stop:
-            start += 1
+        # `f(x for x in y)`: the parentheses are the call's
+        start, stop = skip_space(text, start + 1, stop - 1), back_space(text, stop - 1)
     start, stop = own_parens(text, start, stop)
     return reindent(text[start:stop], indent)
 
