@@ -9,13 +9,13 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from conftest import ROOT
 
 from analyzer.django import ast_convert
 from analyzer.django.context import _converted
 from analyzer.django.parsing import parse_module
 from analyzer.django.positions import line_numbers
 from analyzer.django.syntax import code
-from conftest import ROOT
 
 _EMPTY = cst.Module(body=[])
 # node types a converted tree holds; `.` tokens only where they are the node (a relative import)

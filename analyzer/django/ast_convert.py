@@ -21,10 +21,10 @@ import re
 
 import libcst as cst
 
-from .spans import Unsupported, back_space, call_paren,  STRING_START as _STRING_START, own_parens, skip_space as _skip_space, string_end as _string_end
-
-
-
+from .spans import STRING_START as _STRING_START
+from .spans import Unsupported, back_space, call_paren, own_parens
+from .spans import skip_space as _skip_space
+from .spans import string_end as _string_end
 
 # ---------------------------------------------------------------------------------------------
 # Converted node classes: subclasses of libcst's with the same name, `_pos` for their source
@@ -192,7 +192,6 @@ def _maker(kind: str):
 
 
 _MAKE = {kind: _maker(kind) for kind in _CLASSES}
-globals().update({f"_MK_{kind}": make for kind, make in _MAKE.items()})
 _NAME = _CLASSES["Name"]
 _set_value = cst.Name.value.__set__
 _set_pos = _NAME._pos.__set__
@@ -415,7 +414,7 @@ class _Converter:
         if value is None or value is True or value is False:
             return self._leaf("Name", repr(value), node.lineno, node.end_lineno, node)
         if value is Ellipsis:
-            made = _MK_Ellipsis(self._p(node))
+            made = _MAKE["Ellipsis"](self._p(node))
             self.starts[made] = node.lineno + self.off
             self.ends[made] = self.last
             return made
@@ -473,7 +472,7 @@ class _Converter:
         body_start = prefix.end()
         body = raw[body_start:len(raw) - len(quote)]
         parts = self._fparts(body, line, values)
-        made = _MK_FormattedString(self._no_pos, parts=parts, start=raw[:body_start], end=quote)
+        made = _MAKE["FormattedString"](self._no_pos, parts=parts, start=raw[:body_start], end=quote)
         self.starts[made] = line + self.off
         self.ends[made] = self.last
         return made
@@ -521,9 +520,7 @@ class _Converter:
                 quote = ch
             elif ch in "([{":
                 depth += 1
-            elif ch in ")]":
-                depth -= 1
-            elif ch == "}" and depth > 0:
+            elif ch in ")]" or ch == "}" and depth > 0:
                 depth -= 1
             elif depth == 0 and ch == "!" and body[j + 1:j + 2] != "=":
                 expr_end = j
@@ -568,7 +565,7 @@ class _Converter:
             if spec_values:
                 raise Unsupported("format spec parts not matched")
             j = k
-        made = _MK_FormattedStringExpression(self._no_pos, expression=expression, conversion=conversion,
+        made = _MAKE["FormattedStringExpression"](self._no_pos, expression=expression, conversion=conversion,
                      format_spec=format_spec)
         self.starts[made] = line + self.off
         self.ends[made] = self.last
@@ -578,28 +575,28 @@ class _Converter:
     def e_Attribute(self, node):
         value = self.expr(node.value)
         attr = self._name(node.attr, node.end_lineno)
-        return self._done(_MK_Attribute(self._p(node), value=value, attr=attr), node.lineno)
+        return self._done(_MAKE["Attribute"](self._p(node), value=value, attr=attr), node.lineno)
 
     def e_Call(self, node):
         func = self.expr(node.func)
         items = [(a.lineno, a.col_offset, a) for a in node.args] + [(k.lineno, k.col_offset, k) for k in node.keywords]
         items.sort(key=lambda item: (item[0], item[1]))
         args = [self._arg(item[2]) for item in items]
-        return self._done(_MK_Call(self._p(node), func=func, args=args), node.lineno)
+        return self._done(_MAKE["Call"](self._p(node), func=func, args=args), node.lineno)
 
     def _arg(self, node):
         if isinstance(node, ast.keyword):
             if node.arg is None:
                 value = self.expr(node.value)
-                return self._done(_MK_Arg(self._no_pos, keyword=None, value=value, star="**"), node.lineno)
+                return self._done(_MAKE["Arg"](self._no_pos, keyword=None, value=value, star="**"), node.lineno)
             keyword = self._name(node.arg, node.lineno)
             value = self.expr(node.value)
-            return self._done(_MK_Arg(self._no_pos, keyword=keyword, value=value, star=""), node.lineno)
+            return self._done(_MAKE["Arg"](self._no_pos, keyword=keyword, value=value, star=""), node.lineno)
         if isinstance(node, ast.Starred):
             value = self.expr(node.value)
-            return self._done(_MK_Arg(self._no_pos, keyword=None, value=value, star="*"), node.lineno)
+            return self._done(_MAKE["Arg"](self._no_pos, keyword=None, value=value, star="*"), node.lineno)
         value = self.expr(node)
-        return self._done(_MK_Arg(self._no_pos, keyword=None, value=value, star=""), self._outer_start(value))
+        return self._done(_MAKE["Arg"](self._no_pos, keyword=None, value=value, star=""), self._outer_start(value))
 
     def e_Subscript(self, node):
         value = self.expr(node.value)
@@ -608,18 +605,18 @@ class _Converter:
             elements = [self._subscript_element(e) for e in slice_node.elts]
         else:
             elements = [self._subscript_element(slice_node)]
-        return self._done(_MK_Subscript(self._p(node), value=value, slice=elements), node.lineno)
+        return self._done(_MAKE["Subscript"](self._p(node), value=value, slice=elements), node.lineno)
 
     def _subscript_element(self, node):
         if isinstance(node, ast.Slice):
             lower, upper, step = self.opt(node.lower), self.opt(node.upper), self.opt(node.step)
-            made = self._done(_MK_Slice(self._p(node), lower=lower, upper=upper, step=step), node.lineno)
+            made = self._done(_MAKE["Slice"](self._p(node), lower=lower, upper=upper, step=step), node.lineno)
         elif isinstance(node, ast.Starred):
             raise Unsupported("starred subscript")
         else:
             value = self.expr(node)
-            made = self._done(_MK_Index(self._no_pos, value=value, star=None), self._outer_start(value))
-        return self._done(_MK_SubscriptElement(self._no_pos, slice=made), self._outer_start(made))
+            made = self._done(_MAKE["Index"](self._no_pos, value=value, star=None), self._outer_start(value))
+        return self._done(_MAKE["SubscriptElement"](self._no_pos, slice=made), self._outer_start(made))
 
     def _parenthesized(self, node) -> bool:
         """A tuple whose span is its own parentheses."""
@@ -651,7 +648,7 @@ class _Converter:
         left = self.expr(node.left)
         operator = self._bare(_OPERATORS[type(node.op)], self._end_after(node.left))
         right = self.expr(node.right)
-        return self._done(_MK_BinaryOperation(self._p(node), left=left, operator=operator, right=right), node.lineno)
+        return self._done(_MAKE["BinaryOperation"](self._p(node), left=left, operator=operator, right=right), node.lineno)
 
     def e_BoolOp(self, node):
         values = node.values
@@ -667,7 +664,7 @@ class _Converter:
                 stop = src.offset(value.end_lineno, value.end_col_offset)
                 stop = own_parens(src.text, src.offset(value.lineno, value.col_offset), stop)[1]
                 pos = _Span(begin, stop)
-            left = self._done(_MK_BooleanOperation(self._p(pos), left=left, operator=operator, right=right),
+            left = self._done(_MAKE["BooleanOperation"](self._p(pos), left=left, operator=operator, right=right),
                               node.lineno)
             previous = value
         return left
@@ -675,7 +672,7 @@ class _Converter:
     def e_UnaryOp(self, node):
         operator = self._bare(_UNARY[type(node.op)], node.lineno)
         expression = self.expr(node.operand)
-        return self._done(_MK_UnaryOperation(self._p(node), operator=operator, expression=expression), node.lineno)
+        return self._done(_MAKE["UnaryOperation"](self._p(node), operator=operator, expression=expression), node.lineno)
 
     def e_Compare(self, node):
         left = self.expr(node.left)
@@ -685,73 +682,73 @@ class _Converter:
             operator = self._bare(_COMPARE[type(op)], self._end_after(previous))
             previous = comparator
             value = self.expr(comparator)
-            comparisons.append(self._done(_MK_ComparisonTarget(self._no_pos, operator=operator, comparator=value),
+            comparisons.append(self._done(_MAKE["ComparisonTarget"](self._no_pos, operator=operator, comparator=value),
                                           self.starts[operator] - self.off))
-        return self._done(_MK_Comparison(self._p(node), left=left, comparisons=comparisons), node.lineno)
+        return self._done(_MAKE["Comparison"](self._p(node), left=left, comparisons=comparisons), node.lineno)
 
     def e_IfExp(self, node):
         body = self.expr(node.body)
         test = self.expr(node.test)
         orelse = self.expr(node.orelse)
-        return self._done(_MK_IfExp(self._p(node), body=body, test=test, orelse=orelse), node.lineno)
+        return self._done(_MAKE["IfExp"](self._p(node), body=body, test=test, orelse=orelse), node.lineno)
 
     def e_Lambda(self, node):
         params = self._parameters(node.args, node.lineno, lambda_=True)
         body = self.expr(node.body)
-        return self._done(_MK_Lambda(self._p(node), params=params, body=body), node.lineno)
+        return self._done(_MAKE["Lambda"](self._p(node), params=params, body=body), node.lineno)
 
     def e_NamedExpr(self, node):
         target = self.expr(node.target)
         value = self.expr(node.value)
-        return self._done(_MK_NamedExpr(self._p(node), target=target, value=value), node.lineno)
+        return self._done(_MAKE["NamedExpr"](self._p(node), target=target, value=value), node.lineno)
 
     def e_Await(self, node):
         expression = self.expr(node.value)
-        return self._done(_MK_Await(self._p(node), expression=expression), node.lineno)
+        return self._done(_MAKE["Await"](self._p(node), expression=expression), node.lineno)
 
     def e_Yield(self, node):
         value = self.opt(node.value)
-        return self._done(_MK_Yield(self._p(node), value=value), node.lineno)
+        return self._done(_MAKE["Yield"](self._p(node), value=value), node.lineno)
 
     def e_YieldFrom(self, node):
         item = self.expr(node.value)
-        value = self._done(_MK_From(self._no_pos, item=item), node.lineno)
-        return self._done(_MK_Yield(self._p(node), value=value), node.lineno)
+        value = self._done(_MAKE["From"](self._no_pos, item=item), node.lineno)
+        return self._done(_MAKE["Yield"](self._p(node), value=value), node.lineno)
 
     def _elements(self, elts) -> list:
         out = []
         for elt in elts:
             if isinstance(elt, ast.Starred):
                 value = self.expr(elt.value)
-                out.append(self._done(_MK_StarredElement(self._p(elt), value=value), elt.lineno))
+                out.append(self._done(_MAKE["StarredElement"](self._p(elt), value=value), elt.lineno))
             else:
                 value = self.expr(elt)
-                out.append(self._done(_MK_Element(self._no_pos, value=value), self._outer_start(value)))
+                out.append(self._done(_MAKE["Element"](self._no_pos, value=value), self._outer_start(value)))
         return out
 
     def e_Tuple(self, node):
         elements = self._elements(node.elts)
         start = self.starts[elements[0]] - self.off if elements else node.end_lineno
-        return self._done(_MK_Tuple(self._p(node), elements=elements), start)
+        return self._done(_MAKE["Tuple"](self._p(node), elements=elements), start)
 
     def e_List(self, node):
-        return self._done(_MK_List(self._p(node), elements=self._elements(node.elts)), node.lineno)
+        return self._done(_MAKE["List"](self._p(node), elements=self._elements(node.elts)), node.lineno)
 
     def e_Set(self, node):
-        return self._done(_MK_Set(self._p(node), elements=self._elements(node.elts)), node.lineno)
+        return self._done(_MAKE["Set"](self._p(node), elements=self._elements(node.elts)), node.lineno)
 
     def e_Dict(self, node):
         elements = []
         for key, value in zip(node.keys, node.values):
             if key is None:
                 item = self.expr(value)
-                elements.append(self._done(_MK_StarredDictElement(self._no_pos, value=item), value.lineno))
+                elements.append(self._done(_MAKE["StarredDictElement"](self._no_pos, value=item), value.lineno))
             else:
                 made_key = self.expr(key)
                 made_value = self.expr(value)
-                elements.append(self._done(_MK_DictElement(self._no_pos, key=made_key, value=made_value),
+                elements.append(self._done(_MAKE["DictElement"](self._no_pos, key=made_key, value=made_value),
                                            self._outer_start(made_key)))
-        return self._done(_MK_Dict(self._p(node), elements=elements), node.lineno)
+        return self._done(_MAKE["Dict"](self._p(node), elements=elements), node.lineno)
 
     def _comprehension(self, generators, before):
         """The `for … in … if …` chain; each part starts where the whitespace before its keyword
@@ -767,13 +764,13 @@ class _Converter:
             for test in gen.ifs:
                 if_start = self._end_after(before)
                 made_test = self.expr(test)
-                ifs.append(self._done(_MK_CompIf(self._no_pos, test=made_test), if_start))
+                ifs.append(self._done(_MAKE["CompIf"](self._no_pos, test=made_test), if_start))
                 before = test
             made.append((asynchronous, target, iter_, ifs, gen_start))
         # inner_for_in nests the later `for`s inside the earlier; ends are those of the last
         inner = None
         for asynchronous, target, iter_, ifs, gen_start in reversed(made):
-            comp = _MK_CompFor(self._no_pos, asynchronous=asynchronous, target=target, iter=iter_, ifs=ifs,
+            comp = _MAKE["CompFor"](self._no_pos, asynchronous=asynchronous, target=target, iter=iter_, ifs=ifs,
                            inner_for_in=inner)
             self.starts[comp] = gen_start + self.off
             self.ends[comp] = self.last
@@ -783,23 +780,23 @@ class _Converter:
     def e_ListComp(self, node):
         elt = self.expr(node.elt)
         for_in = self._comprehension(node.generators, node.elt)
-        return self._done(_MK_ListComp(self._p(node), elt=elt, for_in=for_in), node.lineno)
+        return self._done(_MAKE["ListComp"](self._p(node), elt=elt, for_in=for_in), node.lineno)
 
     def e_SetComp(self, node):
         elt = self.expr(node.elt)
         for_in = self._comprehension(node.generators, node.elt)
-        return self._done(_MK_SetComp(self._p(node), elt=elt, for_in=for_in), node.lineno)
+        return self._done(_MAKE["SetComp"](self._p(node), elt=elt, for_in=for_in), node.lineno)
 
     def e_GeneratorExp(self, node):
         elt = self.expr(node.elt)
         for_in = self._comprehension(node.generators, node.elt)
-        return self._done(_MK_GeneratorExp(self._p(node), elt=elt, for_in=for_in), self._outer_start(elt))
+        return self._done(_MAKE["GeneratorExp"](self._p(node), elt=elt, for_in=for_in), self._outer_start(elt))
 
     def e_DictComp(self, node):
         key = self.expr(node.key)
         value = self.expr(node.value)
         for_in = self._comprehension(node.generators, node.value)
-        return self._done(_MK_DictComp(self._p(node), key=key, value=value, for_in=for_in), node.lineno)
+        return self._done(_MAKE["DictComp"](self._p(node), key=key, value=value, for_in=for_in), node.lineno)
 
     # -- parameters ------------------------------------------------------------------------------
 
@@ -808,9 +805,9 @@ class _Converter:
         annotation = None
         if arg.annotation is not None and not lambda_:
             value = self.expr(arg.annotation)
-            annotation = self._done(_MK_Annotation(self._no_pos, annotation=value), self.starts[name] - self.off)
+            annotation = self._done(_MAKE["Annotation"](self._no_pos, annotation=value), self.starts[name] - self.off)
         made_default = self.opt(default)
-        return self._done(_MK_Param(self._no_pos, name=name, annotation=annotation, default=made_default, star=star),
+        return self._done(_MAKE["Param"](self._no_pos, name=name, annotation=annotation, default=made_default, star=star),
                           arg.lineno)
 
     def _parameters(self, args: ast.arguments, line: int, lambda_: bool = False):
@@ -834,7 +831,7 @@ class _Converter:
             star_arg = self._bare("ParamStar", self.src.line_of(star))
         kwonly = [self._param(a, "", d, lambda_) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
         star_kwarg = self._param(args.kwarg, "**", None, lambda_) if args.kwarg is not None else None
-        made = _MK_Parameters(self._no_pos, posonly_params=posonly, posonly_ind=posonly_ind, params=params,
+        made = _MAKE["Parameters"](self._no_pos, posonly_params=posonly, posonly_ind=posonly_ind, params=params,
                      star_arg=star_arg, kwonly_params=kwonly, star_kwarg=star_kwarg)
         kids = _children(made)
         self.starts[made] = self.starts[kids[0]] if kids else line + self.off
@@ -847,12 +844,12 @@ class _Converter:
         """The body of a compound statement: an indented block, or statements after the colon."""
         if statements[0].lineno == header_line:
             body = self._small_line(statements)
-            made = _MK_SimpleStatementSuite(self._no_pos, body=body)
+            made = _MAKE["SimpleStatementSuite"](self._no_pos, body=body)
             self.starts[made] = header_line + self.off
             self.ends[made] = self.last
             return made
         body = self.statements(statements)
-        made = _MK_IndentedBlock(self._no_pos, body=body)
+        made = _MAKE["IndentedBlock"](self._no_pos, body=body)
         self.starts[made] = header_line + self.off
         self.ends[made] = self.last
         return made
@@ -877,7 +874,7 @@ class _Converter:
                     and not hasattr(self, "c_" + type(statements[j]).__name__):
                 j += 1
             body = self._small_line(statements[i:j])
-            made = _MK_SimpleStatementLine(self._no_pos, body=body)
+            made = _MAKE["SimpleStatementLine"](self._no_pos, body=body)
             self.starts[made] = self.starts[body[0]]
             self.ends[made] = self.last
             out.append(made)
@@ -896,54 +893,54 @@ class _Converter:
 
     def s_Expr(self, node):
         value = self.expr(node.value)
-        return self._done(_MK_Expr(self._no_pos, value=value), self._outer_start(value))
+        return self._done(_MAKE["Expr"](self._no_pos, value=value), self._outer_start(value))
 
     def s_Assign(self, node):
         targets = []
         for target in node.targets:
             made = self.expr(target)
-            targets.append(self._done(_MK_AssignTarget(self._no_pos, target=made), self._outer_start(made)))
+            targets.append(self._done(_MAKE["AssignTarget"](self._no_pos, target=made), self._outer_start(made)))
         value = self.expr(node.value)
-        return self._done(_MK_Assign(self._no_pos, targets=targets, value=value), node.lineno)
+        return self._done(_MAKE["Assign"](self._no_pos, targets=targets, value=value), node.lineno)
 
     def s_AnnAssign(self, node):
         target = self.expr(node.target)
         annotation_value = self.expr(node.annotation)
-        annotation = self._done(_MK_Annotation(self._no_pos, annotation=annotation_value),
+        annotation = self._done(_MAKE["Annotation"](self._no_pos, annotation=annotation_value),
                                 self._end_after(node.target))
         value = self.opt(node.value)
-        return self._done(_MK_AnnAssign(self._no_pos, target=target, annotation=annotation, value=value), node.lineno)
+        return self._done(_MAKE["AnnAssign"](self._no_pos, target=target, annotation=annotation, value=value), node.lineno)
 
     def s_AugAssign(self, node):
         target = self.expr(node.target)
         operator = self._bare(_OPERATORS[type(node.op)] + "Assign", self.last - self.off)
         value = self.expr(node.value)
-        return self._done(_MK_AugAssign(self._no_pos, target=target, operator=operator, value=value), node.lineno)
+        return self._done(_MAKE["AugAssign"](self._no_pos, target=target, operator=operator, value=value), node.lineno)
 
     def s_Return(self, node):
         value = self.opt(node.value)
-        return self._done(_MK_Return(self._no_pos, value=value), node.lineno)
+        return self._done(_MAKE["Return"](self._no_pos, value=value), node.lineno)
 
     def s_Raise(self, node):
         exc = self.opt(node.exc)
         cause = None
         if node.cause is not None:
             item = self.expr(node.cause)
-            cause = self._done(_MK_From(self._no_pos, item=item), self._end_after(node.exc))
-        return self._done(_MK_Raise(self._no_pos, exc=exc, cause=cause), node.lineno)
+            cause = self._done(_MAKE["From"](self._no_pos, item=item), self._end_after(node.exc))
+        return self._done(_MAKE["Raise"](self._no_pos, exc=exc, cause=cause), node.lineno)
 
     def s_Assert(self, node):
         test = self.expr(node.test)
         msg = self.opt(node.msg)
-        return self._done(_MK_Assert(self._no_pos, test=test, msg=msg), node.lineno)
+        return self._done(_MAKE["Assert"](self._no_pos, test=test, msg=msg), node.lineno)
 
     def s_Delete(self, node):
         if len(node.targets) == 1:
             target = self.expr(node.targets[0])
         else:
             elements = self._elements(node.targets)
-            target = self._done(_MK_Tuple(self._no_pos, elements=elements), self.starts[elements[0]] - self.off)
-        return self._done(_MK_Del(self._no_pos, target=target), node.lineno)
+            target = self._done(_MAKE["Tuple"](self._no_pos, elements=elements), self.starts[elements[0]] - self.off)
+        return self._done(_MAKE["Del"](self._no_pos, target=target), node.lineno)
 
     def s_Pass(self, node):
         return self._bare("Pass", node.lineno)
@@ -959,7 +956,7 @@ class _Converter:
         made = self._name(parts[0], line)
         for part in parts[1:]:
             attr = self._name(part, end_line)
-            made = self._done(_MK_Attribute(self._no_pos, value=made, attr=attr), self._outer_start(made))
+            made = self._done(_MAKE["Attribute"](self._no_pos, value=made, attr=attr), self._outer_start(made))
         return made
 
     def _alias(self, alias):
@@ -967,12 +964,12 @@ class _Converter:
         asname = None
         if alias.asname is not None:
             as_name = self._name(alias.asname, alias.end_lineno)
-            asname = self._done(_MK_AsName(self._no_pos, name=as_name), self.ends[name] - self.off)
-        return self._done(_MK_ImportAlias(self._no_pos, name=name, asname=asname), alias.lineno)
+            asname = self._done(_MAKE["AsName"](self._no_pos, name=as_name), self.ends[name] - self.off)
+        return self._done(_MAKE["ImportAlias"](self._no_pos, name=name, asname=asname), alias.lineno)
 
     def s_Import(self, node):
         names = [self._alias(a) for a in node.names]
-        return self._done(_MK_Import(self._no_pos, names=names), node.lineno)
+        return self._done(_MAKE["Import"](self._no_pos, names=names), node.lineno)
 
     def s_ImportFrom(self, node):
         relative = [self._bare("Dot", node.lineno) for _ in range(node.level or 0)]
@@ -981,13 +978,13 @@ class _Converter:
             names = self._bare("ImportStar", node.lineno)
         else:
             names = [self._alias(a) for a in node.names]
-        return self._done(_MK_ImportFrom(self._no_pos, relative=relative, module=module, names=names), node.lineno)
+        return self._done(_MAKE["ImportFrom"](self._no_pos, relative=relative, module=module, names=names), node.lineno)
 
     def _global(self, node, kind: str):
         names = []
         for name in node.names:
             made = self._name(name, node.lineno)
-            names.append(self._done(_MK_NameItem(self._no_pos, name=made), node.lineno))
+            names.append(self._done(_MAKE["NameItem"](self._no_pos, name=made), node.lineno))
         return self._done(self._n(kind, None, names=names), node.lineno)
 
     def s_Global(self, node):
@@ -1020,20 +1017,20 @@ class _Converter:
                 orelse = self.c_If(first)
             else:
                 orelse = self._else(node.orelse, node.body[-1].end_lineno)
-        return self._done(_MK_If(self._no_pos, test=test, body=body, orelse=orelse), node.lineno)
+        return self._done(_MAKE["If"](self._no_pos, test=test, body=body, orelse=orelse), node.lineno)
 
     def c_While(self, node):
         test = self.expr(node.test)
         body = self.block(node.body, self._colon_line(node.test.end_lineno, node.test.end_col_offset))
         orelse = self._else(node.orelse, node.body[-1].end_lineno) if node.orelse else None
-        return self._done(_MK_While(self._no_pos, test=test, body=body, orelse=orelse), node.lineno)
+        return self._done(_MAKE["While"](self._no_pos, test=test, body=body, orelse=orelse), node.lineno)
 
     def c_For(self, node, asynchronous=None):
         target = self.expr(node.target)
         iter_ = self.expr(node.iter)
         body = self.block(node.body, self._colon_line(node.iter.end_lineno, node.iter.end_col_offset))
         orelse = self._else(node.orelse, node.body[-1].end_lineno) if node.orelse else None
-        return self._done(_MK_For(self._no_pos, asynchronous=asynchronous, target=target, iter=iter_, body=body,
+        return self._done(_MAKE["For"](self._no_pos, asynchronous=asynchronous, target=target, iter=iter_, body=body,
                                 orelse=orelse), node.lineno)
 
     def c_AsyncFor(self, node):
@@ -1047,13 +1044,13 @@ class _Converter:
             name = None
             if handler.name is not None:
                 as_name = self._name(handler.name, handler.type.end_lineno)
-                name = self._done(_MK_AsName(self._no_pos, name=as_name), self._end_after(handler.type))
+                name = self._done(_MAKE["AsName"](self._no_pos, name=as_name), self._end_after(handler.type))
             if handler.type is not None:
                 header = self._colon_line(handler.type.end_lineno, handler.type.end_col_offset)
             else:
                 header = self._colon_line(handler.lineno, handler.col_offset + 6)
             handler_body = self.block(handler.body, header)
-            handlers.append(self._done(_MK_ExceptHandler(self._no_pos, type=kind, name=name, body=handler_body),
+            handlers.append(self._done(_MAKE["ExceptHandler"](self._no_pos, type=kind, name=name, body=handler_body),
                                        handler.lineno))
         last_end = (node.handlers[-1].body if node.handlers else node.body)[-1].end_lineno
         orelse = None
@@ -1061,7 +1058,7 @@ class _Converter:
             orelse = self._else(node.orelse, last_end)
             last_end = node.orelse[-1].end_lineno
         finalbody = self._else(node.finalbody, last_end, "Finally") if node.finalbody else None
-        return self._done(_MK_Try(self._no_pos, body=body, handlers=handlers, orelse=orelse, finalbody=finalbody),
+        return self._done(_MAKE["Try"](self._no_pos, body=body, handlers=handlers, orelse=orelse, finalbody=finalbody),
                           node.lineno)
 
     def c_With(self, node, asynchronous=None):
@@ -1078,11 +1075,11 @@ class _Converter:
             asname = None
             if item.optional_vars is not None:
                 target = self.expr(item.optional_vars)
-                asname = self._done(_MK_AsName(self._no_pos, name=target), self._end_after(item.context_expr))
-            items.append(self._done(_MK_WithItem(self._no_pos, item=made, asname=asname), self._outer_start(made)))
+                asname = self._done(_MAKE["AsName"](self._no_pos, name=target), self._end_after(item.context_expr))
+            items.append(self._done(_MAKE["WithItem"](self._no_pos, item=made, asname=asname), self._outer_start(made)))
         last = node.items[-1].optional_vars or node.items[-1].context_expr
         body = self.block(node.body, self._colon_line(last.end_lineno, last.end_col_offset))
-        return self._done(_MK_With(self._no_pos, asynchronous=asynchronous, items=items, body=body), node.lineno)
+        return self._done(_MAKE["With"](self._no_pos, asynchronous=asynchronous, items=items, body=body), node.lineno)
 
     def c_AsyncWith(self, node):
         return self.c_With(node, self._bare("Asynchronous", node.lineno))
@@ -1091,7 +1088,7 @@ class _Converter:
         out = []
         for decorator in node.decorator_list:
             made = self.expr(decorator)
-            out.append(self._done(_MK_Decorator(self._no_pos, decorator=made), decorator.lineno))
+            out.append(self._done(_MAKE["Decorator"](self._no_pos, decorator=made), decorator.lineno))
         return out
 
     def c_FunctionDef(self, node, asynchronous=None):
@@ -1107,10 +1104,10 @@ class _Converter:
         returns = None
         if node.returns is not None:
             value = self.expr(node.returns)
-            returns = self._done(_MK_Annotation(self._no_pos, annotation=value), self._outer_start(value))
+            returns = self._done(_MAKE["Annotation"](self._no_pos, annotation=value), self._outer_start(value))
         header = self._def_colon(node)
         body = self.block(node.body, header)
-        return self._done(_MK_FunctionDef(self._no_pos, decorators=decorators, asynchronous=asynchronous, name=name,
+        return self._done(_MAKE["FunctionDef"](self._no_pos, decorators=decorators, asynchronous=asynchronous, name=name,
                                 params=params, returns=returns, body=body, type_parameters=None), node.lineno)
 
     def _def_colon(self, node) -> int:
@@ -1155,7 +1152,7 @@ class _Converter:
         else:
             header = self._colon_line(node.lineno, self._after_name(node))
         body = self.block(node.body, header)
-        return self._done(_MK_ClassDef(self._no_pos, decorators=decorators, name=name, bases=bases, keywords=keywords,
+        return self._done(_MAKE["ClassDef"](self._no_pos, decorators=decorators, name=name, bases=bases, keywords=keywords,
                                 body=body, type_parameters=None), node.lineno)
 
 
