@@ -12,6 +12,7 @@ import libcst as cst
 
 from ..ir import diagnostic
 from .index import FunctionInfo, ModuleInfo, RepoIndex
+from . import ast_convert
 from .parsing import parse_module
 from .models import Entity
 from .positions import line_numbers
@@ -32,7 +33,7 @@ class ParsedModule:
     node: cst.FunctionDef | cst.ClassDef
     tree: cst.Module            # what was parsed (the definition, under its dummy header)
     first_line: int             # line of the module where `tree` starts
-    _lines: tuple | None = None
+    _lines: tuple | None = None     # (start lines, end lines); given for a converted tree
 
     def _numbered(self) -> tuple[dict, dict]:
         # Counted on first use: a definition parsed only to be looked at (no statement, no
@@ -46,6 +47,22 @@ class ParsedModule:
 
     def end_line(self, node: cst.CSTNode) -> int:
         return self._numbered()[1].get(node, 0)
+
+
+def _converted(info: ModuleInfo, text: str, indented: bool, offset: int) -> ParsedModule | None:
+    """The definition parsed with `ast` and converted (ast_convert.py), None where that cannot be
+    done: a syntax error (libcst reports it), or a construct the converter does not map."""
+    try:
+        module, starts, ends, _source = ast_convert.convert(text, offset + 1)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, ast_convert.Unsupported):
+        return None
+    body = module.body
+    if indented and body and isinstance(body[0], cst.ClassDef):
+        body = body[0].body.body
+    node = next((n for n in body if isinstance(n, (cst.FunctionDef, cst.ClassDef))), None)
+    if node is None:
+        return None
+    return ParsedModule(info, node, module, offset + 1, (starts, ends))
 
 
 @dataclass
@@ -77,7 +94,10 @@ class Context:
         indented = bool(lines) and lines[0][:1] in (" ", "\t")
         text = ("class _:\n" if indented else "") + "".join(lines)
         offset = first_line - 1 - (1 if indented else 0)
-        parsed = None
+        parsed = _converted(info, text, indented, offset)
+        if parsed is not None:
+            self._parsed[qualname] = parsed
+            return parsed
         try:
             module = parse_module(text)
             body = module.body
