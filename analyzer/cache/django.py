@@ -73,6 +73,7 @@ class DjangoReuse:
         self._reach: list[list] | None = None
         self.walked: list[str] = []   # ids of the transactions walked in this scan (the others were reused)
         self._file: list | None = None  # [file, content digest] a module-level walk read whole
+        self.sites_walked: list[str] = []  # functions (and modules) whose autocommit sites were walked
 
     # -- index ---------------------------------------------------------------------------
     def index_add(self, index: RepoIndex, source) -> ModuleInfo:
@@ -260,8 +261,9 @@ class DjangoReuse:
         """The walk reads a whole file (module-level code), not definitions."""
         self._file = [info.rel, self.written["files"][info.rel][0]] if info.rel in self.written["files"] else None
 
-    def sites_walk(self, walk: Callable) -> tuple:
+    def sites_walk(self, key: str, walk: Callable) -> tuple:
         """`walk()` -> (result, entry or None); the entry gets what the walk read."""
+        self.sites_walked.append(key)
         saved, self._reach, self._file = (self._reach, self._file), [], None
         try:
             result, entry = walk()
@@ -362,5 +364,5 @@ class NoReuse:
     def sites_read_file(self, info: ModuleInfo) -> None:
         pass
 
-    def sites_walk(self, walk: Callable) -> tuple:
+    def sites_walk(self, key: str, walk: Callable) -> tuple:
         return walk()

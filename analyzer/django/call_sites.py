@@ -142,7 +142,7 @@ class CallSites:
                                                   entry["asked"], entry, reported=False))
         found = next((v for v in self.variants[key] if self._same_answers(key, level, v.asked)), None)
         if found is None:
-            sites, entry = self.reuse.sites_walk(lambda: self._walked(walk, level))
+            sites, entry = self.reuse.sites_walk(key, lambda: self._walked(walk, level))
             found = Variant(sites, entry["asked"] if entry else [], entry)
             self.variants[key].append(found)
         elif not found.reported:
