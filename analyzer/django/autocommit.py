@@ -65,6 +65,7 @@ class _Autocommit:
         self.skipped = self.whole | self._wrapper_code()
         self.evidence = OrmEvidence(ctx)
         self.static: dict[str, set[str]] = {}
+        self._walkable: dict[str, bool] = {}
         self.reuse = reuse
 
     def _wrapper_code(self) -> set[str]:
@@ -82,10 +83,13 @@ class _Autocommit:
 
     # -- which functions hold ORM code ----------------------------------------------------
     def walkable(self, qualname: str) -> bool:
-        fn = self.index.functions.get(qualname)
-        # A Python 2 file is reported once, as such; its functions are not walked one by one.
-        return fn is not None and qualname not in self.skipped and not self.index.modules[fn.module].python2_line and (
-            qualname in self.spans or self.evidence.holds_orm(fn, enclosing_class(self.index, fn)))
+        if qualname not in self._walkable:
+            fn = self.index.functions.get(qualname)
+            # A Python 2 file is reported once, as such; its functions are not walked one by one.
+            self._walkable[qualname] = fn is not None and qualname not in self.skipped \
+                and not self.index.modules[fn.module].python2_line \
+                and (qualname in self.spans or self.evidence.holds_orm(fn, enclosing_class(self.index, fn)))
+        return self._walkable[qualname]
 
     # -- reachability ------------------------------------------------------------------------
     def callees(self, fn: FunctionInfo) -> set[str]:
