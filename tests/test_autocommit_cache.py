@@ -29,6 +29,12 @@ class Order(models.Model):
     customer = models.ForeignKey(Customer, on_delete=models.CASCADE)
     open = models.BooleanField(default=True)
     total = models.IntegerField(default=0)
+
+    def customer_name(self):
+        return self.customer.name
+
+    def label(self):
+        return f"{self.pk} for {self.customer.name}"
 ''',
     "store/queries.py": '''from store.models import Order
 
@@ -117,6 +123,22 @@ def test_a_helpers_return_value_makes_statements_of_its_callers(tmp_path):
     assert found["store.views.list_orders:8"]["steps"][0]["api"] == "filter.iterate"
     large = found["store.views.large_orders:13"]["steps"][0]
     assert (large["entity"], large["api"]) == ("Order", "filter.filter.count")
+
+
+def test_each_function_reports_its_own_reads_whatever_order_functions_are_reached_in(tmp_path, monkeypatch):
+    """Both methods read `self.customer` (one query each time either runs): both report it, and
+    reaching the functions in the opposite order gives the same bytes."""
+    from analyzer.django.autocommit import _Autocommit
+
+    root = _project(tmp_path)
+    forward = _bytes(root, None)
+    found = _autocommit(forward[1])
+    for method in ("customer_name", "label"):
+        (record,) = [r for key, r in found.items() if key.startswith(f"store.models.Order.{method}:")]
+        assert [(s["api"], s["entity"]) for s in record["steps"]] == [("fk:customer", "Customer")]
+    entry_points = _Autocommit.entry_points
+    monkeypatch.setattr(_Autocommit, "entry_points", lambda self, explicit: entry_points(self, explicit)[::-1])
+    assert _bytes(root, None) == forward
 
 
 def test_warm_scan_after_editing_a_helper_equals_a_cold_scan(tmp_path):

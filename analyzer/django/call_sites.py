@@ -116,23 +116,25 @@ class CallSites:
         self.variants: dict[str, list[Variant]] = {}
 
     def function(self, fn: FunctionInfo) -> FunctionSites | None:
-        return self.walk_at(fn.qualname, LEVELS, lambda: self._walk_function(fn)).sites
+        return self.walk_at(fn.qualname, LEVELS, lambda level: self._walk_function(fn, level)).sites
 
     def module_code(self, module: str) -> FunctionSites | None:
         """Module-level code and class bodies (they run at import): every statement that is not a def."""
-        return self.walk_at(f"module {module}", LEVELS, lambda: self._walk_module(module)).sites
+        return self.walk_at(f"module {module}", LEVELS, lambda level: self._walk_module(module, level)).sites
 
     def answer(self, level: int, caller: str, fn: FunctionInfo) -> tuple[Val | None, str]:
         """What a call of `fn` returns in a walk of `caller` at `level`, and its fingerprint
         ("" for an unknown value)."""
         if level <= 1 or fn.qualname == caller or not self.walkable(fn.qualname):
             return None, ""
-        sites = self.walk_at(fn.qualname, level - 1, lambda: self._walk_function(fn)).sites
+        sites = self.walk_at(fn.qualname, level - 1, lambda below: self._walk_function(fn, below)).sites
         if sites is None or sites.returns is None:
             return None, ""
         return sites.returns, sites.returns_text
 
-    def walk_at(self, key: str, level: int, walk: Callable) -> Variant:
+    def walk_at(self, key: str, level: int, walk: Callable[[int], tuple]) -> Variant:
+        """The walk of `key` at `level`: one already made whose callees answer the same at this
+        level, or `walk(level)` now."""
         if (key, level) in self.at:
             return self.at[(key, level)]
         if key not in self.variants:
@@ -142,7 +144,7 @@ class CallSites:
                                                   entry["asked"], entry, reported=False))
         found = next((v for v in self.variants[key] if self._same_answers(key, level, v.asked)), None)
         if found is None:
-            sites, entry = self.reuse.sites_walk(key, lambda: self._walked(walk, level))
+            sites, entry = self.reuse.sites_walk(key, lambda: walk(level))
             found = Variant(sites, entry["asked"] if entry else [], entry)
             self.variants[key].append(found)
         elif not found.reported:
@@ -158,13 +160,8 @@ class CallSites:
         return all(callee in functions and self.answer(level, key, functions[callee])[1] == text
                    for callee, text in asked)
 
-    def _walked(self, walk: Callable, level: int):
-        self._level = level
-        return walk()
-
     # -- walks -------------------------------------------------------------------------------
-    def _walk_function(self, fn: FunctionInfo) -> tuple[FunctionSites | None, dict | None]:
-        level = self._level
+    def _walk_function(self, fn: FunctionInfo, level: int) -> tuple[FunctionSites | None, dict | None]:
         found = self.ctx.def_node(fn)
         if found is None:
             return None, {"walked": False, "diagnostics": [], "asked": []}
@@ -182,8 +179,7 @@ class CallSites:
         returns = walker.returns[-1] if len(kinds) == 1 else None
         return self._finish(walker, steps, returns)
 
-    def _walk_module(self, module: str) -> tuple[FunctionSites | None, dict | None]:
-        level = self._level
+    def _walk_module(self, module: str, level: int) -> tuple[FunctionSites | None, dict | None]:
         info = self.ctx.index.modules[module]
         self.reuse.sites_read_file(info)
         try:
