@@ -181,3 +181,25 @@ def test_an_edited_helper_whose_value_no_caller_uses_rewalks_it_alone(tmp_path):
     _sites_walked(root, folder)
     _replace(root / "store" / "counting.py", "Customer.objects.count()", "Customer.objects.filter(name='x').count()")
     assert _sites_walked(root, folder) == ["store.counting.customer_count"]
+
+
+def test_a_return_value_the_cache_cannot_keep_is_walked_again_with_its_users(tmp_path, monkeypatch):
+    """A value outside what analyzer/cache/values.py encodes: neither the helper's walk nor the
+    walks that used its value are kept; the next scan walks them again and gives the same bytes."""
+    from analyzer.django import call_sites
+
+    def refuse_orders(value):
+        if getattr(value, "kind", None) == "qs" and value.qs.entity == "Order":
+            raise TypeError("not kept")
+        return call_sites.encode.__wrapped__(value)
+
+    refuse_orders.__wrapped__ = call_sites.encode
+    monkeypatch.setattr(call_sites, "encode", refuse_orders)
+    root = _project(tmp_path)
+    folder = tmp_path / "cache"
+    _sites_walked(root, folder)
+    again = _sites_walked(root, folder)
+    assert {"store.queries.open_orders", "store.queries.large_open_orders", "store.views.list_orders",
+            "store.views.large_orders"} <= set(again)
+    assert "store.views.customers" not in again and "store.counting.customer_count" not in again
+    assert _bytes(root, ScanCache(folder)) == _bytes(root, None)

@@ -262,14 +262,14 @@ class DjangoReuse:
         self._file = [info.rel, self.written["files"][info.rel][0]] if info.rel in self.written["files"] else None
 
     def sites_walk(self, key: str, walk: Callable) -> tuple:
-        """`walk()` -> (result, entry or None); the entry gets what the walk read."""
+        """`walk()` -> (result, entry); an entry to keep gets what the walk read."""
         self.sites_walked.append(key)
         saved, self._reach, self._file = (self._reach, self._file), [], None
         try:
             result, entry = walk()
         finally:
             reach, file, (self._reach, self._file) = self._reach, self._file, saved
-        if entry is not None:
+        if not entry.get("unkept"):
             unique = {tuple(r[:2]): r for r in reach}
             entry.update({
                 "digest": self.digest, "file": file,

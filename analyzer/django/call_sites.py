@@ -144,8 +144,8 @@ class CallSites:
                                                   entry["asked"], entry, reported=False))
         found = next((v for v in self.variants[key] if self._same_answers(key, level, v.asked)), None)
         if found is None:
-            sites, entry = self.reuse.sites_walk(key, lambda: walk(level))
-            found = Variant(sites, entry["asked"] if entry else [], entry)
+            sites, entry = self.reuse.sites_walk(key, lambda: self._unkept_marked(walk(level)))
+            found = Variant(sites, entry["asked"], None if entry.get("unkept") else entry)
             self.variants[key].append(found)
         elif not found.reported:
             found.reported = True
@@ -154,6 +154,14 @@ class CallSites:
             self.reuse.sites_keep(key, found.entry)
         self.at[(key, level)] = found
         return found
+
+    @staticmethod
+    def _unkept_marked(walked: tuple) -> tuple:
+        """A walk that used a value the cache could not keep is not kept either."""
+        sites, entry = walked
+        if any(text.startswith("?") for _callee, text in entry["asked"]):
+            entry["unkept"] = True
+        return sites, entry
 
     def _same_answers(self, key: str, level: int, asked: list[list[str]]) -> bool:
         functions = self.ctx.index.functions
@@ -206,7 +214,10 @@ class CallSites:
         try:
             entry = result.entry()
         except TypeError:
-            return result, None  # not kept: walked again next time, and so are its callers
+            # Not kept: walked again next time, and so is every walk that used what it returned
+            # (its fingerprint, unlike any other, names this very value).
+            result.returns_text = f"?{id(returns)}"
+            return result, {"walked": True, "asked": walker.asked, "unkept": True}
         result.returns_text = fingerprint(entry["returns"]) if returns is not None else ""
         return result, {**entry, "walked": True, "diagnostics": [], "asked": walker.asked}
 
