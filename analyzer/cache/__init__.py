@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .. import timing
 from . import cachefile, location
 
 _PROJECT_CACHES = contextvars.ContextVar("project_caches", default=False)
@@ -35,7 +36,8 @@ class ScanCache:
 
     def tables(self, frontend: str) -> dict:
         if frontend not in self._tables:
-            self._tables[frontend] = cachefile.load(self.folder, frontend) if self.folder else {}
+            with timing.phase("cache"):
+                self._tables[frontend] = cachefile.load(self.folder, frontend) if self.folder else {}
         return self._tables[frontend]
 
     def keep(self, frontend: str, tables: dict) -> None:
@@ -44,7 +46,8 @@ class ScanCache:
             return
         self._tables[frontend] = tables
         if self.folder is not None:
-            cachefile.save(self.folder, frontend, tables)
+            with timing.phase("cache"):
+                cachefile.save(self.folder, frontend, tables)
 
 
 @contextmanager

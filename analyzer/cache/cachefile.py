@@ -68,8 +68,11 @@ def save(folder: Path, name: str, tables: dict) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         temporary = folder / f".{name}-{os.getpid()}.tmp"
         try:
+            # dumps, not dump: json.dump encodes in pure Python, several times slower than the
+            # C encoder dumps uses (seconds on a large application's cache).
+            text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
             with open(temporary, "w", encoding="utf-8") as out:
-                json.dump(document, out, ensure_ascii=False, separators=(",", ":"))
+                out.write(text)
             os.replace(temporary, folder / f"{name}.json")
         finally:
             temporary.unlink(missing_ok=True)

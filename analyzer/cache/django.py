@@ -66,12 +66,14 @@ class DjangoReuse:
 
     def __init__(self, tables: dict) -> None:
         self.old = tables
-        self.written: dict = {"files": {}, "boundaries": {}, "transactions": {}}
+        self.written: dict = {"files": {}, "boundaries": {}, "transactions": {}, "autocommit": {}}
         self.digest = ""
         self._lines: dict[str, list[str]] = {}
         self._parse_diagnostics: dict[str, list[dict]] = {}
         self._reach: list[list] | None = None
         self.walked: list[str] = []   # ids of the transactions walked in this scan (the others were reused)
+        self._file: list | None = None  # [file, content digest] a module-level walk read whole
+        self.sites_walked: list[str] = []  # functions (and modules) whose autocommit sites were walked
 
     # -- index ---------------------------------------------------------------------------
     def index_add(self, index: RepoIndex, source) -> ModuleInfo:
@@ -231,6 +233,52 @@ class DjangoReuse:
         return result
 
 
+    # -- autocommit call sites ------------------------------------------------------------------
+    # Per function (or module's top-level code), by qualified name: the walks made of it, each
+    # with its records, call edges and return value (analyzer/django/call_sites.py), what each
+    # callee it asked returned then (call_sites.py asks again before reusing it), and the
+    # definitions it parsed.
+    def sites_kept(self, key: str) -> list[dict]:
+        """The walks of `key` made when the project facts and every definition they read were as now."""
+        return [entry for entry in self.old.get("autocommit", {}).get(key, []) if self._still(entry)]
+
+    def _still(self, entry: dict) -> bool:
+        if entry["digest"] != self.digest:
+            return False
+        if entry["file"] is not None:
+            rel, content = entry["file"]
+            now = self.written["files"].get(rel)
+            if now is None or now[0] != content:
+                return False
+        return all(self._unchanged(*r) for r in entry["reach"])
+
+    def sites_keep(self, key: str, entry: dict) -> None:
+        kept = self.written["autocommit"].setdefault(key, [])
+        if not any(e is entry for e in kept):
+            kept.append(entry)
+
+    def sites_read_file(self, info: ModuleInfo) -> None:
+        """The walk reads a whole file (module-level code), not definitions."""
+        self._file = [info.rel, self.written["files"][info.rel][0]] if info.rel in self.written["files"] else None
+
+    def sites_walk(self, key: str, walk: Callable) -> tuple:
+        """`walk()` -> (result, entry); an entry to keep gets what the walk read."""
+        self.sites_walked.append(key)
+        saved, self._reach, self._file = (self._reach, self._file), [], None
+        try:
+            result, entry = walk()
+        finally:
+            reach, file, (self._reach, self._file) = self._reach, self._file, saved
+        if not entry.get("unkept"):
+            unique = {tuple(r[:2]): r for r in reach}
+            entry.update({
+                "digest": self.digest, "file": file,
+                "reach": [[*r, self._definition_digest(r[0], r[2], r[3]), self._imports.get(r[0])]
+                          for r in unique.values()],
+                "parse_diagnostics": [d for _rel, qualname in unique for d in self._parse_diagnostics.get(qualname, [])],
+            })
+        return result, entry
+
     @staticmethod
     def _functions(ctx, qualnames) -> list[list]:
         """Reach entries ([file, qualname, first line, last line]) of application functions."""
@@ -306,3 +354,15 @@ class NoReuse:
 
     def transaction(self, ctx, boundary, walk: Callable, find_boundaries: Callable, view_functions: Callable) -> tuple:
         return walk(ctx, boundary)[:3]
+
+    def sites_kept(self, key: str) -> list:
+        return []
+
+    def sites_keep(self, key: str, entry: dict) -> None:
+        pass
+
+    def sites_read_file(self, info: ModuleInfo) -> None:
+        pass
+
+    def sites_walk(self, key: str, walk: Callable) -> tuple:
+        return walk()

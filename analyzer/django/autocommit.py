@@ -21,7 +21,7 @@ from collections import deque
 
 from . import orm_catalog as orm
 from .boundaries import Boundary
-from .call_sites import CallSites, WalkedFunction
+from .call_sites import CallSites, FunctionSites, WalkedFunction
 from .context import Context
 from .entry_points import enclosing_class, framework_entry_points, static_callees
 from .index import FunctionInfo
@@ -40,13 +40,17 @@ _MODULE_LEVEL_ORM = re.compile(
 _ORM_NAME = re.compile(r"\.objects\b|get_object_or_404\(|\.cursor\(\)")
 
 
-def autocommit_transactions(ctx: Context, boundaries: list[Boundary], explicit: list[dict]) -> list[dict]:
-    """The autocommit transaction records of a scan, in a deterministic order."""
-    return _Autocommit(ctx, boundaries, explicit).records()
+def autocommit_transactions(ctx: Context, boundaries: list[Boundary], explicit: list[dict], reuse=None) -> list[dict]:
+    """The autocommit transaction records of a scan, in a deterministic order. `reuse`: the warm
+    cache (analyzer/cache/django.py), which keeps each function's call sites."""
+    if reuse is None:
+        from ..cache.django import NoReuse
+        reuse = NoReuse()
+    return _Autocommit(ctx, boundaries, explicit, reuse).records()
 
 
 class _Autocommit:
-    def __init__(self, ctx: Context, boundaries: list[Boundary], explicit: list[dict]) -> None:
+    def __init__(self, ctx: Context, boundaries: list[Boundary], explicit: list[dict], reuse) -> None:
         self.ctx = ctx
         self.index = ctx.index
         self.explicit = explicit
@@ -61,7 +65,8 @@ class _Autocommit:
         self.skipped = self.whole | self._wrapper_code()
         self.evidence = OrmEvidence(ctx)
         self.static: dict[str, set[str]] = {}
-        self.walks = CallSites(ctx, self.walkable)
+        self._walkable: dict[str, bool] = {}
+        self.reuse = reuse
 
     def _wrapper_code(self) -> set[str]:
         """The project's transaction wrappers and their nested functions: their statements are
@@ -78,10 +83,13 @@ class _Autocommit:
 
     # -- which functions hold ORM code ----------------------------------------------------
     def walkable(self, qualname: str) -> bool:
-        fn = self.index.functions.get(qualname)
-        # A Python 2 file is reported once, as such; its functions are not walked one by one.
-        return fn is not None and qualname not in self.skipped and not self.index.modules[fn.module].python2_line and (
-            qualname in self.spans or self.evidence.holds_orm(fn, enclosing_class(self.index, fn)))
+        if qualname not in self._walkable:
+            fn = self.index.functions.get(qualname)
+            # A Python 2 file is reported once, as such; its functions are not walked one by one.
+            self._walkable[qualname] = fn is not None and qualname not in self.skipped \
+                and not self.index.modules[fn.module].python2_line \
+                and (qualname in self.spans or self.evidence.holds_orm(fn, enclosing_class(self.index, fn)))
+        return self._walkable[qualname]
 
     # -- reachability ------------------------------------------------------------------------
     def callees(self, fn: FunctionInfo) -> set[str]:
@@ -101,14 +109,14 @@ class _Autocommit:
         entries = always | (hooks - in_transactions) | (set(self.index.functions) - called - in_transactions)
         return sorted(q for q in entries - self.skipped if q in self.index.functions)
 
-    def reachable(self, entries: list[str], module_walks: list[WalkedFunction]) -> list[str]:
+    def reachable(self, entries: list[str], module_walks: list[FunctionSites]) -> list[str]:
         """Functions reached from the entry points (and module-level code) outside transactions,
         in the order found (breadth first from sorted entry points: deterministic)."""
         order: list[str] = []
         seen = set(entries)
         queue = deque(entries)
         for walked in module_walks:
-            for callee in sorted({c for c, _node in walked.edges}):
+            for callee in sorted({c for c, _line in walked.edges}):
                 if callee not in seen and callee not in self.skipped and callee in self.index.functions:
                     seen.add(callee)
                     queue.append(callee)
@@ -126,8 +134,7 @@ class _Autocommit:
         walked = self.walks.function(fn) if self.walkable(name) else None
         if walked is None:
             return self.callees(fn)
-        out = {callee for callee, node in walked.edges
-               if name not in self.spans or not self.in_span(name, walked.line(node))}
+        out = {callee for callee, line in walked.edges if name not in self.spans or not self.in_span(name, line)}
         if name not in self.spans:  # the index's calls have no lines: usable only without atomic blocks
             out |= self.callees(fn)
         return out
@@ -136,7 +143,7 @@ class _Autocommit:
         return any(first <= line <= last for first, last in self.spans.get(function, ()))
 
     # -- records ---------------------------------------------------------------------------
-    def module_walks(self) -> list[WalkedFunction]:
+    def module_walks(self) -> list[FunctionSites]:
         out = []
         for name in sorted(n for n, info in self.index.modules.items() if info.name == n):
             if self._module_level_orm(name):
@@ -161,11 +168,14 @@ class _Autocommit:
         return False
 
     def records(self) -> list[dict]:
+        entries = self.entry_points(self.explicit)
+        self.walks = CallSites(self.ctx, self.walkable, lambda walked: _site_records(walked, self.in_span), self.reuse)
         modules = self.module_walks()
-        walked = [self.walks.done.get(name) for name in self.reachable(self.entry_points(self.explicit), modules)]
+        walked = [self.walks.function(self.index.functions[name]) if self.walkable(name) else None
+                  for name in self.reachable(entries, modules)]
         out: dict[str, dict] = {}
         for function in [w for w in walked if w is not None] + modules:
-            for record in _site_records(function, self.in_span):
+            for record in function.records:
                 out.setdefault(record["id"], record)
         return sorted(out.values(), key=lambda r: (r["file"], r["line"], _column_of(r["id"]), r["function"]))
 

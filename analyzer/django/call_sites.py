@@ -8,29 +8,39 @@ as a call edge (callee, line) instead of being followed. What the callee returns
 when the callee is itself a function with ORM code: it is walked on its own, once, and its return
 value reused (a helper returning a queryset makes the caller's loop over it a statement of the
 caller, as in a transaction walk).
+
+Each function's result is a function of that function and what it calls, never of the order
+functions are reached in, so that it can be kept in the warm cache and reused alone: each walk
+has its own step ids and foreign-key cache (a Recorder of its own), and what a callee returns
+comes from the callee's own walk one level down (CallSites: a fixed budget of levels instead
+of a stack of the functions being walked, whose content depended on who reached whom first).
+The callee's step ids in its returned value are renamed to fresh ids of the caller's walk.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from . import orm_catalog as orm
+from ..cache.values import decode, encode, fingerprint
 from ..ir import diagnostic
 from .context import Context, ParsedModule
 from .index import FunctionInfo
 from .parsing import parse_module
+from .summaries import Relabel, _is_step_id
 from .syntax import code
 from .transactions import entry_env
 from .values import Val, plain, union
 from .walker import Recorder, Walker
 from .walk_helpers import _statements
 
-# How many callees may be walked for their return values inside one another before a call
-# simply returns an unknown value (each is still walked on its own later).
-RETURN_DEPTH = 4
+# A function's call sites come from its walk at this level: return values are followed through
+# at most LEVELS - 1 calls, one inside the other (a helper returning what its helper returns).
+LEVELS = 4
 
 
 @dataclass
@@ -47,84 +57,175 @@ class Site:
 
 @dataclass
 class WalkedFunction:
+    """A walk as it ends: its step tree and call sites (turned into records by the caller)."""
+
     qualname: str
     steps: list[dict]                                      # the walk's step tree (statements only matter)
     sites: dict[str, Site]                                 # step id -> its call site
-    edges: list[tuple[str, cst.CSTNode]]                   # (callee qualname, the call)
-    parsed: ParsedModule
-    returns: Val | None = None
 
-    def line(self, node: cst.CSTNode) -> int:
-        return self.parsed.line(node)
+
+@dataclass
+class FunctionSites:
+    """What is kept of one function's (or one module's top-level code's) walk."""
+
+    records: list[dict]                                    # its autocommit records
+    edges: list[tuple[str, int]]                           # (callee qualname, line of the call)
+    returns: Val | None = None
+    returns_text: str = ""                                 # fingerprint of `returns` ("" for None)
+
+    def entry(self) -> dict:
+        """The JSON form kept in the cache (TypeError when the returned value cannot be kept)."""
+        return {"records": self.records, "edges": [list(e) for e in self.edges],
+                "returns": None if self.returns is None else encode(self.returns)}
+
+    @classmethod
+    def from_entry(cls, entry: dict) -> "FunctionSites":
+        returns = entry["returns"]
+        return cls(entry["records"], [tuple(e) for e in entry["edges"]], decode(returns) if returns is not None else None,
+                   fingerprint(returns) if returns is not None else "")
+
+
+@dataclass
+class Variant:
+    """One walk of a function: its result (None when it could not be walked) and what each
+    callee it asked returned then, [callee, fingerprint] in the order asked. Another walk of the
+    same definition whose callees answer the same is this walk again."""
+
+    sites: FunctionSites | None
+    asked: list[list[str]]
+    entry: dict | None = None      # its cache entry (None: not kept)
+    reported: bool = True          # its diagnostics are in this scan's (False: from the cache, not used yet)
 
 
 class CallSites:
-    """Walks functions (and module-level code) one at a time, each once, sharing step ids."""
+    """Walks functions (and module-level code) one at a time, each on its own.
 
-    def __init__(self, ctx: Context, walkable) -> None:
+    A function's call sites come from its walk at level LEVELS; a call in a walk at level k
+    returns what the callee's walk at level k - 1 returns (nothing at level 1, nor for a call of
+    the function itself). The walk at a level is a function of the callee and the level alone,
+    whatever order functions are reached in, and is walked again only when some callee answers
+    differently than in a walk already made (this scan's or the warm cache's, `reuse`)."""
+
+    def __init__(self, ctx: Context, walkable: Callable[[str], bool],
+                 to_records: Callable[[WalkedFunction], list[dict]], reuse) -> None:
         self.ctx = ctx
-        self.recorder = Recorder()
         self.walkable = walkable            # qualname -> bool: has ORM code worth walking
-        self.done: dict[str, WalkedFunction | None] = {}
-        self._active: list[str] = []
+        self.to_records = to_records
+        self.reuse = reuse
+        self.at: dict[tuple[str, int], Variant] = {}
+        self.variants: dict[str, list[Variant]] = {}
 
-    def function(self, fn: FunctionInfo) -> WalkedFunction | None:
-        if fn.qualname in self.done:
-            return self.done[fn.qualname]
+    def function(self, fn: FunctionInfo) -> FunctionSites | None:
+        return self.walk_at(fn.qualname, LEVELS, lambda level: self._walk_function(fn, level)).sites
+
+    def module_code(self, module: str) -> FunctionSites | None:
+        """Module-level code and class bodies (they run at import): every statement that is not a def."""
+        return self.walk_at(f"module {module}", LEVELS, lambda level: self._walk_module(module, level)).sites
+
+    def answer(self, level: int, caller: str, fn: FunctionInfo) -> tuple[Val | None, str]:
+        """What a call of `fn` returns in a walk of `caller` at `level`, and its fingerprint
+        ("" for an unknown value)."""
+        if level <= 1 or fn.qualname == caller or not self.walkable(fn.qualname):
+            return None, ""
+        sites = self.walk_at(fn.qualname, level - 1, lambda below: self._walk_function(fn, below)).sites
+        if sites is None or sites.returns is None:
+            return None, ""
+        return sites.returns, sites.returns_text
+
+    def walk_at(self, key: str, level: int, walk: Callable[[int], tuple]) -> Variant:
+        """The walk of `key` at `level`: one already made whose callees answer the same at this
+        level, or `walk(level)` now."""
+        if (key, level) in self.at:
+            return self.at[(key, level)]
+        if key not in self.variants:
+            self.variants[key] = []
+            for entry in self.reuse.sites_kept(key):
+                self.variants[key].append(Variant(FunctionSites.from_entry(entry) if entry["walked"] else None,
+                                                  entry["asked"], entry, reported=False))
+        found = next((v for v in self.variants[key] if self._same_answers(key, level, v.asked)), None)
+        if found is None:
+            sites, entry = self.reuse.sites_walk(key, lambda: self._unkept_marked(walk(level)))
+            found = Variant(sites, entry["asked"], None if entry.get("unkept") else entry)
+            self.variants[key].append(found)
+        elif not found.reported:
+            found.reported = True
+            self.ctx.diagnostics.extend(found.entry["diagnostics"] + found.entry["parse_diagnostics"])
+        if found.entry is not None:
+            self.reuse.sites_keep(key, found.entry)
+        self.at[(key, level)] = found
+        return found
+
+    @staticmethod
+    def _unkept_marked(walked: tuple) -> tuple:
+        """A walk that used a value the cache could not keep is not kept either."""
+        sites, entry = walked
+        if any(text.startswith("?") for _callee, text in entry["asked"]):
+            entry["unkept"] = True
+        return sites, entry
+
+    def _same_answers(self, key: str, level: int, asked: list[list[str]]) -> bool:
+        functions = self.ctx.index.functions
+        return all(callee in functions and self.answer(level, key, functions[callee])[1] == text
+                   for callee, text in asked)
+
+    # -- walks -------------------------------------------------------------------------------
+    def _walk_function(self, fn: FunctionInfo, level: int) -> tuple[FunctionSites | None, dict | None]:
         found = self.ctx.def_node(fn)
         if found is None:
-            self.done[fn.qualname] = None
-            return None
+            return None, {"walked": False, "diagnostics": [], "asked": []}
         parsed, node = found
-        self._active.append(fn.qualname)
+        walker = CallSiteWalker(self, parsed, entry_env(self.ctx, parsed, node, fn.cls, fn.qualname),
+                                cls=fn.cls, holder=fn.qualname, level=level)
+        walker.stack = frozenset({fn.qualname})
         try:
-            walker = CallSiteWalker(self, parsed, entry_env(self.ctx, parsed, node, fn.cls, fn.qualname),
-                                    cls=fn.cls, holder=fn.qualname)
-            walker.stack = frozenset({fn.qualname})
             steps = walker.walk_block(node.body)
         except RecursionError:
-            return self._failed(fn, "recursion limit while walking")
+            return self._failed(fn, "recursion limit while walking", walker)
         except Exception as exc:  # noqa: BLE001 - one bad function must not end the scan
-            return self._failed(fn, f"{type(exc).__name__}: {exc}")
-        finally:
-            self._active.pop()
+            return self._failed(fn, f"{type(exc).__name__}: {exc}", walker)
         kinds = {r.kind for r in walker.returns}
         returns = walker.returns[-1] if len(kinds) == 1 else None
-        walked = WalkedFunction(fn.qualname, steps, walker.sites, walker.edges, parsed, returns)
-        self.done[fn.qualname] = walked
-        return walked
+        return self._finish(walker, steps, returns)
 
-    def _failed(self, fn: FunctionInfo, reason: str) -> None:
-        info = self.ctx.index.modules[fn.module]
-        self.ctx.diagnostics.append(diagnostic(info.rel, fn.def_line, "internal-error",
-                                               f"{fn.qualname}: autocommit walk: {reason}"))
-        self.done[fn.qualname] = None
-        return None
-
-    def module_code(self, module: str) -> WalkedFunction | None:
-        """Module-level code and class bodies (they run at import): every statement that is not a def."""
+    def _walk_module(self, module: str, level: int) -> tuple[FunctionSites | None, dict | None]:
         info = self.ctx.index.modules[module]
+        self.reuse.sites_read_file(info)
         try:
             tree = parse_module(info.source.text)
         except (cst.ParserSyntaxError, RecursionError):
-            return None  # the index already reported the file
+            return None, {"walked": False, "diagnostics": [], "asked": []}  # the index already reported the file
         parsed = ParsedModule(info, tree, tree, 1)
-        walker = CallSiteWalker(self, parsed, {"__qualname__": Val("ref", ref=info.name)}, holder=info.name)
+        walker = CallSiteWalker(self, parsed, {"__qualname__": Val("ref", ref=info.name)}, holder=info.name,
+                                level=level)
         steps: list[dict] = []
         try:
             _walk_module_level(walker, tree.body, info.name, steps)
         except Exception as exc:  # noqa: BLE001 - RecursionError included: the scan goes on
-            self.ctx.diagnostics.append(diagnostic(info.rel, 0, "internal-error",
-                                                   f"module-level code: autocommit walk: {type(exc).__name__}: {exc}"))
-            return None
-        return WalkedFunction(info.name, steps, walker.sites, walker.edges, parsed)
+            problem = diagnostic(info.rel, 0, "internal-error",
+                                 f"module-level code: autocommit walk: {type(exc).__name__}: {exc}")
+            self.ctx.diagnostics.append(problem)
+            return None, {"walked": False, "diagnostics": [problem], "asked": walker.asked}
+        return self._finish(walker, steps, None)
 
-    def returned(self, fn: FunctionInfo) -> Val | None:
-        """What `fn` returns, when it is worth walking and not already being walked."""
-        if fn.qualname in self._active or len(self._active) > RETURN_DEPTH or not self.walkable(fn.qualname):
-            return None
-        walked = self.function(fn)
-        return walked.returns if walked is not None else None
+    def _finish(self, walker: "CallSiteWalker", steps: list[dict], returns: Val | None):
+        walked = WalkedFunction(walker.holder, steps, walker.sites)
+        edges = [(callee, walker.parsed.line(node)) for callee, node in walker.edges]
+        result = FunctionSites(self.to_records(walked), edges, returns)
+        try:
+            entry = result.entry()
+        except TypeError:
+            # Not kept: walked again next time, and so is every walk that used what it returned
+            # (its fingerprint, unlike any other, names this very value).
+            result.returns_text = f"?{id(returns)}"
+            return result, {"walked": True, "asked": walker.asked, "unkept": True}
+        result.returns_text = fingerprint(entry["returns"]) if returns is not None else ""
+        return result, {**entry, "walked": True, "diagnostics": [], "asked": walker.asked}
+
+    def _failed(self, fn: FunctionInfo, reason: str, walker: "CallSiteWalker"):
+        info = self.ctx.index.modules[fn.module]
+        problem = diagnostic(info.rel, fn.def_line, "internal-error", f"{fn.qualname}: autocommit walk: {reason}")
+        self.ctx.diagnostics.append(problem)
+        return None, {"walked": False, "diagnostics": [problem], "asked": walker.asked}
 
     def source_line(self, parsed: ParsedModule, line: int) -> str:
         lines = parsed.info.source.line_texts
@@ -147,12 +248,14 @@ def _walk_module_level(walker: "CallSiteWalker", body, holder: str, steps: list[
 
 class CallSiteWalker(Walker):
     def __init__(self, sites: CallSites, parsed: ParsedModule, env: dict[str, Val], cls: str | None = None,
-                 holder: str = "") -> None:
-        super().__init__(sites.ctx, parsed, sites.recorder, env, cls=cls)
+                 holder: str = "", level: int = LEVELS) -> None:
+        super().__init__(sites.ctx, parsed, Recorder(), env, cls=cls)
         self.call_sites = sites
         self.holder = holder
+        self.level = level
         self.sites: dict[str, Site] = {}
         self.edges: list[tuple[str, cst.CSTNode]] = []
+        self.asked: list[list[str]] = []   # [callee, fingerprint of what it returned], each once
 
     # Only statements make call sites: effects, unresolved calls and diagnostics are left to the
     # transaction walks (and cost no line numbering here).
@@ -184,10 +287,26 @@ class CallSiteWalker(Walker):
             # in the end is this call's (the transaction walk reports it here too, through super()).
             self.instance_statement(node, self_val, bind_name, orm.INSTANCE[fn.name], call_site[3], keywords)
             return plain(union(positional))
-        returned = self.call_sites.returned(fn)
+        returned, text = self.call_sites.answer(self.level, self.holder, fn)
+        if [fn.qualname, text] not in self.asked:
+            self.asked.append([fn.qualname, text])
         if returned is not None and returned.kind in ("qs", "instance", "rows", "model"):
-            return returned
+            return self._own_ids(returned)
         return plain(union(positional) | union(v for _, v in keywords))
+
+
+    def _own_ids(self, returned: Val) -> Val:
+        """The callee's value with its step ids renamed to fresh ids of this walk."""
+        fresh: dict[str, str] = {}
+
+        def rename(sid):
+            if not _is_step_id(sid):
+                return sid
+            if sid not in fresh:
+                fresh[sid] = self.rec.next_id()
+            return fresh[sid]
+
+        return Relabel(rename).value(returned)
 
 
 _NOT_IDENTIFIER_BEFORE = r"(?<![A-Za-z0-9_.])"

@@ -162,7 +162,7 @@ def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult
     lap = timing.lap("walk", lap)
     if options.autocommit:
         transactions += [(txn, []) for txn in autocommit_transactions(
-            ctx, list(unique.values()), [txn for txn, _ in transactions])]
+            ctx, list(unique.values()), [txn for txn, _ in transactions], reuse)]
         timing.lap("autocommit", lap)
     diagnostics.extend(ctx.diagnostics)
     records = [{"ir": 1, "type": "meta", "frontend": "django", "root": root.name}]
