@@ -116,13 +116,13 @@ def _line_count(content: bytes) -> int:
     return content.count(b"\n") + (1 if content and not content.endswith(b"\n") else 0)
 
 
-# How deep calls into the application are followed when the project does not say. The Django
-# walk computes each helper's summary once per calling context (django/summaries.py), but a
-# summary's steps are still copied at every call site: at depth 40 (or 10) bookwyrm's IR grows to
-# tens of MB and its scan from 30 s to over 25 minutes, so the default stays 6 (a `depth-limit`
-# diagnostic marks what it cuts). The TypeScript walk replays helpers walked before in the same
-# context (ts-plugin/src/walk-memo.ts) and is bounded only by recursion and its node budget (None).
-DEFAULT_DEPTH: dict[str, int | None] = {"django": 6, "typeorm": None}
+# How deep calls into the application are followed when the project does not say: no bound
+# (None) in both front ends; recursion is cut on the call stack. The Django walk computes each
+# helper's summary once per calling context and a call repeating an earlier instance in the same
+# transaction is one `repeat` step (django/summaries.py), so the IR grows with distinct calls,
+# not call paths. The TypeScript walk replays helpers walked before in the same context
+# (ts-plugin/src/walk-memo.ts) and is bounded only by recursion and its node budget.
+DEFAULT_DEPTH: dict[str, int | None] = {"django": None, "typeorm": None}
 
 
 def effective_depth(config: Config, frontend: str) -> int | None:

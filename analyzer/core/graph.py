@@ -4,12 +4,13 @@ Edge attribute `kinds` is the set of ways the later step depends on the earlier 
 `data-key` (a predicate value), `data-value` (a written value or the saved object),
 `control-branch`, `control-loop`; one pair of steps can depend in several ways at once. Edges always go from an
 earlier step to a later one; a reference to a step that is not earlier is ignored (it can
-only come from a loop's back edge, which the loop's control edge already covers).
+only come from a loop's back edge, which the loop's control edge already covers). A `repeat`
+step's branches and loops also control the steps it repeats (flatten.repeated_steps).
 """
 
 from __future__ import annotations
 
-from .flatten import FlatStep, dependent_steps, predicate_terms
+from .flatten import FlatStep, dependent_steps, predicate_terms, repeated_steps
 
 
 class _Edges:
@@ -93,4 +94,16 @@ def build(flat: list[FlatStep]) -> StepGraph:
         for structure, sources in fs.controls:
             for src in dependent_steps(sources):
                 add(src, fs.id, f"control-{structure}")
+    # A repeat runs the steps it names again, under its own branches and loops: what decides
+    # the repeat decides those steps' second run (the edge goes to the first run's id).
+    controls_of = {fs.id: fs.controls for fs in flat if fs.node == "repeat"}
+    for repeat, targets in repeated_steps(flat).items():
+        for structure, sources in controls_of[repeat]:
+            for src in dependent_steps(sources):
+                if src in order and order[src] < order[repeat]:
+                    for dst in targets:
+                        if src != dst and not graph.has_edge(src, dst):
+                            graph.add_edge(src, dst, kinds={f"control-{structure}"})
+                        elif src != dst:
+                            graph.edges[src, dst]["kinds"].add(f"control-{structure}")
     return graph
