@@ -265,6 +265,7 @@ def settle(pk):
 def test_an_overridden_save_reports_each_call_site_through_reused_helpers(tmp_path, monkeypatch):
     app = make_app(tmp_path, {"saving.py": SAVING})
     (app / "bank" / "models.py").write_text(SAVING_MODELS)
+    monkeypatch.setattr(summaries, "REPEAT", False)  # each call's copy, to see each one's site
     result = scan(app, frontend="django")
     txn = transactions(result)["bank.saving.settle"]
     saves = [(s["line"], s["via"]) for s in txn["statements"] if s["api"] == "save"]
@@ -322,6 +323,21 @@ def nested(pk):
         notify(pk)
 
 
+def mark(account):
+    Entry.objects.filter(account=account).update(amount=0)
+    touch(account.pk)
+
+
+@transaction.atomic
+def rebound(pk, other):
+    first = Account.objects.get(pk=pk)
+    mark(first)
+    second = Account.objects.filter(balance=other).get(pk=pk)
+    mark(second)
+    for entry in Entry.objects.filter(amount=1):
+        mark(entry.account)
+
+
 @transaction.atomic
 def plain(pk):
     touch(pk)
@@ -335,7 +351,7 @@ def _normalised(verdict: dict) -> dict:
     import re
 
     def ids(text):
-        return re.sub(r"@s\\d+", "@s", text)
+        return re.sub(r"@s\d+", "@s", text)
 
     return {
         "interactivity": verdict["interactivity"],
@@ -367,6 +383,9 @@ def test_repeats_give_the_verdicts_copying_gives(tmp_path, monkeypatch):
     assert found["bank.repeated.conditional"]["interactivity"] == "interactive-nonstrict"
     assert {r["category"] for r in found["bank.repeated.conditional"]["reasons"]} == {"conditional"}
     assert {r["category"] for r in found["bank.repeated.looped"]["reasons"]} == {"loop-over-results"}
+    # mark(second) is mark(first) with the second read bound instead of the first.
+    rebound = next(r for r in result.records if r.get("function") == "bank.repeated.rebound")
+    assert [sorted(s["bind"].values()) for s in summaries_steps(rebound["steps"]) if s["node"] == "repeat"][:1] == [["s5"]]
     monkeypatch.setattr(summaries, "REPEAT", False)
     copied = scan(app, Config(), "django")
     assert not any('"node": "repeat"' in json.dumps(r) for r in copied.records if r.get("type") == "transaction")

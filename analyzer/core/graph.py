@@ -10,7 +10,7 @@ step's branches and loops also control the steps it repeats (flatten.repeated_st
 
 from __future__ import annotations
 
-from .flatten import FlatStep, dependent_steps, predicate_terms, repeated_steps
+from .flatten import FlatStep, _id_number, dependent_steps, predicate_terms
 
 
 class _Edges:
@@ -94,16 +94,44 @@ def build(flat: list[FlatStep]) -> StepGraph:
         for structure, sources in fs.controls:
             for src in dependent_steps(sources):
                 add(src, fs.id, f"control-{structure}")
-    # A repeat runs the steps it names again, under its own branches and loops: what decides
-    # the repeat decides those steps' second run (the edge goes to the first run's id).
-    controls_of = {fs.id: fs.controls for fs in flat if fs.node == "repeat"}
-    for repeat, targets in repeated_steps(flat).items():
-        for structure, sources in controls_of[repeat]:
-            for src in dependent_steps(sources):
-                if src in order and order[src] < order[repeat]:
-                    for dst in targets:
-                        if src != dst and not graph.has_edge(src, dst):
-                            graph.add_edge(src, dst, kinds={f"control-{structure}"})
-                        elif src != dst:
-                            graph.edges[src, dst]["kinds"].add(f"control-{structure}")
+    _add_repeats(graph, flat, order)
     return graph
+
+
+def _add_repeats(graph: StepGraph, flat: list[FlatStep], order: dict[str, int]) -> None:
+    """Edges into the steps a `repeat` runs again, as copies of them would have: the edges into
+    the first instance's steps with the steps the repeat binds instead (`bind`), and the
+    repeat's own branches and loops. Each edge goes to the first instance's id. Repeats are
+    taken in id order, so a repeat named by another has its edges already."""
+    repeats = sorted((fs for fs in flat if fs.node == "repeat" and fs.id), key=lambda f: _id_number(f.id))
+    into: dict[str, list[tuple[str, str, frozenset]]] = {}  # repeat id -> edges of its copy
+    for fs in repeats:
+        bind = fs.step.get("bind", {})
+        limit = order[fs.id]
+        edges: dict[tuple[str, str], set] = {}
+        for sid in fs.step.get("same_as", []):
+            if sid not in graph.nodes:
+                continue
+            if graph.nodes[sid]["node"] == "repeat":
+                inner = into.get(sid, ())
+            else:
+                inner = [(src, sid, frozenset(graph.edges[src, sid]["kinds"])) for src in graph.predecessors(sid)]
+            for src, dst, kinds in inner:
+                edges.setdefault((bind.get(src, src), dst), set()).update(kinds)
+        targets = {dst for _src, dst in edges} | {
+            sid for sid in fs.step.get("same_as", []) if sid in graph.nodes and graph.nodes[sid]["node"] != "repeat"}
+        targets |= {dst for sid in fs.step.get("same_as", []) for _s, dst, _k in into.get(sid, ())}
+        for structure, sources in fs.controls:
+            for src in dependent_steps(sources):
+                for dst in targets:
+                    edges.setdefault((src, dst), set()).add(f"control-{structure}")
+        kept = []
+        for (src, dst), kinds in sorted(edges.items(), key=lambda e: (order.get(e[0][0], -1), order.get(e[0][1], -1))):
+            if src == dst or src not in order or order[src] >= limit:
+                continue
+            kept.append((src, dst, frozenset(kinds)))
+            if graph.has_edge(src, dst):
+                graph.edges[src, dst]["kinds"].update(kinds)
+            else:
+                graph.add_edge(src, dst, kinds=set(kinds))
+        into[fs.id] = kept

@@ -24,10 +24,11 @@ before a summary is reused:
 Recursion needs no separate fixed point: a recursive call is cut on the stack, and the summary
 of a function in a cycle records the cut, so it is reused only where the same cut happens.
 
-Within one transaction, a call whose instance would repeat an earlier one exactly (same context,
-the same caller steps bound to its placeholders, a stack that answers the same) is not copied
-again: the IR gets a `repeat` step naming the ids of the first instance's steps (`same_as`), and
-the call returns the first instance's values. That keeps a transaction's IR polynomial in its
+Within one transaction, a call whose instance would be an earlier one's again (same context, a
+stack that answers the same) is not copied: the IR gets a `repeat` step naming the ids of the
+first instance's steps (`same_as`) and, where the caller's steps bound to the placeholders
+differ, which of the first instance's bound steps stand for which of this call's (`bind`); the
+call returns the first instance's values with those steps replaced. That keeps a transaction's IR polynomial in its
 distinct calls, not in its call paths, so the walk needs no depth bound (docs/IR.md, "repeat").
 The table of instances (`InstanceTable`) is part of what a summary depends on: a summary records
 the instances registered during its walk (registered again where it is instantiated) and the
@@ -204,6 +205,8 @@ class Relabel:
             return self.rename(value)
         if key == "same_as":
             return [self.rename(v) for v in value]
+        if key == "bind":
+            return {self.rename(k): self.rename(v) for k, v in value.items()}
         if key == "uses" and isinstance(value, list):
             if all(isinstance(v, str) for v in value):
                 return sorted(self.rename(v) for v in value)
@@ -312,8 +315,7 @@ class SummaryStore:
                 continue
             if summary.fk and any(_actual_fk_key(k, context) in recorder.fk_cache for k in summary.fk):
                 continue
-            if any(_actual_instance_key(k, context.from_placeholder.get) in recorder.instances
-                   for k in summary.misses):
+            if any(k in recorder.instances for k in summary.misses):
                 continue  # a walk would repeat an instance there instead of copying it
             return summary
         return None
@@ -361,12 +363,9 @@ def make_summary(frame: Frame, context: CallContext, recorder, steps: list, valu
         origin, sources, attr = key
         fk[(canonical(origin), tuple(relabel.source(s) for s in sources), attr)] = relabel.value(loaded)
     on_stack = frozenset(q for q in frame.queried if q in frame.base_stack)
-    instances = [(_canonical_instance_key(key, canonical), entry.relabelled(relabel, -base))
+    instances = [(key, entry.relabelled(relabel, -base))
                  for key, entry in frame.registered]
-    misses = set()
-    for key in frame.missed:
-        if not any(_is_step_id(b) and int(b[1:]) > base for b in key[1]):  # its own steps: fresh ids
-            misses.add(_canonical_instance_key(key, canonical))
+    misses = set(frame.missed)
     return Summary(
         steps=stored, value=relabel.value(value), self_after=relabel.value(self_after),
         raise_guards=relabel.sources(raise_guards),
@@ -436,9 +435,9 @@ def instantiate(summary: Summary, context: CallContext, recorder, caller_via: tu
         frame.reached |= summary.reached
         if summary.height >= 0:
             frame.deepest = max(frame.deepest, caller_depth + summary.height)
-        frame.missed |= {_actual_instance_key(k, context.from_placeholder.get) for k in summary.misses}
+        frame.missed |= summary.misses
     for key, entry in summary.instances:
-        recorder.instances.register(_actual_instance_key(key, actual), entry.relabelled(relabel, base))
+        recorder.instances.register(key, entry.relabelled(relabel, base))
     return Instance(steps, relabel.value(summary.value), relabel.value(summary.self_after),
                     relabel.sources(summary.raise_guards))
 
@@ -465,6 +464,7 @@ class Entry:
     """One instance of a call in a transaction, as a later identical call repeats it."""
 
     base: int                 # the step counter before the instance's first step
+    bindings: tuple           # the caller's steps bound to the placeholders #0, #1, ...
     same_as: tuple            # ids of the instance's steps (nested ones included), in order
     value: Val
     self_after: Val | None
@@ -475,25 +475,28 @@ class Entry:
     reached: frozenset
 
     def relabelled(self, relabel: Relabel, shift: int) -> "Entry":
-        return Entry(self.base + shift, tuple(relabel.ids(i) for i in self.same_as), relabel.value(self.value),
+        return Entry(self.base + shift, tuple(relabel.ids(b) for b in self.bindings),
+                     tuple(relabel.ids(i) for i in self.same_as), relabel.value(self.value),
                      relabel.value(self.self_after), relabel.sources(self.raise_guards), self.on_stack,
                      self.off_stack, self.height, self.reached)
 
 
-def instance_key(context: CallContext, call_site) -> tuple | None:
-    """The table key of a call: its context and the caller's steps bound to its placeholders.
-    A call reported at its caller's site (`super().save()`) is always copied."""
+def instance_key(context: CallContext, call_site):
+    """The table key of a call: its context. A call reported at its caller's site
+    (`super().save()`) is always copied."""
     if call_site is not None or not REPEAT:
         return None
-    return (context.key, tuple(context.from_placeholder[f"#{i}"] for i in range(len(context.from_placeholder))))
+    return context.key
 
 
-def _canonical_instance_key(key: tuple, canonical) -> tuple:
-    return (key[0], tuple(canonical(b) for b in key[1]))
+def bindings(context: CallContext) -> tuple:
+    """The caller's steps bound to the context's placeholders #0, #1, ..."""
+    return tuple(context.from_placeholder[f"#{i}"] for i in range(len(context.from_placeholder)))
 
 
-def _actual_instance_key(key: tuple, actual) -> tuple:
-    return (key[0], tuple(actual(b) or b for b in key[1]))
+def rebinding(entry: Entry, context: CallContext) -> dict:
+    """Which step of this call stands for which bound step of the first instance."""
+    return {old: new for old, new in zip(entry.bindings, bindings(context)) if old != new}
 
 
 def step_ids_in(steps: list) -> tuple:

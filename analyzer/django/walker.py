@@ -36,7 +36,7 @@ from .folding import fold
 from .walk_helpers import _exits, _merge, _raises, _statements, _text
 from .summaries import (
     CallContext, Entry, FkCache, Frame, InstanceTable, StackView, SummaryStore, Uncacheable, close_frame,
-    instance_key, instantiate, make_summary, step_ids_in,
+    Relabel, bindings, instance_key, instantiate, make_summary, rebinding, step_ids_in,
 )
 from .values import (
     UNKNOWN, QuerySet, Val, constant, ir_sources, plain, step_ids, union, value_sources,
@@ -696,7 +696,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
             key = instance_key(context, call_site)
             entry = self.rec.instances.lookup(key, self.stack, self.depth, self.ctx.max_depth) if key else None
             if entry is not None:
-                return self._repeat(node, fn, entry, bind_name, positional)
+                return self._repeat(node, fn, entry, rebinding(entry, context), bind_name, positional)
             summary = store.find(context, self._stack, self.depth, self.ctx.max_depth, self.rec, CALL_BUDGET)
             if summary is not None:
                 store.hits += 1
@@ -705,7 +705,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
                 self.out.extend(done.steps)
                 if key and not summary.fk:
                     self.rec.instances.register(key, Entry(
-                        base, step_ids_in(done.steps), done.value, done.self_after, done.raise_guards,
+                        base, bindings(context), step_ids_in(done.steps), done.value, done.self_after, done.raise_guards,
                         summary.on_stack, summary.off_stack, summary.height, summary.reached))
                 return self._returned(done.value, done.self_after, done.raise_guards, bind_name, positional)
         store.walks += 1
@@ -728,16 +728,19 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         if key and not (frame.cut or frame.fk_external or frame.fk_inserted):
             on_stack = frozenset(q for q in frame.queried if q in frame.base_stack)
             self.rec.instances.register(key, Entry(
-                frame.counter, step_ids_in(steps), value, self_after, guards, on_stack,
+                frame.counter, bindings(context), step_ids_in(steps), value, self_after, guards, on_stack,
                 frozenset(frame.queried) - on_stack,
                 frame.deepest - frame.base_depth if frame.deepest >= 0 else -1, frozenset(frame.reached)))
         return self._returned(value, self_after, guards, bind_name, positional)
 
-    def _repeat(self, node, fn: FunctionInfo, entry: Entry, bind_name, positional) -> Val:
-        """A call that would copy an earlier instance exactly: one `repeat` step naming it."""
+    def _repeat(self, node, fn: FunctionInfo, entry: Entry, bind: dict, bind_name, positional) -> Val:
+        """A call that would be an earlier instance again: one `repeat` step naming it, and the
+        first instance's values with the caller's steps this call binds instead."""
         if entry.same_as:
             step = self._base(node, "repeat")
             step.update(id=self.rec.next_id(), callee=fn.qualname, same_as=list(entry.same_as))
+            if bind:
+                step["bind"] = dict(bind)
             self.out.append(step)
         self.rec.reached |= entry.reached
         if self.rec.frames:
@@ -745,7 +748,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
             frame.reached |= entry.reached
             if entry.height >= 0:
                 frame.deepest = max(frame.deepest, self.depth + entry.height)
-        return self._returned(entry.value, entry.self_after, entry.raise_guards, bind_name, positional)
+        relabel = Relabel(lambda sid: bind.get(sid, sid))
+        return self._returned(relabel.value(entry.value), relabel.value(entry.self_after),
+                              relabel.sources(entry.raise_guards), bind_name, positional)
 
     def _cut(self) -> None:
         """A depth or budget cut: every walk in progress now depends on its path."""
