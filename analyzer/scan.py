@@ -116,13 +116,15 @@ def _line_count(content: bytes) -> int:
     return content.count(b"\n") + (1 if content and not content.endswith(b"\n") else 0)
 
 
-# How deep calls into the application are followed when the project does not say: no bound
-# (None) in both front ends; recursion is cut on the call stack. The Django walk computes each
-# helper's summary once per calling context and a call repeating an earlier instance in the same
-# transaction is one `repeat` step (django/summaries.py), so the IR grows with distinct calls,
-# not call paths. The TypeScript walk replays helpers walked before in the same context
-# (ts-plugin/src/walk-memo.ts) and is bounded only by recursion and its node budget.
-DEFAULT_DEPTH: dict[str, int | None] = {"django": None, "typeorm": None}
+# How deep calls into the application are followed when the project does not say. The Django
+# walk computes each helper's summary once per calling context, and a call that would be an
+# earlier instance again in the same transaction is one `repeat` step (django/summaries.py), so
+# the walk itself no longer grows with call paths. The bound stays 6 because the core's step
+# graph still does: without it bookwyrm's walk ends in about 3 minutes but its densest
+# transactions give graphs of millions of control edges (docs/DECISIONS.md). The TypeScript walk
+# replays helpers walked before in the same context (ts-plugin/src/walk-memo.ts) and is bounded
+# only by recursion and its node budget (None).
+DEFAULT_DEPTH: dict[str, int | None] = {"django": 6, "typeorm": None}
 
 
 def effective_depth(config: Config, frontend: str) -> int | None:

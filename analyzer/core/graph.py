@@ -99,32 +99,41 @@ def build(flat: list[FlatStep]) -> StepGraph:
 
 
 def _add_repeats(graph: StepGraph, flat: list[FlatStep], order: dict[str, int]) -> None:
-    """Edges into the steps a `repeat` runs again, as copies of them would have: the edges into
-    the first instance's steps with the steps the repeat binds instead (`bind`), and the
-    repeat's own branches and loops. Each edge goes to the first instance's id. Repeats are
-    taken in id order, so a repeat named by another has its edges already."""
+    """Edges into the steps a `repeat` runs again, as copies of them would have, each to the
+    first instance's id: the edges from outside the first instance, with the steps the repeat
+    binds instead (`bind`), and the repeat's own branches and loops. Edges between steps of the
+    instance are the copy's too, already there. Repeats are taken in id order, so a repeat
+    named by another has its edges already (a first instance's ids are consecutive)."""
     repeats = sorted((fs for fs in flat if fs.node == "repeat" and fs.id), key=lambda f: _id_number(f.id))
-    into: dict[str, list[tuple[str, str, frozenset]]] = {}  # repeat id -> edges of its copy
+    added: dict[str, list[tuple[str, str, frozenset]]] = {}  # repeat id -> edges into its copy
+    targets_of: dict[str, frozenset] = {}                    # repeat id -> the steps it runs again
+    # The edges the IR gives each step, before any repeat adds the edges of its copies.
+    into_step = {dst: [(src, frozenset(graph.edges[src, dst]["kinds"])) for src in graph.predecessors(dst)]
+                 for dst in graph.nodes} if repeats else {}
     for fs in repeats:
+        same = [sid for sid in fs.step.get("same_as", []) if sid in graph.nodes]
+        if not same:
+            continue
+        numbers = [_id_number(sid) for sid in same]
+        low, high = min(numbers), max(numbers)
         bind = fs.step.get("bind", {})
-        limit = order[fs.id]
         edges: dict[tuple[str, str], set] = {}
-        for sid in fs.step.get("same_as", []):
-            if sid not in graph.nodes:
-                continue
+        targets: set = set()
+        for sid in same:
             if graph.nodes[sid]["node"] == "repeat":
-                inner = into.get(sid, ())
+                inner = added.get(sid, ())
+                targets |= targets_of.get(sid, frozenset())
             else:
-                inner = [(src, sid, frozenset(graph.edges[src, sid]["kinds"])) for src in graph.predecessors(sid)]
+                targets.add(sid)
+                inner = [(src, sid, kinds) for src, kinds in into_step[sid]]
             for src, dst, kinds in inner:
-                edges.setdefault((bind.get(src, src), dst), set()).update(kinds)
-        targets = {dst for _src, dst in edges} | {
-            sid for sid in fs.step.get("same_as", []) if sid in graph.nodes and graph.nodes[sid]["node"] != "repeat"}
-        targets |= {dst for sid in fs.step.get("same_as", []) for _s, dst, _k in into.get(sid, ())}
+                if not low <= _id_number(src) <= high:
+                    edges.setdefault((bind.get(src, src), dst), set()).update(kinds)
         for structure, sources in fs.controls:
             for src in dependent_steps(sources):
                 for dst in targets:
                     edges.setdefault((src, dst), set()).add(f"control-{structure}")
+        limit = order[fs.id]
         kept = []
         for (src, dst), kinds in sorted(edges.items(), key=lambda e: (order.get(e[0][0], -1), order.get(e[0][1], -1))):
             if src == dst or src not in order or order[src] >= limit:
@@ -134,4 +143,5 @@ def _add_repeats(graph: StepGraph, flat: list[FlatStep], order: dict[str, int]) 
                 graph.edges[src, dst]["kinds"].update(kinds)
             else:
                 graph.add_edge(src, dst, kinds=set(kinds))
-        into[fs.id] = kept
+        added[fs.id] = kept
+        targets_of[fs.id] = frozenset(targets)

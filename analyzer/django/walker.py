@@ -56,8 +56,7 @@ class StopWalk(Exception):
 
 # Calls followed per transaction before giving up: a safety net. A helper's walk is a summary
 # computed once per calling context (summaries.py) and a call that would repeat an earlier
-# instance exactly is one `repeat` step, so a transaction's IR grows with its distinct calls;
-# no real application in corpus/real.toml reaches this.
+# instance is one `repeat` step (counted as one call).
 CALL_BUDGET = 15000
 
 
