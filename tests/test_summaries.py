@@ -194,10 +194,10 @@ def test_each_helper_is_walked_once_per_calling_context(tmp_path, monkeypatch):
 
 
 def test_a_call_repeating_an_earlier_instance_is_one_repeat_step(tmp_path):
-    """Without a depth bound, 2**40 call paths give one statement and one repeat per level."""
+    """2**40 call paths give one statement and one repeat per level."""
     text = chain(40)
     second_call = text.splitlines().index("def h39(pk):") + 3  # 1-based line of h39's second call
-    result = scan(make_app(tmp_path, {"deep.py": text}), frontend="django")
+    result = scan(make_app(tmp_path, {"deep.py": text}), Config(depth=60), "django")
     txn = next(r for r in result.records if r.get("function") == "bank.deep.deep")
     steps = txn["steps"]
     assert [s["node"] for s in steps] == ["statement"] + ["repeat"] * 40
