@@ -117,11 +117,13 @@ def _line_count(content: bytes) -> int:
 
 
 # How deep calls into the application are followed when the project does not say. The Django
-# walk computes each helper's summary once per calling context (django/summaries.py), but a
-# summary's steps are still copied at every call site: at depth 40 (or 10) bookwyrm's IR grows to
-# tens of MB and its scan from 30 s to over 25 minutes, so the default stays 6 (a `depth-limit`
-# diagnostic marks what it cuts). The TypeScript walk replays helpers walked before in the same
-# context (ts-plugin/src/walk-memo.ts) and is bounded only by recursion and its node budget (None).
+# walk computes each helper's summary once per calling context, and a call that would be an
+# earlier instance again in the same transaction is one `repeat` step (django/summaries.py), so
+# the walk itself no longer grows with call paths. The bound stays 6 because the core's step
+# graph still does: without it bookwyrm's walk ends in about 3 minutes but its densest
+# transactions give graphs of millions of control edges (docs/DECISIONS.md). The TypeScript walk
+# replays helpers walked before in the same context (ts-plugin/src/walk-memo.ts) and is bounded
+# only by recursion and its node budget (None).
 DEFAULT_DEPTH: dict[str, int | None] = {"django": 6, "typeorm": None}
 
 

@@ -9,7 +9,7 @@ from . import cda as cda_mod
 from . import graph as graph_mod
 from . import completeness, inferability, interactivity, rwset, suggestions
 from ..ir import sort_key
-from .flatten import flatten, predicate_terms
+from .flatten import flatten, occurrences, predicate_terms
 
 
 # Boundary of a statement run outside any explicit transaction (docs/IR.md).
@@ -35,11 +35,15 @@ def analyze(records: list[dict], settings: Settings = Settings()) -> dict:
 
     flats = {t["id"]: flatten(t["steps"]) for t in transactions}
     by_entity: dict[str, list[dict]] = defaultdict(list)
+    weights: dict[int, int] = {}
     for flat in flats.values():
+        counts = occurrences(flat) if any(fs.node == "repeat" for fs in flat) else {}
         for statement in _statements(flat):
             if statement.get("entity"):
                 by_entity[statement["entity"]].append(statement)
-    cdas = cda_mod.compute(settings.cda_mode, by_entity, settings.cda_entities)
+                if counts.get(statement["id"], 1) > 1:
+                    weights[id(statement)] = counts[statement["id"]]
+    cdas = cda_mod.compute(settings.cda_mode, by_entity, settings.cda_entities, weights)
     default_cda = cda_mod.EntityCDA("?", settings.cda_mode)
 
     verdicts = []

@@ -4,12 +4,13 @@ Edge attribute `kinds` is the set of ways the later step depends on the earlier 
 `data-key` (a predicate value), `data-value` (a written value or the saved object),
 `control-branch`, `control-loop`; one pair of steps can depend in several ways at once. Edges always go from an
 earlier step to a later one; a reference to a step that is not earlier is ignored (it can
-only come from a loop's back edge, which the loop's control edge already covers).
+only come from a loop's back edge, which the loop's control edge already covers). A `repeat`
+step's branches and loops also control the steps it repeats (flatten.repeated_steps).
 """
 
 from __future__ import annotations
 
-from .flatten import FlatStep, dependent_steps, predicate_terms
+from .flatten import FlatStep, _id_number, dependent_steps, predicate_terms
 
 
 class _Edges:
@@ -93,4 +94,54 @@ def build(flat: list[FlatStep]) -> StepGraph:
         for structure, sources in fs.controls:
             for src in dependent_steps(sources):
                 add(src, fs.id, f"control-{structure}")
+    _add_repeats(graph, flat, order)
     return graph
+
+
+def _add_repeats(graph: StepGraph, flat: list[FlatStep], order: dict[str, int]) -> None:
+    """Edges into the steps a `repeat` runs again, as copies of them would have, each to the
+    first instance's id: the edges from outside the first instance, with the steps the repeat
+    binds instead (`bind`), and the repeat's own branches and loops. Edges between steps of the
+    instance are the copy's too, already there. Repeats are taken in id order, so a repeat
+    named by another has its edges already (a first instance's ids are consecutive)."""
+    repeats = sorted((fs for fs in flat if fs.node == "repeat" and fs.id), key=lambda f: _id_number(f.id))
+    added: dict[str, list[tuple[str, str, frozenset]]] = {}  # repeat id -> edges into its copy
+    targets_of: dict[str, frozenset] = {}                    # repeat id -> the steps it runs again
+    # The edges the IR gives each step, before any repeat adds the edges of its copies.
+    into_step = {dst: [(src, frozenset(graph.edges[src, dst]["kinds"])) for src in graph.predecessors(dst)]
+                 for dst in graph.nodes} if repeats else {}
+    for fs in repeats:
+        same = [sid for sid in fs.step.get("same_as", []) if sid in graph.nodes]
+        if not same:
+            continue
+        numbers = [_id_number(sid) for sid in same]
+        low, high = min(numbers), max(numbers)
+        bind = fs.step.get("bind", {})
+        edges: dict[tuple[str, str], set] = {}
+        targets: set = set()
+        for sid in same:
+            if graph.nodes[sid]["node"] == "repeat":
+                inner = added.get(sid, ())
+                targets |= targets_of.get(sid, frozenset())
+            else:
+                targets.add(sid)
+                inner = [(src, sid, kinds) for src, kinds in into_step[sid]]
+            for src, dst, kinds in inner:
+                if not low <= _id_number(src) <= high:
+                    edges.setdefault((bind.get(src, src), dst), set()).update(kinds)
+        for structure, sources in fs.controls:
+            for src in dependent_steps(sources):
+                for dst in targets:
+                    edges.setdefault((src, dst), set()).add(f"control-{structure}")
+        limit = order[fs.id]
+        kept = []
+        for (src, dst), kinds in sorted(edges.items(), key=lambda e: (order.get(e[0][0], -1), order.get(e[0][1], -1))):
+            if src == dst or src not in order or order[src] >= limit:
+                continue
+            kept.append((src, dst, frozenset(kinds)))
+            if graph.has_edge(src, dst):
+                graph.edges[src, dst]["kinds"].update(kinds)
+            else:
+                graph.add_edge(src, dst, kinds=set(kinds))
+        added[fs.id] = kept
+        targets_of[fs.id] = frozenset(targets)
