@@ -197,7 +197,8 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
     with timing.phase("ir"):
         records = list(ir.loads(ir.dumps(records)))
     with timing.phase("core"):
-        analyses = {mode: analyze(records, Settings(mode, config.cda_entities)) for mode in CDA_MODES}
+        shared: dict = {}  # what both CDA modes share (core/classify.py)
+        analyses = {mode: analyze(records, Settings(mode, config.cda_entities), shared) for mode in CDA_MODES}
         add_excerpts(root, analyses, config.max_file_bytes)
     result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started, cache=cache,
                         walked=walked)

@@ -11,16 +11,31 @@ as it would on the copies without expanding them (the number of copies can be ex
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 DEPENDENT_KINDS = ("result", "generated", "external")
+
+
+class Scope:
+    """One branch or loop around steps: its kind, the sources of its condition, the scope around
+    it. Steps under the same scope share it, so a deep nest costs one object per branch, not a
+    copy of the whole nest per step."""
+
+    __slots__ = ("parent", "structure", "sources", "depth", "merged")
+
+    def __init__(self, parent: "Scope | None", structure: str, sources: list[dict]) -> None:
+        self.parent = parent
+        self.structure = structure
+        self.sources = sources
+        self.depth = parent.depth + 1 if parent is not None else 1
+        self.merged: dict | None = None  # graph.py: the control sources of this scope and those around it
 
 
 @dataclass
 class FlatStep:
     step: dict
-    # (structure kind, sources) of every enclosing branch/loop, outermost first.
-    controls: list[tuple[str, list[dict]]] = field(default_factory=list)
+    # The innermost branch/loop around the step (None: none).
+    scope: Scope | None = None
 
     @property
     def id(self) -> str | None:
@@ -30,24 +45,35 @@ class FlatStep:
     def node(self) -> str:
         return self.step["node"]
 
+    @property
+    def controls(self) -> list[tuple[str, list[dict]]]:
+        """(structure kind, sources) of every enclosing branch/loop, outermost first."""
+        out = []
+        scope = self.scope
+        while scope is not None:
+            out.append((scope.structure, scope.sources))
+            scope = scope.parent
+        out.reverse()
+        return out
+
 
 def flatten(steps: list[dict]) -> list[FlatStep]:
     out: list[FlatStep] = []
-    _walk(steps, [], out)
+    _walk(steps, None, out)
     return out
 
 
-def _walk(steps: list[dict], controls: list, out: list[FlatStep]) -> None:
+def _walk(steps: list[dict], scope: Scope | None, out: list[FlatStep]) -> None:
     for step in steps:
         node = step["node"]
         if node == "branch":
-            inner = controls + [("branch", step.get("uses", []))]
+            inner = Scope(scope, "branch", step.get("uses", []))
             for arm in step.get("arms", []):
                 _walk(arm, inner, out)
         elif node == "loop":
-            _walk(step.get("body", []), controls + [("loop", step.get("uses", []))], out)
+            _walk(step.get("body", []), Scope(scope, "loop", step.get("uses", [])), out)
         else:
-            out.append(FlatStep(step, list(controls)))
+            out.append(FlatStep(step, scope))
 
 
 def repeated_steps(flat: list[FlatStep]) -> dict[str, list[str]]:
