@@ -56,7 +56,7 @@ class Context:
     reverse: dict[str, dict[str, tuple]]        # entity -> accessor -> (other entity, attr, kind, through)
     signals: dict[tuple[str, str], list[str]]   # (event, entity) -> receiver qualnames
     wrappers: dict[str, str]                    # qualname -> "context" | "decorator"
-    max_depth: int | None = None  # None: no bound (recursion is cut on the call stack)
+    max_depth: int = 6
     auth_user: str = "User"
     diagnostics: list[dict] = field(default_factory=list)
     entity_by_param_name: dict = field(default_factory=dict)

@@ -30,7 +30,7 @@ from .transactions import walk_transaction
 class Options:
     excludes: tuple[str, ...] = DEFAULT_EXCLUDES
     max_file_bytes: int = DEFAULT_MAX_BYTES
-    max_depth: int | None = None  # None: no bound (recursion is cut on the call stack)
+    max_depth: int = 6
     extra_effects: dict = field(default_factory=dict)      # [tool.txscan.effects]
     extra_statements: dict = field(default_factory=dict)   # [tool.txscan.statements]
     autocommit: bool = True    # also report ORM call sites outside transactions (boundary `autocommit`)
