@@ -195,10 +195,14 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
             record["root"] = root.resolve().name
     # The IR is the contract: round-trip it so the core sees exactly what is stored.
     with timing.phase("ir"):
-        records = list(ir.loads(ir.dumps(records)))
+        text = ir.dumps(records)
+        records = result = None  # the front end's copy is not needed past here (peak memory)
+        records = list(ir.loads(text))
+        del text
     with timing.phase("core"):
         shared: dict = {}  # what both CDA modes share (core/classify.py)
         analyses = {mode: analyze(records, Settings(mode, config.cda_entities), shared) for mode in CDA_MODES}
+        del shared
         add_excerpts(root, analyses, config.max_file_bytes)
     result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started, cache=cache,
                         walked=walked)

@@ -31,7 +31,7 @@ class Scope:
         self.merged: dict | None = None  # graph.py: the control sources of this scope and those around it
 
 
-@dataclass
+@dataclass(slots=True)
 class FlatStep:
     step: dict
     # The innermost branch/loop around the step (None: none).

@@ -36,6 +36,31 @@ class Dependencies:
     def node(self, sid: str) -> str:
         return self.steps[sid]["node"]
 
+    # The two queries of a directed graph that rewrite verification asks (networkx's names).
+    def predecessors(self, sid: str):
+        """The steps `sid` depends on."""
+        return iter(self.into.get(sid, {}))
+
+    @property
+    def nodes(self) -> "_Nodes":
+        return _Nodes(self)
+
+
+class _Nodes:
+    """`deps.nodes[sid]`: {"node", "step", "index"} of one step."""
+
+    __slots__ = ("deps",)
+
+    def __init__(self, deps: Dependencies) -> None:
+        self.deps = deps
+
+    def __getitem__(self, sid: str) -> dict:
+        step = self.deps.steps[sid]
+        return {"node": step["node"], "step": step, "index": self.deps.order[sid]}
+
+    def __contains__(self, sid) -> bool:
+        return sid in self.deps.steps
+
 
 def _control_sources(scope: Scope) -> dict[str, frozenset]:
     """The steps deciding whether (or how often) the steps of `scope` run, with how: the
