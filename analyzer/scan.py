@@ -117,14 +117,14 @@ def _line_count(content: bytes) -> int:
 
 
 # How deep calls into the application are followed when the project does not say. The Django
-# walk computes each helper's summary once per calling context, and a call that would be an
-# earlier instance again in the same transaction is one `repeat` step (django/summaries.py), so
-# the walk itself no longer grows with call paths. The bound stays 6 because the core's step
-# graph still does: without it bookwyrm's walk ends in about 3 minutes but its densest
-# transactions give graphs of millions of control edges (docs/DECISIONS.md). The TypeScript walk
-# replays helpers walked before in the same context (ts-plugin/src/walk-memo.ts) and is bounded
-# only by recursion and its node budget (None).
-DEFAULT_DEPTH: dict[str, int | None] = {"django": 6, "typeorm": None}
+# walk computes each helper's summary once per calling context, a call that would be an earlier
+# instance again in the same transaction is one `repeat` step (django/summaries.py), and the core
+# gathers control dependencies per branch scope (core/graph.py), so neither grows with call paths.
+# What bounds the Django default now is memory: saleor peaks at 0.8 GB at depth 12 (445
+# `depth-limit` sites left), 1.1 GB at depth 20 and unbounded (none left), against 1 GB for any
+# application (docs/DECISIONS.md). The TypeScript walk replays helpers walked before in the same
+# context (ts-plugin/src/walk-memo.ts) and is bounded only by recursion and its node budget (None).
+DEFAULT_DEPTH: dict[str, int | None] = {"django": 12, "typeorm": None}
 
 
 def effective_depth(config: Config, frontend: str) -> int | None:
