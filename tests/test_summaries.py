@@ -168,11 +168,14 @@ def test_reuse_gives_the_same_ir_as_walking_again(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("fixture", sorted(p.parent for p in (FIXTURES / "django").glob("*/expected.json")),
                          ids=lambda p: p.name)
-def test_fixtures_give_the_same_ir_with_and_without_reuse(fixture, monkeypatch):
+def test_fixtures_give_the_same_ir_without_reuse_and_the_same_verdicts_without_repeats(fixture, monkeypatch):
     settings = config.load(fixture) if (fixture / "pyproject.toml").is_file() else Config()
-    reused = records_text(scan(fixture, settings, "django", rewrites=False))
+    result = scan(fixture, settings, "django", rewrites=False)
     monkeypatch.setattr(summaries, "REUSE", False)
-    assert records_text(scan(fixture, settings, "django", rewrites=False)) == reused
+    assert records_text(scan(fixture, settings, "django", rewrites=False)) == records_text(result)
+    monkeypatch.setattr(summaries, "REUSE", True)
+    monkeypatch.setattr(summaries, "REPEAT", False)
+    assert _verdicts(scan(fixture, settings, "django", rewrites=False)) == _verdicts(result)
 
 
 def test_each_helper_is_walked_once_per_calling_context(tmp_path, monkeypatch):
@@ -390,15 +393,6 @@ def test_repeats_give_the_verdicts_copying_gives(tmp_path, monkeypatch):
     copied = scan(app, Config(), "django")
     assert not any('"node": "repeat"' in json.dumps(r) for r in copied.records if r.get("type") == "transaction")
     assert _verdicts(result) == _verdicts(copied)
-
-
-@pytest.mark.parametrize("fixture", sorted(p.parent for p in (FIXTURES / "django").glob("*/expected.json")),
-                         ids=lambda p: p.name)
-def test_fixtures_give_the_same_verdicts_with_and_without_repeats(fixture, monkeypatch):
-    settings = config.load(fixture) if (fixture / "pyproject.toml").is_file() else Config()
-    repeated = _verdicts(scan(fixture, settings, "django", rewrites=False))
-    monkeypatch.setattr(summaries, "REPEAT", False)
-    assert _verdicts(scan(fixture, settings, "django", rewrites=False)) == repeated
 
 
 def summaries_steps(steps: list) -> list:
