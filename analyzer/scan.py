@@ -116,14 +116,13 @@ def _line_count(content: bytes) -> int:
     return content.count(b"\n") + (1 if content and not content.endswith(b"\n") else 0)
 
 
-# How deep calls into the application are followed when the project does not say. The Django
-# walk computes each helper's summary once per calling context, a call that would be an earlier
-# instance again in the same transaction is one `repeat` step (django/summaries.py), and the core
-# gathers control dependencies per branch scope (core/graph.py), so neither grows with call paths.
-# What bounds the Django default now is memory: saleor peaks at 0.8 GB at depth 12 (445
-# `depth-limit` sites left), 1.1 GB at depth 20 and unbounded (none left), against 1 GB for any
-# application, and at depth 12 one holdout label's interactivity disagrees (docs/DECISIONS.md). The TypeScript walk replays helpers walked before in the same
-# context (ts-plugin/src/walk-memo.ts) and is bounded only by recursion and its node budget (None).
+# How deep calls into the application are followed when the project does not say. With repeat
+# steps (django/summaries.py) and per-scope control dependencies (core/graph.py) neither the
+# walk nor the core grows with call paths; what keeps the Django default at 6 is memory (saleor
+# peaks at 0.8 GB at depth 12, 1.07 GB unbounded) and one holdout label whose interactivity
+# disagrees at depth 12 (docs/DECISIONS.md). The TypeScript walk replays helpers walked before in
+# the same context (ts-plugin/src/walk-memo.ts) and is bounded only by recursion and its node
+# budget (None).
 DEFAULT_DEPTH: dict[str, int | None] = {"django": 6, "typeorm": None}
 
 
