@@ -116,12 +116,13 @@ def _line_count(content: bytes) -> int:
     return content.count(b"\n") + (1 if content and not content.endswith(b"\n") else 0)
 
 
-# How deep calls into the application are followed when the project does not say. The Django
-# walk computes each helper's summary once per calling context (django/summaries.py), but a
-# summary's steps are still copied at every call site: at depth 40 (or 10) bookwyrm's IR grows to
-# tens of MB and its scan from 30 s to over 25 minutes, so the default stays 6 (a `depth-limit`
-# diagnostic marks what it cuts). The TypeScript walk replays helpers walked before in the same
-# context (ts-plugin/src/walk-memo.ts) and is bounded only by recursion and its node budget (None).
+# How deep calls into the application are followed when the project does not say. With repeat
+# steps (django/summaries.py) and per-scope control dependencies (core/graph.py) neither the
+# walk nor the core grows with call paths; what keeps the Django default at 6 is memory (saleor
+# peaks at 0.8 GB at depth 12, 1.07 GB unbounded) and one holdout label whose interactivity
+# disagrees at depth 12 (docs/DECISIONS.md). The TypeScript walk replays helpers walked before in
+# the same context (ts-plugin/src/walk-memo.ts) and is bounded only by recursion and its node
+# budget (None).
 DEFAULT_DEPTH: dict[str, int | None] = {"django": 6, "typeorm": None}
 
 
@@ -193,9 +194,14 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
             record["root"] = root.resolve().name
     # The IR is the contract: round-trip it so the core sees exactly what is stored.
     with timing.phase("ir"):
-        records = list(ir.loads(ir.dumps(records)))
+        text = ir.dumps(records)
+        records = result = None  # the front end's copy is not needed past here (peak memory)
+        records = list(ir.loads(text))
+        del text
     with timing.phase("core"):
-        analyses = {mode: analyze(records, Settings(mode, config.cda_entities)) for mode in CDA_MODES}
+        shared: dict = {}  # what both CDA modes share (core/classify.py)
+        analyses = {mode: analyze(records, Settings(mode, config.cda_entities), shared) for mode in CDA_MODES}
+        del shared
         add_excerpts(root, analyses, config.max_file_bytes)
     result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started, cache=cache,
                         walked=walked)

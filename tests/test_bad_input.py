@@ -123,7 +123,18 @@ def test_call_explosion_is_bounded(tmp_path, monkeypatch):
         body = "\n".join(f"    {callee}(x)" for _ in range(5)) if callee else "    Account.objects.filter(pk=x).update(balance=0)"
         levels.append(f"def h{level}(x):\n{body}\n")
     service = GOOD_SERVICE + "\n\n" + "\n\n".join(levels) + "\n\n@transaction.atomic\ndef explode(x):\n    h0(x)\n"
-    result = scan(make_app(tmp_path, {"services.py": service}), Config(depth=8))
+    app = make_app(tmp_path, {"services.py": service})
+    # Each call after the first of a helper repeats its first instance (one `repeat` step): the
+    # 5**6 paths are 6 instances, the transaction is complete and the budget is not touched.
+    result = scan(app, Config(depth=8))
+    explode = {t["function"]: t for t in result.analyses["pk"]["transactions"]}["app.services.explode"]
+    assert explode["complete"] and explode["interactivity"] == "one-shot"
+    assert not any("calls followed" in d["message"] for d in result.analyses["pk"]["diagnostics"])
+    # Copied at every call, the same helpers exceed the budget: the walk stops and says so.
+    from analyzer.django import summaries
+
+    monkeypatch.setattr(summaries, "REPEAT", False)
+    result = scan(app, Config(depth=8))
     by_function = {t["function"]: t for t in result.analyses["pk"]["transactions"]}
     assert "app.services.explode" in by_function
     assert any("calls followed" in d["message"] for d in result.analyses["pk"]["diagnostics"])

@@ -168,11 +168,14 @@ def test_reuse_gives_the_same_ir_as_walking_again(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("fixture", sorted(p.parent for p in (FIXTURES / "django").glob("*/expected.json")),
                          ids=lambda p: p.name)
-def test_fixtures_give_the_same_ir_with_and_without_reuse(fixture, monkeypatch):
+def test_fixtures_give_the_same_ir_without_reuse_and_the_same_verdicts_without_repeats(fixture, monkeypatch):
     settings = config.load(fixture) if (fixture / "pyproject.toml").is_file() else Config()
-    reused = records_text(scan(fixture, settings, "django", rewrites=False))
+    result = scan(fixture, settings, "django", rewrites=False)
     monkeypatch.setattr(summaries, "REUSE", False)
-    assert records_text(scan(fixture, settings, "django", rewrites=False)) == reused
+    assert records_text(scan(fixture, settings, "django", rewrites=False)) == records_text(result)
+    monkeypatch.setattr(summaries, "REUSE", True)
+    monkeypatch.setattr(summaries, "REPEAT", False)
+    assert _verdicts(scan(fixture, settings, "django", rewrites=False)) == _verdicts(result)
 
 
 def test_each_helper_is_walked_once_per_calling_context(tmp_path, monkeypatch):
@@ -184,12 +187,30 @@ def test_each_helper_is_walked_once_per_calling_context(tmp_path, monkeypatch):
         return original(self, found, fn, *args)
 
     monkeypatch.setattr(Walker, "_walk_callee", counting)
+    monkeypatch.setattr(summaries, "REPEAT", False)
     found = transactions(scan(make_app(tmp_path, {"deep.py": chain(10)}), Config(depth=20), "django"))
     txn = found["bank.deep.deep"]
-    # 2**10 writes through 2**11 - 1 calls, from 11 walks.
+    # Copied at every call: 2**10 writes through 2**11 - 1 calls, from 11 walks.
     assert len(txn["statements"]) == 2 ** 10
     assert sorted(walked) == sorted(f"bank.deep.h{level}" for level in range(11))
     assert not txn["incomplete"]
+
+
+def test_a_call_repeating_an_earlier_instance_is_one_repeat_step(tmp_path):
+    """2**40 call paths give one statement and one repeat per level."""
+    text = chain(40)
+    second_call = text.splitlines().index("def h39(pk):") + 3  # 1-based line of h39's second call
+    result = scan(make_app(tmp_path, {"deep.py": text}), Config(depth=60), "django")
+    txn = next(r for r in result.records if r.get("function") == "bank.deep.deep")
+    steps = txn["steps"]
+    assert [s["node"] for s in steps] == ["statement"] + ["repeat"] * 40
+    # h40's second call repeats the write, h39's repeats the write and h40's repeat, ...
+    assert steps[1] == {"node": "repeat", "id": "s2", "callee": "bank.deep.h40", "same_as": ["s1"],
+                        "file": "bank/deep.py", "line": second_call, "via": [f"bank.deep.h{i}" for i in range(40)]}
+    assert steps[2]["same_as"] == ["s1", "s2"] and steps[2]["callee"] == "bank.deep.h39"
+    verdict = transactions(result)["bank.deep.deep"]
+    assert verdict["complete"] and verdict["interactivity"] == "one-shot"
+    assert [s["id"] for s in verdict["statements"]] == ["s1"]
 
 
 def test_a_transaction_alone_or_among_others_gets_the_same_ir(tmp_path):
@@ -247,6 +268,7 @@ def settle(pk):
 def test_an_overridden_save_reports_each_call_site_through_reused_helpers(tmp_path, monkeypatch):
     app = make_app(tmp_path, {"saving.py": SAVING})
     (app / "bank" / "models.py").write_text(SAVING_MODELS)
+    monkeypatch.setattr(summaries, "REPEAT", False)  # each call's copy, to see each one's site
     result = scan(app, frontend="django")
     txn = transactions(result)["bank.saving.settle"]
     saves = [(s["line"], s["via"]) for s in txn["statements"] if s["api"] == "save"]
@@ -256,3 +278,128 @@ def test_an_overridden_save_reports_each_call_site_through_reused_helpers(tmp_pa
     reused = records_text(result)
     monkeypatch.setattr(summaries, "REUSE", False)
     assert records_text(scan(app, frontend="django")) == reused
+
+
+REPEATED = """\
+from django.db import transaction
+import requests
+
+from .models import Account, Audit, Entry
+
+
+def log(note):
+    Audit.objects.create(note=note)
+
+
+def touch(pk):
+    Account.objects.filter(pk=pk).update(balance=0)
+    log("touched")
+
+
+def notify(pk):
+    touch(pk)
+    requests.post("https://example.com/hook", json={"pk": pk})
+
+
+@transaction.atomic
+def conditional(pk):
+    touch(pk)
+    account = Account.objects.get(pk=pk)
+    if account.balance:
+        touch(pk)
+
+
+@transaction.atomic
+def looped(pk):
+    touch(pk)
+    for entry in Entry.objects.filter(account_id=pk):
+        touch(pk)
+        touch(pk)
+
+
+@transaction.atomic
+def nested(pk):
+    touch(pk)
+    notify(pk)
+    account = Account.objects.get(pk=pk)
+    while account.balance:
+        notify(pk)
+
+
+def mark(account):
+    Entry.objects.filter(account=account).update(amount=0)
+    touch(account.pk)
+
+
+@transaction.atomic
+def rebound(pk, other):
+    first = Account.objects.get(pk=pk)
+    mark(first)
+    second = Account.objects.filter(balance=other).get(pk=pk)
+    mark(second)
+    for entry in Entry.objects.filter(amount=1):
+        mark(entry.account)
+
+
+@transaction.atomic
+def plain(pk):
+    touch(pk)
+    touch(pk)
+    log("done")
+"""
+
+
+def _normalised(verdict: dict) -> dict:
+    """A verdict without step ids: what a repeat must leave as copying gives it."""
+    import re
+
+    def ids(text):
+        return re.sub(r"@s\d+", "@s", text)
+
+    return {
+        "interactivity": verdict["interactivity"],
+        "complete": verdict["complete"],
+        "incomplete": verdict["incomplete"],
+        "rw_inferable": verdict["rw_inferable"],
+        "reasons": sorted({(r["category"], r.get("callee", ""), r["file"], r["line"]) for r in verdict["reasons"]}),
+        "statements": sorted({(s["file"], s["line"], s["entity"], s["kind"], s["api"], tuple(s["attributes"]),
+                               s["inferability"], tuple(s["flags"])) for s in verdict["statements"]}),
+        "read_set": sorted({ids(x) for x in verdict["read_set"]}),
+        "write_set": sorted({ids(x) for x in verdict["write_set"]}),
+        "suggestions": sorted({(x["kind"], x["pattern"] or "", x["file"], x["line"]) for x in verdict["suggestions"]}),
+    }
+
+
+def _verdicts(result) -> dict:
+    return {(v["id"], mode): _normalised(v) for mode, analysis in result.analyses.items()
+            for v in analysis["transactions"]}
+
+
+def test_repeats_give_the_verdicts_copying_gives(tmp_path, monkeypatch):
+    app = make_app(tmp_path, {"repeated.py": REPEATED, "services.py": SERVICES, "deep.py": chain(6)})
+    result = scan(app, Config(), "django")
+    kinds = {r["function"]: {s["node"] for s in summaries_steps(r["steps"])}
+             for r in result.records if r.get("type") == "transaction"}
+    assert "repeat" in kinds["bank.repeated.conditional"] and "repeat" in kinds["bank.repeated.nested"]
+    found = transactions(result)
+    # The repeat under `if account.balance` is what makes `conditional` interactive.
+    assert found["bank.repeated.conditional"]["interactivity"] == "interactive-nonstrict"
+    assert {r["category"] for r in found["bank.repeated.conditional"]["reasons"]} == {"conditional"}
+    assert {r["category"] for r in found["bank.repeated.looped"]["reasons"]} == {"loop-over-results"}
+    # mark(second) is mark(first) with the second read bound instead of the first.
+    rebound = next(r for r in result.records if r.get("function") == "bank.repeated.rebound")
+    assert [sorted(s["bind"].values()) for s in summaries_steps(rebound["steps"]) if s["node"] == "repeat"][:1] == [["s5"]]
+    monkeypatch.setattr(summaries, "REPEAT", False)
+    copied = scan(app, Config(), "django")
+    assert not any('"node": "repeat"' in json.dumps(r) for r in copied.records if r.get("type") == "transaction")
+    assert _verdicts(result) == _verdicts(copied)
+
+
+def summaries_steps(steps: list) -> list:
+    out = []
+    for step in steps:
+        out.append(step)
+        for arm in step.get("arms", []):
+            out.extend(summaries_steps(arm))
+        out.extend(summaries_steps(step.get("body", [])))
+    return out

@@ -72,17 +72,20 @@ def choose_chain(sets: Counter) -> tuple[frozenset[str], ...]:
     return best[2]
 
 
-def compute(mode: str, statements_by_entity: dict[str, list[dict]], configured: dict[str, list[str]]) -> dict[str, EntityCDA]:
+def compute(mode: str, statements_by_entity: dict[str, list[dict]], configured: dict[str, list[str]],
+            weights: dict[int, int] | None = None) -> dict[str, EntityCDA]:
+    """`weights`: how many times a statement counts, by id() (a statement a `repeat` step runs
+    again counts once per run, as its copies would)."""
+    weights = weights or {}
     result: dict[str, EntityCDA] = {}
     for entity, statements in sorted(statements_by_entity.items()):
         if entity in configured:
             result[entity] = EntityCDA(entity, "config", (frozenset(configured[entity]),))
         elif mode == "auto":
-            sets = Counter(
-                statement_attribute_set(s)
-                for s in statements
-                if s.get("predicate") is not None and not s.get("dynamic") and statement_attribute_set(s)
-            )
+            sets: Counter = Counter()
+            for s in statements:
+                if s.get("predicate") is not None and not s.get("dynamic") and statement_attribute_set(s):
+                    sets[statement_attribute_set(s)] += weights.get(id(s), 1)
             result[entity] = EntityCDA(entity, "auto", choose_chain(sets) if sets else ())
         else:
             result[entity] = EntityCDA(entity, "pk")

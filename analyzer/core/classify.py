@@ -9,7 +9,7 @@ from . import cda as cda_mod
 from . import graph as graph_mod
 from . import completeness, inferability, interactivity, rwset, suggestions
 from ..ir import sort_key
-from .flatten import flatten, predicate_terms
+from .flatten import flatten, occurrences, predicate_terms
 
 
 # Boundary of a statement run outside any explicit transaction (docs/IR.md).
@@ -26,20 +26,44 @@ def _statements(flat) -> list[dict]:
     return [fs.step for fs in flat if fs.node == "statement"]
 
 
-def analyze(records: list[dict], settings: Settings = Settings()) -> dict:
+def _interactivity(flat, autocommit: bool, frontend: str) -> tuple[str, list[dict], list[dict]]:
+    """(verdict, reasons, on-commit suggestions) of one transaction; its dependencies are
+    dropped once these are known (they are the largest thing the core builds)."""
+    if autocommit:
+        # An autocommit transaction is one call site, one request to the database: one-shot by
+        # definition (TAXONOMY.md), even when Django runs it as a read and a conditional insert.
+        return interactivity.ONE_SHOT, [], []
+    deps = graph_mod.build(flat)
+    verdict, reasons = interactivity.classify(flat, deps)
+    after_commit = suggestions.on_commit(flat, deps, frontend) if verdict == interactivity.STRICT else []
+    return verdict, reasons, after_commit
+
+
+def analyze(records: list[dict], settings: Settings = Settings(), shared: dict | None = None) -> dict:
+    """`shared`: what does not depend on the settings (each transaction's flat steps,
+    dependencies and interactivity), kept there by the first call and reused by the next ones
+    on the same records (the CDA modes of one scan)."""
+    shared = {} if shared is None else shared
     meta = next((r for r in records if r["type"] == "meta"), {"frontend": "django"})
     frontend = meta.get("frontend", "django")
     entities = {r["name"]: r for r in records if r["type"] == "entity"}
     transactions = [r for r in records if r["type"] == "transaction"]
     diagnostics = [r for r in records if r["type"] == "diagnostic"]
 
-    flats = {t["id"]: flatten(t["steps"]) for t in transactions}
+    flats = shared.get("flats")
+    if flats is None:
+        flats = shared["flats"] = {t["id"]: flatten(t["steps"]) for t in transactions}
+    decided = shared.setdefault("interactivity", {})
     by_entity: dict[str, list[dict]] = defaultdict(list)
+    weights: dict[int, int] = {}
     for flat in flats.values():
+        counts = occurrences(flat) if any(fs.node == "repeat" for fs in flat) else {}
         for statement in _statements(flat):
             if statement.get("entity"):
                 by_entity[statement["entity"]].append(statement)
-    cdas = cda_mod.compute(settings.cda_mode, by_entity, settings.cda_entities)
+                if counts.get(statement["id"], 1) > 1:
+                    weights[id(statement)] = counts[statement["id"]]
+    cdas = cda_mod.compute(settings.cda_mode, by_entity, settings.cda_entities, weights)
     default_cda = cda_mod.EntityCDA("?", settings.cda_mode)
 
     verdicts = []
@@ -47,11 +71,11 @@ def analyze(records: list[dict], settings: Settings = Settings()) -> dict:
     transaction_diagnostics: list[dict] = []
     for txn in transactions:
         flat = flats[txn["id"]]
-        graph = graph_mod.build(flat)
         autocommit = txn["boundary"] == AUTOCOMMIT
-        # An autocommit transaction is one call site, one request to the database: one-shot by
-        # definition (TAXONOMY.md), even when Django runs it as a read and a conditional insert.
-        verdict, reasons = (interactivity.ONE_SHOT, []) if autocommit else interactivity.classify(flat, graph)
+        if txn["id"] not in decided:
+            decided[txn["id"]] = _interactivity(flat, autocommit, frontend)
+        verdict, reasons, after_commit = decided[txn["id"]]
+        reasons = [dict(r) for r in reasons]
         statements_out, read_set, write_set, suggested = [], [], [], []
         for statement in _statements(flat):
             entity = entities.get(statement.get("entity") or "")
@@ -79,7 +103,7 @@ def analyze(records: list[dict], settings: Settings = Settings()) -> dict:
         if verdict == interactivity.NONSTRICT:
             suggested.extend(suggestions.one_shot(flat, reasons, frontend))
         elif verdict == interactivity.STRICT:
-            suggested.extend(suggestions.on_commit(flat, graph, frontend))
+            suggested.extend(dict(s) for s in after_commit)
         verdicts.append({
             "id": txn["id"],
             "file": txn["file"],

@@ -1,96 +1,175 @@
-"""The dependency graph of one transaction: steps as nodes, data and control edges.
+"""The dependencies of one transaction: which earlier steps each step depends on, and how.
 
-Edge attribute `kinds` is the set of ways the later step depends on the earlier one:
-`data-key` (a predicate value), `data-value` (a written value or the saved object),
-`control-branch`, `control-loop`; one pair of steps can depend in several ways at once. Edges always go from an
-earlier step to a later one; a reference to a step that is not earlier is ignored (it can
-only come from a loop's back edge, which the loop's control edge already covers).
+`into[dst][src]` is the set of ways step `dst` depends on the earlier step `src`: `data-key` (a
+predicate value), `data-value` (a written value or the saved object), `control-branch`,
+`control-loop`; one pair of steps can depend in several ways at once. A dependency always goes
+from an earlier step to a later one; a reference to a step that is not earlier is ignored (it
+can only come from a loop's back edge, which the loop's control dependency already covers). A
+`repeat` step's branches and loops also control the steps it repeats (flatten.repeated_steps).
+
+Control dependencies are gathered per branch or loop scope, once (flatten.Scope.merged): a step
+takes its innermost scope's sources, which already hold those of every scope around it, so the
+work is what the dependencies are, not the depth of the nest times the steps under it.
 """
 
 from __future__ import annotations
 
-from .flatten import FlatStep, dependent_steps, predicate_terms
+from .flatten import FlatStep, Scope, _id_number, dependent_steps, predicate_terms
 
 
-class _Edges:
-    def __init__(self, successors: dict[str, dict[str, dict]]) -> None:
-        self._successors = successors
+class Dependencies:
+    """The steps of one transaction by id, their positions, and the dependencies between them."""
 
-    def __call__(self, data: bool = False):
-        """(src, dst) or (src, dst, attributes), sources in insertion order, then their targets."""
-        for src, targets in self._successors.items():
-            for dst, attributes in targets.items():
-                yield (src, dst, attributes) if data else (src, dst)
-
-    def __getitem__(self, pair: tuple[str, str]) -> dict:
-        return self._successors[pair[0]][pair[1]]
-
-
-class StepGraph:
-    """A directed graph of step ids with node and edge attributes: the few operations the core
-    uses, with networkx's DiGraph interface and iteration order (importing networkx costs more
-    than analysing a small application)."""
+    __slots__ = ("steps", "order", "into")
 
     def __init__(self) -> None:
-        self.nodes: dict[str, dict] = {}
-        self._successors: dict[str, dict[str, dict]] = {}
-        self._predecessors: dict[str, dict[str, dict]] = {}
-        self.edges = _Edges(self._successors)
+        self.steps: dict[str, dict] = {}
+        self.order: dict[str, int] = {}
+        self.into: dict[str, dict[str, set]] = {}
 
-    def add_node(self, step_id: str, /, **attributes) -> None:
-        self.nodes.setdefault(step_id, {}).update(attributes)
-        self._successors.setdefault(step_id, {})
-        self._predecessors.setdefault(step_id, {})
+    def edges(self):
+        """(src, dst, kinds) of every dependency."""
+        for dst, sources in self.into.items():
+            for src, kinds in sources.items():
+                yield src, dst, kinds
 
-    def add_edge(self, src: str, dst: str, /, **attributes) -> None:
-        for node in (src, dst):
-            if node not in self.nodes:
-                self.add_node(node)
-        edge = self._successors[src].setdefault(dst, {})
-        edge.update(attributes)
-        self._predecessors[dst][src] = edge
+    def node(self, sid: str) -> str:
+        return self.steps[sid]["node"]
 
-    def has_edge(self, src: str, dst: str) -> bool:
-        return dst in self._successors.get(src, {})
+    # The two queries of a directed graph that rewrite verification asks (networkx's names).
+    def predecessors(self, sid: str):
+        """The steps `sid` depends on."""
+        return iter(self.into.get(sid, {}))
 
-    def predecessors(self, node: str):
-        return iter(self._predecessors[node])
-
-    def successors(self, node: str):
-        return iter(self._successors[node])
+    @property
+    def nodes(self) -> "_Nodes":
+        return _Nodes(self)
 
 
-def build(flat: list[FlatStep]) -> StepGraph:
-    graph = StepGraph()
-    order: dict[str, int] = {}
+class _Nodes:
+    """`deps.nodes[sid]`: {"node", "step", "index"} of one step."""
+
+    __slots__ = ("deps",)
+
+    def __init__(self, deps: Dependencies) -> None:
+        self.deps = deps
+
+    def __getitem__(self, sid: str) -> dict:
+        step = self.deps.steps[sid]
+        return {"node": step["node"], "step": step, "index": self.deps.order[sid]}
+
+    def __contains__(self, sid) -> bool:
+        return sid in self.deps.steps
+
+
+def _control_sources(scope: Scope) -> dict[str, frozenset]:
+    """The steps deciding whether (or how often) the steps of `scope` run, with how: the
+    scope's own condition's and those of every scope around it (computed once per scope)."""
+    if scope.merged is not None:
+        return scope.merged
+    around = _control_sources(scope.parent) if scope.parent is not None else {}
+    own = dependent_steps(scope.sources)
+    if not own:
+        scope.merged = around
+        return around
+    kind = f"control-{scope.structure}"
+    merged = dict(around)
+    for src in own:
+        kinds = merged.get(src)
+        if kinds is None or kind not in kinds:
+            merged[src] = (kinds or frozenset()) | {kind}
+    scope.merged = merged
+    return merged
+
+
+def build(flat: list[FlatStep]) -> Dependencies:
+    deps = Dependencies()
+    order, steps, into = deps.order, deps.steps, deps.into
     for index, fs in enumerate(flat):
-        if fs.id is None:
-            continue
-        order[fs.id] = index
-        graph.add_node(fs.id, index=index, node=fs.node, step=fs.step)
-
-    def add(src: str, dst: str, kind: str) -> None:
-        if src not in order or order[src] >= order[dst]:
-            return
-        if graph.has_edge(src, dst):
-            graph.edges[src, dst]["kinds"].add(kind)
-        else:
-            graph.add_edge(src, dst, kinds={kind})
+        sid = fs.step.get("id")
+        if sid is not None:
+            order[sid] = index
+            steps[sid] = fs.step
 
     for fs in flat:
-        if fs.id is None:
-            continue
         step = fs.step
-        if fs.node == "statement":
+        dst = step.get("id")
+        if dst is None:
+            continue
+        found: dict[str, set] = {}
+        if step["node"] == "statement":
             for term in predicate_terms(step.get("predicate")):
                 for src in dependent_steps(term["sources"]):
-                    add(src, fs.id, "data-key")
+                    found.setdefault(src, set()).add("data-key")
             for value in step.get("values", []):
                 for src in dependent_steps(value["sources"]):
-                    add(src, fs.id, "data-value")
+                    found.setdefault(src, set()).add("data-value")
         for src in step.get("uses", []):
-            add(src, fs.id, "data-value")
-        for structure, sources in fs.controls:
-            for src in dependent_steps(sources):
-                add(src, fs.id, f"control-{structure}")
-    return graph
+            found.setdefault(src, set()).add("data-value")
+        if fs.scope is not None:
+            for src, kinds in _control_sources(fs.scope).items():
+                known = found.get(src)
+                if known is None:
+                    found[src] = set(kinds)
+                else:
+                    known.update(kinds)
+        position = order[dst]
+        kept = {src: kinds for src, kinds in found.items() if order.get(src, position) < position}
+        if kept:
+            into[dst] = kept
+    _add_repeats(deps, flat)
+    return deps
+
+
+def _add_repeats(deps: Dependencies, flat: list[FlatStep]) -> None:
+    """Dependencies of the steps a `repeat` runs again, as copies of them would have, each on
+    the first instance's id: those on steps outside the first instance, with the steps the
+    repeat binds instead (`bind`), and the repeat's own branches and loops. Dependencies between
+    steps of the instance are the copy's too, already there. Repeats are taken in id order, so
+    a repeat named by another has its dependencies already (a first instance's ids are
+    consecutive)."""
+    repeats = sorted((fs for fs in flat if fs.node == "repeat" and fs.id), key=lambda f: _id_number(f.id))
+    if not repeats:
+        return
+    order, steps, into = deps.order, deps.steps, deps.into
+    # The dependencies the IR gives each step, before any repeat added those of its copies.
+    original: dict[str, dict[str, frozenset]] = {}
+    added: dict[str, list[tuple[str, str, frozenset]]] = {}  # repeat id -> dependencies of its copy
+    targets_of: dict[str, frozenset] = {}                    # repeat id -> the steps it runs again
+    for fs in repeats:
+        same = [sid for sid in fs.step.get("same_as", []) if sid in steps]
+        if not same:
+            continue
+        numbers = [_id_number(sid) for sid in same]
+        low, high = min(numbers), max(numbers)
+        bind = fs.step.get("bind", {})
+        edges: dict[tuple[str, str], set] = {}
+        targets: set = set()
+        for sid in same:
+            if steps[sid]["node"] == "repeat":
+                inner = added.get(sid, ())
+                targets |= targets_of.get(sid, frozenset())
+            else:
+                targets.add(sid)
+                before = original.get(sid)
+                if before is None:
+                    before = into.get(sid, {})
+                inner = [(src, sid, kinds) for src, kinds in before.items()]
+            for src, dst, kinds in inner:
+                if not low <= _id_number(src) <= high:
+                    edges.setdefault((bind.get(src, src), dst), set()).update(kinds)
+        if fs.scope is not None:
+            for src, kinds in _control_sources(fs.scope).items():
+                for dst in targets:
+                    edges.setdefault((src, dst), set()).update(kinds)
+        limit = order[fs.id]
+        kept = []
+        for (src, dst), kinds in edges.items():
+            if src == dst or order.get(src, limit) >= limit:
+                continue
+            kept.append((src, dst, frozenset(kinds)))
+            if dst not in original:
+                original[dst] = {s: frozenset(k) for s, k in into.get(dst, {}).items()}
+            into.setdefault(dst, {}).setdefault(src, set()).update(kinds)
+        added[fs.id] = kept
+        targets_of[fs.id] = frozenset(targets)

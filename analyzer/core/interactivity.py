@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .flatten import FlatStep
-from .graph import StepGraph
+from .graph import Dependencies
 
 ONE_SHOT = "one-shot"
 NONSTRICT = "interactive-nonstrict"
@@ -21,7 +21,7 @@ def _pattern(edge_kind: str, source_step: dict) -> str:
     return "dependent-key" if edge_kind == "data-key" else "read-modify-write"
 
 
-def classify(flat: list[FlatStep], graph: StepGraph) -> tuple[str, list[dict]]:
+def classify(flat: list[FlatStep], deps: Dependencies) -> tuple[str, list[dict]]:
     """Return (verdict, reasons). Reasons are sorted and deduplicated, one per cause."""
     effects = [fs.step for fs in flat if fs.node == "effect"]
     if effects:
@@ -37,22 +37,26 @@ def classify(flat: list[FlatStep], graph: StepGraph) -> tuple[str, list[dict]]:
         return STRICT, [reasons[k] for k in sorted(reasons)]
 
     reasons: dict[tuple, dict] = {}
-    for src, dst, data in graph.edges(data=True):
-        source_step = graph.nodes[src]["step"]
-        target_step = graph.nodes[dst]["step"]
-        if source_step.get("node") != "statement" or target_step.get("node") != "statement":
+    steps = deps.steps
+    for dst, sources in deps.into.items():
+        target_step = steps[dst]
+        if target_step.get("node") != "statement":
             continue
-        for kind in sorted(data["kinds"]):
-            category = _pattern(kind, source_step)
-            key = (category, target_step["file"], target_step["line"], src, dst)
-            reasons[key] = {
-                "category": category,
-                "callee": target_step.get("api", ""),
-                "file": target_step["file"],
-                "line": target_step["line"],
-                "depends_on": src,
-                "statement": dst,
-            }
+        for src, kinds in sources.items():
+            source_step = steps[src]
+            if source_step.get("node") != "statement":
+                continue
+            for kind in sorted(kinds):
+                category = _pattern(kind, source_step)
+                key = (category, target_step["file"], target_step["line"], src, dst)
+                reasons[key] = {
+                    "category": category,
+                    "callee": target_step.get("api", ""),
+                    "file": target_step["file"],
+                    "line": target_step["line"],
+                    "depends_on": src,
+                    "statement": dst,
+                }
     if reasons:
         return NONSTRICT, [reasons[k] for k in sorted(reasons)]
     return ONE_SHOT, []

@@ -75,10 +75,10 @@ _EXPLAIN = {
 }
 
 
-def on_commit(flat: list[FlatStep], graph, frontend: str) -> list[dict]:
+def on_commit(flat: list[FlatStep], deps, frontend: str) -> list[dict]:
     """External calls whose results no later step uses can run after commit."""
     effects = [fs.step for fs in flat if fs.node == "effect"]
-    used = {src for src, _dst in graph.edges() if graph.nodes[src]["node"] == "effect"}
+    used = {src for src, _dst, _kinds in deps.edges() if deps.node(src) == "effect"}
     after = "after the transaction's callback resolves" if frontend == "typeorm" else \
         "after commit (transaction.on_commit, or delay_on_commit for a Celery task)"
     return [_suggestion("on-commit", effect, (

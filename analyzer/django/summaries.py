@@ -23,6 +23,16 @@ before a summary is reused:
   (its cut is reported where it happens, as before).
 Recursion needs no separate fixed point: a recursive call is cut on the stack, and the summary
 of a function in a cycle records the cut, so it is reused only where the same cut happens.
+
+Within one transaction, a call whose instance would be an earlier one's again (same context, a
+stack that answers the same) is not copied: the IR gets a `repeat` step naming the ids of the
+first instance's steps (`same_as`) and, where the caller's steps bound to the placeholders
+differ, which of the first instance's bound steps stand for which of this call's (`bind`); the
+call returns the first instance's values with those steps replaced. That keeps a transaction's IR polynomial in its
+distinct calls, not in its call paths, so the walk needs no depth bound (docs/IR.md, "repeat").
+The table of instances (`InstanceTable`) is part of what a summary depends on: a summary records
+the instances registered during its walk (registered again where it is instantiated) and the
+lookups that found nothing (it is reused only where they still find nothing).
 """
 
 from __future__ import annotations
@@ -36,6 +46,9 @@ STEP_KINDS = ("result", "generated", "external")
 # Whether summaries are reused (False: every call is walked again, as plain inlining does; the
 # tests compare both).
 REUSE = True
+# Whether a call repeating an earlier instance in the same transaction becomes a `repeat` step
+# (False: its steps are copied again, as plain inlining does; the tests compare the verdicts).
+REPEAT = True
 
 
 class Uncacheable(Exception):
@@ -57,6 +70,9 @@ class Frame:
     cut: bool = False            # a depth-limit or budget cut below: depends on the path
     deepest: int = -1            # depth of the deepest walker that tried to follow a call
     reached: set = field(default_factory=set)        # functions whose definitions were walked
+    missed: set = field(default_factory=set)         # instance-table keys looked up and not found
+    registered: list = field(default_factory=list)   # (key, Entry) registered during the walk
+    repeats_outside: bool = False  # repeated an instance that began before this walk
 
 
 @dataclass
@@ -73,6 +89,8 @@ class Summary:
     calls: int                   # calls followed, this one included
     locals: int                  # step ids the walk allocated
     reached: frozenset
+    instances: list = field(default_factory=list)   # (canonical key, canonical Entry) registered
+    misses: frozenset = frozenset()                 # canonical instance keys looked up in vain
 
 
 class FkCache(dict):
@@ -130,6 +148,8 @@ def close_frame(recorder, frame: Frame) -> None:
         parent.cut = parent.cut or frame.cut
         parent.deepest = max(parent.deepest, frame.deepest)
         parent.reached |= frame.reached
+        parent.missed |= frame.missed
+        parent.registered.extend(frame.registered)
 
 
 # ---------------------------------------------------------------------------- relabelling
@@ -183,6 +203,10 @@ class Relabel:
         """One entry of a dict: step ids under `id`/`step`, sorted lists under `uses`/`sources`."""
         if key in ("id", "step") and isinstance(value, str):
             return self.rename(value)
+        if key == "same_as":
+            return [self.rename(v) for v in value]
+        if key == "bind":
+            return {self.rename(k): self.rename(v) for k, v in value.items()}
         if key == "uses" and isinstance(value, list):
             if all(isinstance(v, str) for v in value):
                 return sorted(self.rename(v) for v in value)
@@ -285,12 +309,14 @@ class SummaryStore:
         for summary in self.by_key.get(context.key, ()):
             if not summary.on_stack <= stack or summary.off_stack & stack:
                 continue
-            if summary.height >= 0 and depth + summary.height >= max_depth:
+            if summary.height >= 0 and max_depth is not None and depth + summary.height >= max_depth:
                 continue
             if recorder.calls + summary.calls - 1 > budget:
                 continue
             if summary.fk and any(_actual_fk_key(k, context) in recorder.fk_cache for k in summary.fk):
                 continue
+            if any(k in recorder.instances for k in summary.misses):
+                continue  # a walk would repeat an instance there instead of copying it
             return summary
         return None
 
@@ -309,7 +335,7 @@ def _actual_fk_key(key, context: CallContext, rename=None):
 def make_summary(frame: Frame, context: CallContext, recorder, steps: list, value: Val, self_after,
                  raise_guards: frozenset, caller_via: tuple, call_site) -> Summary:
     """The canonical form of a finished walk; raises Uncacheable when it cannot be reused."""
-    if frame.cut or frame.fk_external:
+    if frame.cut or frame.fk_external or frame.repeats_outside:
         raise Uncacheable
     base = frame.counter
 
@@ -337,6 +363,9 @@ def make_summary(frame: Frame, context: CallContext, recorder, steps: list, valu
         origin, sources, attr = key
         fk[(canonical(origin), tuple(relabel.source(s) for s in sources), attr)] = relabel.value(loaded)
     on_stack = frozenset(q for q in frame.queried if q in frame.base_stack)
+    instances = [(key, entry.relabelled(relabel, -base))
+                 for key, entry in frame.registered]
+    misses = set(frame.missed)
     return Summary(
         steps=stored, value=relabel.value(value), self_after=relabel.value(self_after),
         raise_guards=relabel.sources(raise_guards),
@@ -344,7 +373,7 @@ def make_summary(frame: Frame, context: CallContext, recorder, steps: list, valu
         on_stack=on_stack, off_stack=frozenset(frame.queried) - on_stack,
         height=frame.deepest - frame.base_depth if frame.deepest >= 0 else -1,
         calls=recorder.calls - frame.calls + 1, locals=recorder.counter - base,
-        reached=frozenset(frame.reached))
+        reached=frozenset(frame.reached), instances=instances, misses=frozenset(misses))
 
 
 def _shallow(step: dict, relabel: Relabel) -> dict:
@@ -406,6 +435,9 @@ def instantiate(summary: Summary, context: CallContext, recorder, caller_via: tu
         frame.reached |= summary.reached
         if summary.height >= 0:
             frame.deepest = max(frame.deepest, caller_depth + summary.height)
+        frame.missed |= summary.misses
+    for key, entry in summary.instances:
+        recorder.instances.register(key, entry.relabelled(relabel, base))
     return Instance(steps, relabel.value(summary.value), relabel.value(summary.self_after),
                     relabel.sources(summary.raise_guards))
 
@@ -424,3 +456,85 @@ def _actual_step(step: dict, relabel: Relabel, via: list, call_site, recorder) -
         out["body"] = [_actual_step(s, relabel, via, call_site, recorder) for s in step["body"]]
     return out
 
+
+
+# ---------------------------------------------------------------------------- repeated instances
+@dataclass
+class Entry:
+    """One instance of a call in a transaction, as a later identical call repeats it."""
+
+    base: int                 # the step counter before the instance's first step
+    bindings: tuple           # the caller's steps bound to the placeholders #0, #1, ...
+    same_as: tuple            # ids of the instance's steps (nested ones included), in order
+    value: Val
+    self_after: Val | None
+    raise_guards: frozenset
+    on_stack: frozenset
+    off_stack: frozenset
+    height: int
+    reached: frozenset
+
+    def relabelled(self, relabel: Relabel, shift: int) -> "Entry":
+        return Entry(self.base + shift, tuple(relabel.ids(b) for b in self.bindings),
+                     tuple(relabel.ids(i) for i in self.same_as), relabel.value(self.value),
+                     relabel.value(self.self_after), relabel.sources(self.raise_guards), self.on_stack,
+                     self.off_stack, self.height, self.reached)
+
+
+def instance_key(context: CallContext, call_site):
+    """The table key of a call: its context. A call reported at its caller's site
+    (`super().save()`) is always copied."""
+    if call_site is not None or not REPEAT:
+        return None
+    return context.key
+
+
+def bindings(context: CallContext) -> tuple:
+    """The caller's steps bound to the context's placeholders #0, #1, ..."""
+    return tuple(context.from_placeholder[f"#{i}"] for i in range(len(context.from_placeholder)))
+
+
+def rebinding(entry: Entry, context: CallContext) -> dict:
+    """Which step of this call stands for which bound step of the first instance."""
+    return {old: new for old, new in zip(entry.bindings, bindings(context)) if old != new}
+
+
+def step_ids_in(steps: list) -> tuple:
+    """Ids of the steps in a list, nested ones (in branches and loops) included, in order."""
+    out: list = []
+    for step in steps:
+        if "id" in step:
+            out.append(step["id"])
+        for arm in step.get("arms", ()):
+            out.extend(step_ids_in(arm))
+        out.extend(step_ids_in(step.get("body", ())))
+    return tuple(out)
+
+
+class InstanceTable(dict):
+    """The instances of one transaction that a later identical call may repeat, by key."""
+
+    def __init__(self, recorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+
+    def lookup(self, key: tuple, stack, depth: int, max_depth: int | None) -> Entry | None:
+        frames = self.recorder.frames
+        for entry in self.get(key, ()):
+            # Membership tests go through the walker's StackView: the open walks depend on them.
+            if any(q not in stack for q in sorted(entry.on_stack)) or any(q in stack for q in sorted(entry.off_stack)):
+                continue
+            if entry.height >= 0 and max_depth is not None and depth + entry.height >= max_depth:
+                continue
+            for frame in frames:
+                if entry.base < frame.counter:
+                    frame.repeats_outside = True
+            return entry
+        if frames:
+            frames[-1].missed.add(key)
+        return None
+
+    def register(self, key: tuple, entry: Entry) -> None:
+        self.setdefault(key, []).append(entry)
+        if self.recorder.frames:
+            self.recorder.frames[-1].registered.append((key, entry))

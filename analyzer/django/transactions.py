@@ -134,6 +134,7 @@ def walk_transaction(ctx: Context, parsed: ParsedModule,
             walker.stop_at = None
             walker.env = _launder(walker.env)
             walker.rec.fk_cache.clear()
+            walker.rec.instances.clear()  # the pre-walk's steps are not the transaction's
         if boundary.kind == "atomic-context":
             steps = _walk_with(ctx, walker, boundary)
         else:

@@ -36,7 +36,8 @@ from .folding import UNKNOWN as UNDECIDED
 from .folding import fold
 from .walk_helpers import _exits, _merge, _raises, _statements, _text
 from .summaries import (
-    CallContext, FkCache, Frame, StackView, SummaryStore, Uncacheable, close_frame, instantiate, make_summary,
+    CallContext, Entry, FkCache, Frame, InstanceTable, StackView, SummaryStore, Uncacheable, close_frame,
+    Relabel, bindings, instance_key, instantiate, make_summary, rebinding, step_ids_in,
 )
 from .values import (
     UNKNOWN, QuerySet, Val, constant, ir_sources, plain, step_ids, union, value_sources,
@@ -54,9 +55,9 @@ class StopWalk(Exception):
     """Raised when the pre-walk reaches the transaction's boundary."""
 
 
-# Calls followed per transaction before giving up. A helper's walk is a summary computed once
-# per calling context (summaries.py), but the steps of every call still appear in the
-# transaction's IR, so a densely connected code base could otherwise give exponential IR.
+# Calls followed per transaction before giving up: a safety net. A helper's walk is a summary
+# computed once per calling context (summaries.py) and a call that would repeat an earlier
+# instance is one `repeat` step (counted as one call).
 CALL_BUDGET = 15000
 
 
@@ -70,6 +71,8 @@ class Recorder:
         # Functions being walked for a summary, innermost last (summaries.py).
         self.frames: list[Frame] = []
         self.fk_cache: dict[tuple, Val] = FkCache(self)
+        # Instances a later identical call repeats instead of copying (summaries.py).
+        self.instances = InstanceTable(self)
         # Limit sites already reported: a helper inlined at many call sites reports its cut once.
         self.limits: set[tuple] = set()
         # Definitions this transaction's walk reached (followed or instantiated from a summary).
@@ -698,7 +701,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         if self.rec.frames:
             frame = self.rec.frames[-1]
             frame.deepest = max(frame.deepest, self.depth)
-        if self.depth >= self.ctx.max_depth:
+        if self.ctx.max_depth is not None and self.depth >= self.ctx.max_depth:
             self._cut()
             self.emit_unresolved(node, fn.qualname, "depth-limit",
                                  f"not followed: depth {self.ctx.max_depth} reached")
@@ -715,16 +718,25 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
             return plain(union(positional))
         self.rec.reached.add(fn.qualname)
         store = summary_store(self.ctx)
-        context = None
+        context = key = None
         if yield_hook is None:
             # A context wrapper's walk runs the caller's with-body at its yield: not a summary.
             context = CallContext(fn.qualname, positional, keywords, self_val, self.loop_depth > 0,
                                   call_site is not None)
+            key = instance_key(context, call_site)
+            entry = self.rec.instances.lookup(key, self.stack, self.depth, self.ctx.max_depth) if key else None
+            if entry is not None:
+                return self._repeat(node, fn, entry, rebinding(entry, context), bind_name, positional)
             summary = store.find(context, self._stack, self.depth, self.ctx.max_depth, self.rec, CALL_BUDGET)
             if summary is not None:
                 store.hits += 1
+                base = self.rec.counter
                 done = instantiate(summary, context, self.rec, self.via, self.depth, call_site)
                 self.out.extend(done.steps)
+                if key and not summary.fk:
+                    self.rec.instances.register(key, Entry(
+                        base, bindings(context), step_ids_in(done.steps), done.value, done.self_after, done.raise_guards,
+                        summary.on_stack, summary.off_stack, summary.height, summary.reached))
                 return self._returned(done.value, done.self_after, done.raise_guards, bind_name, positional)
         store.walks += 1
         frame = Frame(self._stack, self.depth, self.rec.counter, self.rec.calls, len(self.rec.diagnostics),
@@ -743,7 +755,32 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
                 pass
         if yield_hook is None:
             self.out.extend(steps)
+        if key and not (frame.cut or frame.fk_external or frame.fk_inserted):
+            on_stack = frozenset(q for q in frame.queried if q in frame.base_stack)
+            self.rec.instances.register(key, Entry(
+                frame.counter, bindings(context), step_ids_in(steps), value, self_after, guards, on_stack,
+                frozenset(frame.queried) - on_stack,
+                frame.deepest - frame.base_depth if frame.deepest >= 0 else -1, frozenset(frame.reached)))
         return self._returned(value, self_after, guards, bind_name, positional)
+
+    def _repeat(self, node, fn: FunctionInfo, entry: Entry, bind: dict, bind_name, positional) -> Val:
+        """A call that would be an earlier instance again: one `repeat` step naming it, and the
+        first instance's values with the caller's steps this call binds instead."""
+        if entry.same_as:
+            step = self._base(node, "repeat")
+            step.update(id=self.rec.next_id(), callee=fn.qualname, same_as=list(entry.same_as))
+            if bind:
+                step["bind"] = dict(bind)
+            self.out.append(step)
+        self.rec.reached |= entry.reached
+        if self.rec.frames:
+            frame = self.rec.frames[-1]
+            frame.reached |= entry.reached
+            if entry.height >= 0:
+                frame.deepest = max(frame.deepest, self.depth + entry.height)
+        relabel = Relabel(lambda sid: bind.get(sid, sid))
+        return self._returned(relabel.value(entry.value), relabel.value(entry.self_after),
+                              relabel.sources(entry.raise_guards), bind_name, positional)
 
     def _cut(self) -> None:
         """A depth or budget cut: every walk in progress now depends on its path."""

@@ -85,3 +85,35 @@ def test_suggestions_follow_the_verdict():
     strict = analyze(records(txn(stmt("s1", predicate=term("pk")), effect("s2"))))["transactions"][0]
     assert [s["kind"] for s in strict["suggestions"]] == ["on-commit"]
     assert strict["suggestions"][0]["makes_one_shot"] is False and strict["suggestions"][0]["code"] == ""
+
+
+def _nest(depth: int) -> list:
+    """`depth` branches, each on the result of a read just before it, nested inside each other,
+    with a write at the bottom; the read before branch k is s{k}, the write s{depth + 1}."""
+    inner = [stmt(f"s{depth + 1}", kind="write", predicate=term("pk"), line=depth + 1)]
+    for level in range(depth, 0, -1):
+        inner = [stmt(f"s{level}", predicate=term("pk"), line=level), branch([src("result", f"s{level}")], inner, [])]
+    return inner
+
+
+def test_every_enclosing_branch_controls_a_nested_statement():
+    """Control dependencies are gathered per branch scope: the write at the bottom of a nest
+    depends on the read deciding each branch around it, the read before branch k on the k - 1
+    branches around that read, and nothing else."""
+    depth = 60
+    result = analyze(records(txn(*_nest(depth))))["transactions"][0]
+    pairs = {(r["depends_on"], r["statement"]) for r in result["reasons"]}
+    assert {r["category"] for r in result["reasons"]} == {"conditional"}
+    expected = {(f"s{k}", f"s{later}") for later in range(2, depth + 2) for k in range(1, later)}
+    assert pairs == expected
+
+
+def test_a_branch_repeated_around_a_loop_gives_each_kind_once():
+    """The same read deciding an enclosing loop and a branch inside it: one dependency with
+    both kinds, each kind's reason once."""
+    steps = [stmt("s1", api="filter.iterate", predicate=term("owner")),
+             loop([src("result", "s1")], branch([src("result", "s1")], [stmt("s2", kind="write", predicate=term("pk"))], []))]
+    assert verdict(*steps) == ("interactive-nonstrict", ["conditional", "loop-over-results"])
+    reasons = analyze(records(txn(*steps)))["transactions"][0]["reasons"]
+    assert sorted((r["category"], r["depends_on"], r["statement"]) for r in reasons) == [
+        ("conditional", "s1", "s2"), ("loop-over-results", "s1", "s2")]
