@@ -46,20 +46,21 @@ def parse(text: str) -> cst.Module | None:
 def _top_level_at(module: cst.Module, line: int) -> tuple[int, int] | None:
     """The index in module.body of the top-level statement spanning `line`, and the number of
     module lines before its own first line (its leading comments and blank lines included)."""
-    for index, (before, lines) in enumerate(_top_level_lines(module)):
+    for index, (before, lines, _code) in enumerate(_top_level(module)):
         if before < line <= before + lines:
             return index, before
     return None
 
 
 @lru_cache(maxsize=4)
-def _top_level_lines(module: cst.Module) -> tuple[tuple[int, int], ...]:
-    """(lines before, lines) of each top-level statement: the module's code is generated once,
-    not once per rewrite of a transaction in it."""
+def _top_level(module: cst.Module) -> tuple[tuple[int, int, str], ...]:
+    """(lines before, lines, code) of each top-level statement: the module's code is generated
+    once, not once per rewrite of a transaction in it."""
     out, before = [], len(module.header)
     for statement in module.body:
-        lines = module.code_for_node(statement).count("\n")
-        out.append((before, lines))
+        code = module.code_for_node(statement)
+        lines = code.count("\n")
+        out.append((before, lines, code))
         before += lines
     return tuple(out)
 
@@ -130,11 +131,14 @@ def is_atomic(node: cst.CSTNode, wrappers=frozenset()) -> bool:
     return "atomic" in name.lower() or name in wrappers
 
 
-def local_atomic_wrappers(module: cst.Module) -> set[str]:
+@lru_cache(maxsize=4)
+def local_atomic_wrappers(module: cst.Module) -> frozenset[str]:
     """Module-level functions whose body enters `atomic` (context managers or decorators of the
-    project's own that the front end may not report as boundaries when nested)."""
-    return {statement.name.value for statement in module.body
-            if isinstance(statement, cst.FunctionDef) and "atomic" in module.code_for_node(statement.body)}
+    project's own that the front end may not report as boundaries when nested). Found once per
+    module; only a function whose whole code mentions `atomic` has its body's code generated."""
+    return frozenset(statement.name.value for statement, (_before, _lines, code) in zip(module.body, _top_level(module))
+                     if isinstance(statement, cst.FunctionDef) and "atomic" in code
+                     and "atomic" in module.code_for_node(statement.body))
 
 
 def enclosing_function(located: Located) -> cst.FunctionDef | None:
