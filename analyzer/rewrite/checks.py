@@ -43,7 +43,7 @@ def _parse_problem(path: str, text: str) -> str | None:
 
 
 @lru_cache(maxsize=8)
-def _top_level(original: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]] | None:
+def top_level_statements(original: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]] | None:
     """((first line, last line) of each top-level statement, decorators included; offset of each
     line's start) of a text the compiler accepts; None when it does not, or when it numbers
     lines differently from a split at newlines (a bare carriage return)."""
@@ -72,7 +72,7 @@ def edited_chunks(original: str, edits) -> list[tuple[int, str]] | None:
     the compiler accepted (checked here, once per file) and libcst parsed to build the rewrite.
     Statements are found by Python's own parser (C, an order of magnitude faster than libcst).
     None when the original does not compile or edits overlap: the caller checks the whole text."""
-    found = _top_level(original)
+    found = top_level_statements(original)
     if found is None:
         return None
     spans, offsets = found
