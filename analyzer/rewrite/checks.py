@@ -43,10 +43,11 @@ def _parse_problem(path: str, text: str) -> str | None:
 
 
 @lru_cache(maxsize=8)
-def top_level_statements(original: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]] | None:
+def top_level_statements(original: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...], int] | None:
     """((first line, last line) of each top-level statement, decorators included; offset of each
-    line's start) of a text the compiler accepts; None when it does not, or when it numbers
-    lines differently from a split at newlines (a bare carriage return)."""
+    line's start; last line of the `from __future__` imports, 0 without) of a text the compiler
+    accepts; None when it does not, or when it numbers lines differently from a split at
+    newlines (a bare carriage return)."""
     if original.count("\r") != original.count("\r\n"):
         return None
     try:
@@ -61,7 +62,9 @@ def top_level_statements(original: str) -> tuple[tuple[tuple[int, int], ...], tu
     offsets = [0]
     for line in original.split("\n")[:-1]:
         offsets.append(offsets[-1] + len(line) + 1)
-    return spans, tuple(offsets)
+    future = max((s.end_lineno for s in tree.body if isinstance(s, ast.ImportFrom) and s.module == "__future__"),
+                 default=0)
+    return spans, tuple(offsets), future
 
 
 def edited_chunks(original: str, edits) -> list[tuple[int, str]] | None:
@@ -71,11 +74,13 @@ def edited_chunks(original: str, edits) -> list[tuple[int, str]] | None:
     text parses and compiles exactly when each run does: the rest is the original's text, which
     the compiler accepted (checked here, once per file) and libcst parsed to build the rewrite.
     Statements are found by Python's own parser (C, an order of magnitude faster than libcst).
-    None when the original does not compile or edits overlap: the caller checks the whole text."""
+    None when the original does not compile, edits overlap or an edit is above the end of its
+    `from __future__` imports (which only the start of a file may hold): the caller checks the
+    whole text."""
     found = top_level_statements(original)
     if found is None:
         return None
-    spans, offsets = found
+    spans, offsets, future = found
     starts = [start for start, _end in spans]
 
     def line_of(offset: int) -> int:
@@ -86,6 +91,8 @@ def edited_chunks(original: str, edits) -> list[tuple[int, str]] | None:
         if runs and edit.start < runs[-1][2][-1].end:
             return None
         first, last = line_of(edit.start), line_of(max(edit.end - 1, edit.start))
+        if first <= future:  # what comes before a __future__ import decides whether it compiles
+            return None
         low = max(bisect.bisect_left(starts, first) - 1, 0)
         high = bisect.bisect_right(starts, line_of(edit.end)) - 1
         if high >= low:

@@ -70,7 +70,7 @@ def _statement_lines(module: cst.Module, text: str) -> tuple[tuple[tuple[int, in
     found = checks.top_level_statements(text)
     if found is None:
         return None
-    spans, offsets = found
+    spans, offsets, _future = found
     groups: list[list[int]] = []
     for start, end in spans:
         if groups and start <= groups[-1][1]:

@@ -153,3 +153,16 @@ def test_diff_edits_of_a_rewrite(tmp_path):
     text = apply(original, candidate.rewrite.edits)
     path = "bank/services.py"
     assert candidate.rewrite.edits == _whole_file_diff(original, text, path) == diff_edits(path, original, text)
+
+
+def test_an_edit_above_a_future_import_is_checked_with_the_whole_file():
+    original = '"""Doc."""\n\n# note\n\nfrom __future__ import annotations\n\nimport os\n'
+    for line in range(1, 6):
+        offset = sum(len(x) for x in original.splitlines(keepends=True)[:line - 1])
+        edits = (Edit("f.py", offset, offset, "x = 1\n"),)
+        text = apply(original, edits)
+        problem = checks.python_parses("f.py", text, original, edits)
+        assert problem == checks.python_parses("f.py", text)
+        assert problem and "from __future__ imports must occur at the beginning of the file" in problem
+    below = (Edit("f.py", len(original), len(original), "x = 1\n"),)
+    assert checks.python_parses("f.py", apply(original, below), original, below) is None
