@@ -4,13 +4,29 @@ does not load it."""
 
 from __future__ import annotations
 
+import ast
+import bisect
 import re
 import warnings
+from functools import lru_cache
 
 
-def python_parses(path: str, text: str) -> str | None:
+def python_parses(path: str, text: str, original: str | None = None, edits=()) -> str | None:
     """None when `text` is valid Python; otherwise why not. libcst accepts some code the
-    compiler rejects (a repeated keyword argument), so both parse it; nothing is executed."""
+    compiler rejects (a repeated keyword argument), so both parse it; nothing is executed.
+
+    Given the `original` text and the `edits` that made `text` of it, only the top-level
+    statements the edits fall in are parsed again (see edited_chunks); the original must have
+    been parsed by libcst already (a rewrite is built from its tree). Whenever a check of the
+    parts fails, or cannot be made, the whole text is checked, so a refusal says what it said
+    when whole files were parsed."""
+    chunks = edited_chunks(original, edits) if original is not None and edits else None
+    if chunks is not None and all(_parse_problem("", chunk) is None for _first, chunk in chunks):
+        return None
+    return _parse_problem(path, text)
+
+
+def _parse_problem(path: str, text: str) -> str | None:
     import libcst as cst
 
     try:
@@ -26,6 +42,80 @@ def python_parses(path: str, text: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=8)
+def top_level_statements(original: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...], int] | None:
+    """((first line, last line) of each top-level statement, decorators included; offset of each
+    line's start; last line of the `from __future__` imports, 0 without) of a text the compiler
+    accepts; None when it does not, or when it numbers lines differently from a split at
+    newlines (a bare carriage return)."""
+    if original.count("\r") != original.count("\r\n"):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(original)
+            compile(tree, "<original>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    spans = tuple((min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", ()))]), s.end_lineno)
+                  for s in tree.body)
+    offsets = [0]
+    for line in original.split("\n")[:-1]:
+        offsets.append(offsets[-1] + len(line) + 1)
+    future = max((s.end_lineno for s in tree.body if isinstance(s, ast.ImportFrom) and s.module == "__future__"),
+                 default=0)
+    return spans, tuple(offsets), future
+
+
+def edited_chunks(original: str, edits) -> list[tuple[int, str]] | None:
+    """(first line in the edited text, text) of each run of the original's top-level statements
+    that `edits` fall in (with the statement just above each edit, whose end it may move), with
+    the edits applied. Each run begins and ends where a top-level statement does, so the edited
+    text parses and compiles exactly when each run does: the rest is the original's text, which
+    the compiler accepted (checked here, once per file) and libcst parsed to build the rewrite.
+    Statements are found by Python's own parser (C, an order of magnitude faster than libcst).
+    None when the original does not compile, edits overlap or an edit is above the end of its
+    `from __future__` imports (which only the start of a file may hold): the caller checks the
+    whole text."""
+    found = top_level_statements(original)
+    if found is None:
+        return None
+    spans, offsets, future = found
+    starts = [start for start, _end in spans]
+
+    def line_of(offset: int) -> int:
+        return bisect.bisect_right(offsets, offset)
+
+    runs: list[list] = []  # [first line, last line, edits] in the original
+    for edit in sorted(set(edits), key=lambda e: (e.start, e.end)):
+        if runs and edit.start < runs[-1][2][-1].end:
+            return None
+        first, last = line_of(edit.start), line_of(max(edit.end - 1, edit.start))
+        if first <= future:  # what comes before a __future__ import decides whether it compiles
+            return None
+        low = max(bisect.bisect_left(starts, first) - 1, 0)
+        high = bisect.bisect_right(starts, line_of(edit.end)) - 1
+        if high >= low:
+            first, last = min(first, spans[low][0]), max([last, *(end for _start, end in spans[low:high + 1])])
+        if runs and first <= runs[-1][1] + 1:
+            runs[-1][1] = max(runs[-1][1], last)
+            runs[-1][2].append(edit)
+        else:
+            runs.append([first, last, [edit]])
+    out, shift = [], 0
+    for first, last, run_edits in runs:
+        begin = offsets[first - 1]
+        end = offsets[last] if last < len(offsets) else len(original)
+        pieces, cursor = [], begin
+        for edit in run_edits:
+            pieces += [original[cursor:edit.start], edit.text]
+            cursor = edit.end
+        pieces.append(original[cursor:end])
+        out.append((first + shift, "".join(pieces)))
+        shift += sum(e.text.count("\n") - original.count("\n", e.start, e.end) for e in run_edits)
+    return out
+
+
 def unknown_attributes(entity: dict | None, attributes) -> list[str]:
     """The attributes (Django lookups allowed: `stock__gte`) the entity does not have."""
     if entity is None:
@@ -35,19 +125,21 @@ def unknown_attributes(entity: dict | None, attributes) -> list[str]:
     return sorted({a for a in attributes if a.split("__", 1)[0] not in known})
 
 
-def queryset_keywords(text: str, lines: list[tuple[int, int]]) -> set[str]:
-    """Keyword names passed to filter()/exclude()/get()/update() on the given lines of `text`."""
+def queryset_keywords(text: str, lines: list[tuple[int, int]], chunks=None) -> set[str]:
+    """Keyword names passed to filter()/exclude()/get()/update() on the given lines of `text`;
+    given `chunks` (edited_chunks, holding those lines), only they are parsed."""
     import libcst as cst
 
     from ..django.positions import line_numbers
 
-    starts, _ends = line_numbers(cst.parse_module(text))
     names = set()
-    for node, line in starts.items():
-        if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
-                and node.func.attr.value in ("filter", "exclude", "get", "update")
-                and any(a <= line <= b for a, b in lines)):
-            names.update(arg.keyword.value for arg in node.args if arg.keyword is not None)
+    for first, chunk in chunks if chunks is not None else [(1, text)]:
+        starts, _ends = line_numbers(cst.parse_module(chunk), first_line=first)
+        for node, line in starts.items():
+            if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                    and node.func.attr.value in ("filter", "exclude", "get", "update")
+                    and any(a <= line <= b for a, b in lines)):
+                names.update(arg.keyword.value for arg in node.args if arg.keyword is not None)
     return names
 
 

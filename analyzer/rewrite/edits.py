@@ -49,17 +49,70 @@ def apply(text: str, edits) -> str:
 
 
 def diff_edits(path: str, old: str, new: str) -> tuple[Edit, ...]:
-    """The smallest line-level edits turning `old` into `new` (a codemod's output into edits)."""
+    """The smallest line-level edits turning `old` into `new` (a codemod's output into edits):
+    difflib's, over the whole files.
+
+    difflib's cost grows with a file's repeated lines (blank lines, `return`s) while a rewrite
+    changes a few lines of it, so the lines both texts start and end with are set aside first
+    where that provably gives difflib's own result (see _ends)."""
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    head, tail = _ends(old_lines, new_lines)
     offsets = [0]
     for line in old_lines:
         offsets.append(offsets[-1] + len(line))
-    edits = []
-    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag != "equal":
-            edits.append(Edit(path, offsets[i1], offsets[i2], "".join(new_lines[j1:j2])))
-    return tuple(edits)
+    matcher = difflib.SequenceMatcher(a=old_lines[head:len(old_lines) - tail],
+                                      b=new_lines[head:len(new_lines) - tail], autojunk=False)
+    return tuple(Edit(path, offsets[head + i1], offsets[head + i2], "".join(new_lines[head + j1:head + j2]))
+                 for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal")
+
+
+def _ends(old: list[str], new: list[str]) -> tuple[int, int]:
+    """How many lines at the start and at the end of both texts difflib matches before the rest
+    (0, 0 when that cannot be shown). difflib first matches the longest common run of lines
+    (the earliest on a tie), then the longest in what is left on each side. The common head and
+    tail are those runs (the longer first, the head on a tie) unless another common run is at
+    least as long as the shorter of them; such a run has at least a fifth of its length, less
+    the changed lines, outside the changed lines on both sides, which is then a run of the old
+    text found at two places. Where the old text repeats no run of that length, it is neither."""
+    most = min(len(old), len(new))
+    head = 0
+    while head < most and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < most and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    if tail > head:
+        head = min(head, most - tail)
+    else:
+        tail = min(tail, most - head)
+    changed = len(old) + len(new) - 2 * (head + tail)
+    shorter = min(head, tail) or max(head, tail)
+    if _repeats(old, (shorter - changed) // 5):
+        return 0, 0
+    return head, tail
+
+
+def _repeats(lines: list[str], run: int) -> bool:
+    """Some `run` consecutive lines occur at two places of `lines` (or run < 1: unknown).
+    Windows are compared by a rolling hash: a collision only makes the answer a cautious yes."""
+    if run < 1:
+        return True
+    if run > len(lines) - 1:
+        return False
+    ids: dict[str, int] = {}
+    codes = [ids.setdefault(line, len(ids) + 1) for line in lines]
+    base, modulus = 1_000_003, (1 << 61) - 1
+    top = pow(base, run - 1, modulus)
+    value = 0
+    for code in codes[:run]:
+        value = (value * base + code) % modulus
+    seen = {value}
+    for index in range(run, len(codes)):
+        value = ((value - codes[index - run] * top) * base + codes[index]) % modulus
+        if value in seen:
+            return True
+        seen.add(value)
+    return False
 
 
 def map_line(text: str, edits, line: int) -> int:
@@ -87,3 +140,4 @@ def new_line_ranges(text: str, edits) -> list[tuple[int, int]]:
         first = map_line(text, edits, text[:edit.start].count("\n") + 1)
         ranges.append((first, first + max(edit.text.count("\n") - 1, 0)))
     return ranges
+

@@ -32,7 +32,7 @@ def rewrite(path: str, text: str, txn: dict, step: dict, project=None) -> Rewrit
         raise Refused(f"the statement is {step.get('api')}(){where}; only a save() in the transaction's "
                       "body is rewritten automatically")
     module = syntax.parse(text)
-    located = module and syntax.find_call(module, step["line"], "save")
+    located = module and syntax.find_call(module, step["line"], "save", text)
     if not located or not isinstance(located.call.func, cst.Attribute) \
             or not isinstance(located.call.func.value, cst.Name):
         raise Refused(f"the save() on line {step['line']} was not found")

@@ -26,7 +26,7 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewr
         raise Refused(f"{name} runs in {effect['via'][-1]}, called from the transaction; "
                       "deferring it there affects every caller")
     module = syntax.parse(text)
-    located = module and syntax.find_call(module, effect["line"], effect["callee"])
+    located = module and syntax.find_call(module, effect["line"], effect["callee"], text)
     if not located:
         raise Refused(f"the call to {name} on line {effect['line']} was not found")
     if effect["category"] == "storage" and effect["callee"].endswith(".save") and not _saves_no_row(located.call):
@@ -38,7 +38,7 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewr
     if not (len(statement.body) == 1 and isinstance(statement.body[0], cst.Expr)
             and statement.body[0].value is located.call):
         raise Refused(f"the result of {name} is used where it is called")
-    wrappers = (project.wrappers if project else frozenset()) | syntax.local_atomic_wrappers(located.module)
+    wrappers = (project.wrappers if project else frozenset()) | syntax.local_atomic_wrappers(located.module, text)
     _check_surroundings(located, txn, name, wrappers)
     function = syntax.enclosing_function(located)
     if function is not None:

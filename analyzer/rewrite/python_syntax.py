@@ -3,13 +3,16 @@ decide whether moving it is safe (loops, try blocks, nested atomic blocks, later
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from functools import lru_cache
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from ..django.parsing import parse_module as parse_unchecked
 from ..django.positions import children, line_numbers
+from . import checks
 
 
 @dataclass
@@ -35,31 +38,79 @@ def dotted(node: cst.CSTNode) -> str:
 
 @lru_cache(maxsize=4)
 def parse(text: str) -> cst.Module | None:
-    """The module, parsed once for the rewrites of all transactions of a file (it is only read:
-    rewrites build new modules with deep_replace)."""
+    """The module, parsed once for the rewrites of all transactions of a file. It is only read
+    (rewrites build new modules with deep_replace), so it is parsed as the analysis parses,
+    without re-validating what the parser built; the nodes a rewrite builds are validated."""
     try:
-        return cst.parse_module(text)
+        return parse_unchecked(text)
     except cst.ParserSyntaxError:
         return None
 
 
-def _top_level_at(module: cst.Module, line: int) -> tuple[int, int] | None:
+def _top_level_at(module: cst.Module, line: int, text: str | None = None) -> tuple[int, int] | None:
     """The index in module.body of the top-level statement spanning `line`, and the number of
-    module lines before its own first line (its leading comments and blank lines included)."""
-    for index, (before, lines) in enumerate(_top_level_lines(module)):
+    module lines before its own first line (its leading comments and blank lines included).
+
+    With the module's `text`, the statement is found by the compiler's line numbers and its
+    position confirmed by its own code found there; the module's code is not generated."""
+    found = _located_by_text(module, line, text) if text is not None else None
+    if found is not None:
+        return found
+    for index, (before, lines, _code) in enumerate(_top_level(module)):
         if before < line <= before + lines:
             return index, before
     return None
 
 
 @lru_cache(maxsize=4)
-def _top_level_lines(module: cst.Module) -> tuple[tuple[int, int], ...]:
-    """(lines before, lines) of each top-level statement: the module's code is generated once,
-    not once per rewrite of a transaction in it."""
+def _statement_lines(module: cst.Module, text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]] | None:
+    """(first line, last line) of each of module.body's statements by the compiler's numbering
+    (statements on one line joined by `;` are one libcst statement), and each line's offset;
+    None when they cannot be paired with module.body."""
+    found = checks.top_level_statements(text)
+    if found is None:
+        return None
+    spans, offsets, _future = found
+    groups: list[list[int]] = []
+    for start, end in spans:
+        if groups and start <= groups[-1][1]:
+            groups[-1][1] = max(groups[-1][1], end)
+        else:
+            groups.append([start, end])
+    if len(groups) != len(module.body):
+        return None
+    return tuple((start, end) for start, end in groups), offsets
+
+
+def _located_by_text(module: cst.Module, line: int, text: str) -> tuple[int, int] | None:
+    found = _statement_lines(module, text)
+    if found is None:
+        return None
+    spans, offsets = found
+    index = bisect.bisect_right([start for start, _end in spans], line) - 1
+    if index < 0 or line > spans[index][1]:
+        return None
+    statement = module.body[index]
+    decorators = getattr(statement, "decorators", ())
+    before = spans[index][0] - 1 - len(statement.leading_lines) - (len(decorators[0].leading_lines) if decorators else 0)
+    code = module.code_for_node(statement)
+    after = before + code.count("\n")
+    if before < 0 or after > len(offsets):
+        return None
+    if text[offsets[before]:offsets[after] if after < len(offsets) else len(text)] != code:
+        return None
+    return index, before
+
+
+@lru_cache(maxsize=4)
+def _top_level(module: cst.Module) -> tuple[tuple[int, int, str], ...]:
+    """(lines before, lines, code) of each top-level statement: the module's code is generated
+    once, not once per rewrite of a transaction in it."""
     out, before = [], len(module.header)
     for statement in module.body:
-        lines = module.code_for_node(statement).count("\n")
-        out.append((before, lines))
+        code = module.code_for_node(statement)
+        lines = code.count("\n")
+        out.append((before, lines, code))
         before += lines
     return tuple(out)
 
@@ -97,13 +148,13 @@ def _leftmost(module: cst.Module, index: int, offset: int, calls: set) -> cst.Ca
     return found[0]
 
 
-def find_call(module: cst.Module, line: int, callee: str) -> Located | None:
+def find_call(module: cst.Module, line: int, callee: str, text: str | None = None) -> Located | None:
     """The call on `line` whose name ends like `callee` (`shop.tasks.process_return.delay`), the
     leftmost one when there are several.
 
     Lines and parents are computed for the top-level statement around the line only, not the
     whole module: a rewrite looks no further."""
-    found_top = _top_level_at(module, line)
+    found_top = _top_level_at(module, line, text)
     if found_top is None:
         return None
     lines, parents, order = _lines_and_parents(module, *found_top)
@@ -130,11 +181,24 @@ def is_atomic(node: cst.CSTNode, wrappers=frozenset()) -> bool:
     return "atomic" in name.lower() or name in wrappers
 
 
-def local_atomic_wrappers(module: cst.Module) -> set[str]:
+@lru_cache(maxsize=4)
+def local_atomic_wrappers(module: cst.Module, text: str | None = None) -> frozenset[str]:
     """Module-level functions whose body enters `atomic` (context managers or decorators of the
-    project's own that the front end may not report as boundaries when nested)."""
-    return {statement.name.value for statement in module.body
-            if isinstance(statement, cst.FunctionDef) and "atomic" in module.code_for_node(statement.body)}
+    project's own that the front end may not report as boundaries when nested). Found once per
+    module; only a function whose text mentions `atomic` has its body's code generated (with
+    the module's `text`, the lines from the end of the statement before it to the start of the
+    one after it, which hold all of its code)."""
+    found = _statement_lines(module, text) if text is not None else None
+    if found is None:
+        windows = [code for _before, _lines, code in _top_level(module)]
+    else:
+        spans, offsets = found
+        bounds = [0, *(end for _start, end in spans[:-1])]
+        nexts = [offsets[start - 1] for start, _end in spans[1:]] + [len(text)]
+        windows = [text[offsets[bound]:stop] for bound, stop in zip(bounds, nexts)]
+    return frozenset(statement.name.value for statement, window in zip(module.body, windows)
+                     if isinstance(statement, cst.FunctionDef) and "atomic" in window
+                     and "atomic" in module.code_for_node(statement.body))
 
 
 def enclosing_function(located: Located) -> cst.FunctionDef | None:

@@ -27,12 +27,14 @@ def verify(root: Path, frontend: str, config, candidates: list[Candidate], entit
 
 def _parses(root: Path, candidate: Candidate) -> bool:
     for path, edits in edits_by_path(candidate.rewrite.edits).items():
+        original = (root / path).read_text("utf-8")
         try:
-            text = apply((root / path).read_text("utf-8"), edits)
+            text = apply(original, edits)
         except EditConflict as exc:
             problem = str(exc)
         else:
-            problem = checks.python_parses(path, text) if path.endswith(".py") else _typescript_parses(path, text)
+            problem = checks.python_parses(path, text, original, edits) if path.endswith(".py") \
+                else _typescript_parses(path, text)
         if problem:
             candidate.refused = f"the rewritten code does not parse ({problem})"
             candidate.rewrite = None
@@ -58,7 +60,8 @@ def _names_known(root: Path, candidate: Candidate, entities: dict) -> bool:
         text = apply(original, edits)
         regions = new_line_ranges(original, edits)
         if path.endswith(".py"):
-            unknown = checks.unknown_attributes(entities.get(entity_name or ""), checks.queryset_keywords(text, regions))
+            keywords = checks.queryset_keywords(text, regions, checks.edited_chunks(original, edits))
+            unknown = checks.unknown_attributes(entities.get(entity_name or ""), keywords)
         else:
             unknown = []
             for named, attributes in checks.typeorm_increments(text, regions):
