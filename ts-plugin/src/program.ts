@@ -7,6 +7,7 @@ import * as path from "path";
 import * as ts from "typescript";
 import { DiagnosticRecord } from "./ir";
 import { stubFor } from "./stubs";
+import { memoizedChecker } from "./checker-memo";
 import { builtinModules } from "module";
 import { fileRule, folderRule, isCompiledLib, isMigrationSource, ScopeCounter, UNCOUNTED_FOLDERS } from "./scope";
 
@@ -428,7 +429,7 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
     });
 
   const program = ts.createProgram({ rootNames: roots, options, host });
-  const checker = program.getTypeChecker();
+  const checker = memoizedChecker(program.getTypeChecker());
 
   const files: ts.SourceFile[] = [];
   const reportedPackages = new Set<string>();
