@@ -378,6 +378,9 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
 
   const workspaces = workspacePackages(allFiles);
   const host = ts.createCompilerHost(options, true);
+  // JSDoc in TypeScript files gives no type information (only JavaScript's does, and that is
+  // not analysed): left unparsed, as the compiler itself does when it only type-checks.
+  host.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeInfo;
   const baseGetSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
     const resolved = path.resolve(fileName);
