@@ -14,7 +14,7 @@ import { packageOfFile } from "./stubs";
 import { typeormExportName } from "./entities";
 import { ISOLATION_PARAMETER } from "./catalog/request-context";
 import { RequestContextIndex } from "./request-context";
-import { CalleeNameFilter, declaredNames, soleCallTarget } from "./callee-names";
+import { calledDeclaration, CalleeNameFilter, declaredNames, soleCallTarget } from "./callee-names";
 
 /** context: a request-context decorator; only context-bound repositories are the transaction's.
  *  autocommit: one function outside any transaction (autocommit.ts); its calls into other
@@ -516,9 +516,7 @@ export class BoundaryFinder {
   }
 
   private declarationOf(call: ts.CallExpression): ts.Node | undefined {
-    const sig = this.checker.getResolvedSignature(call);
-    if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) return sig.declaration;
-    return undefined;
+    return calledDeclaration(this.checker, call);
   }
 
   /** The wrapper a call invokes, if any. */

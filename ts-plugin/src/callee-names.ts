@@ -76,3 +76,12 @@ function skipParentheses(e: ts.Expression): ts.Expression {
   while (ts.isParenthesizedExpression(e)) e = e.expression;
   return e;
 }
+
+/** The declaration a call's signature resolves to (a JSDoc signature is none), from the
+ *  callee's sole declaration when that decides it (soleCallTarget), from the checker otherwise. */
+export function calledDeclaration(checker: ts.TypeChecker, call: ts.CallExpression): ts.SignatureDeclaration | undefined {
+  const sole = soleCallTarget(checker, call) as ts.SignatureDeclaration | undefined;
+  if (sole) return sole;
+  const decl = checker.getResolvedSignature(call)?.declaration;
+  return decl && !ts.isJSDocSignature(decl) ? decl : undefined;
+}
