@@ -18,6 +18,7 @@
 import * as ts from "typescript";
 import { BoundaryFinder, BoundarySite, JOINING_PROPAGATIONS } from "./boundaries";
 import { REPOSITORY_METHODS } from "./catalog/statements";
+import { soleCallTarget } from "./callee-names";
 import { Frame } from "./frame";
 import { DiagnosticRecord, Source, StatementStep, TransactionRecord } from "./ir";
 import { endLineOf, lineOf, qualifiedName, stripParens, unalias } from "./names";
@@ -220,9 +221,7 @@ function soleImplementation(checker: ts.TypeChecker, call: ts.CallLikeExpression
   const declarations = sym?.declarations ?? [];
   // declared only in declaration files (a library's method): no body anywhere, no unit to find
   if (declarations.length > 0 && declarations.every((d) => d.getSourceFile().isDeclarationFile)) return sym!.valueDeclaration ?? declarations[0];
-  const only = declarations.length === 1 ? declarations[0] : undefined;
-  if (only && (ts.isMethodDeclaration(only) || ts.isFunctionDeclaration(only)) && only.body) return only;
-  return undefined;
+  return soleCallTarget(checker, call);
 }
 
 /** The calls of one unit into other units, each marked inside/outside its regions. */

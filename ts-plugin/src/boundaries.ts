@@ -14,7 +14,7 @@ import { packageOfFile } from "./stubs";
 import { typeormExportName } from "./entities";
 import { ISOLATION_PARAMETER } from "./catalog/request-context";
 import { RequestContextIndex } from "./request-context";
-import { CalleeNameFilter, declaredNames } from "./callee-names";
+import { calledDeclaration, CalleeNameFilter, declaredNames, soleCallTarget } from "./callee-names";
 
 /** context: a request-context decorator; only context-bound repositories are the transaction's.
  *  autocommit: one function outside any transaction (autocommit.ts); its calls into other
@@ -516,16 +516,13 @@ export class BoundaryFinder {
   }
 
   private declarationOf(call: ts.CallExpression): ts.Node | undefined {
-    const sig = this.checker.getResolvedSignature(call);
-    if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) return sig.declaration;
-    return undefined;
+    return calledDeclaration(this.checker, call);
   }
 
   /** The wrapper a call invokes, if any. */
   wrapperOf(call: ts.CallExpression): WrapperInfo | undefined {
     if (!this.callees.mayCall(call, this.wrapperNames)) return undefined;
-    const sig = this.checker.getResolvedSignature(call);
-    const decl = sig?.declaration;
+    const decl = soleCallTarget(this.checker, call) ?? this.checker.getResolvedSignature(call)?.declaration;
     if (decl && this.wrappers.has(decl)) return this.wrappers.get(decl);
     const found = this.checker.getSymbolAtLocation(stripParens(call.expression));
     const sym = found && unalias(this.checker, found);

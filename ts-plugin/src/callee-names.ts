@@ -46,3 +46,42 @@ export class CalleeNameFilter {
     return (target.declarations ?? []).some((d) => !ts.isFunctionDeclaration(d) && !ts.isClassDeclaration(d) && !ts.isMethodDeclaration(d));
   }
 }
+
+/**
+ * The declaration a call's signature resolves to, when the callee's name alone decides it: the
+ * name denotes exactly one declaration, and that is a function or method with a body, or a
+ * `const` (or `export default`) holding a function expression without a type of its own. The
+ * checker would return the same declaration, but only after typing every argument (for a
+ * decorator factory called with a large object literal, thousands of times, that is most of a
+ * type check). undefined: ask the checker (overloads, merged declarations, typed values,
+ * parameters, anything else).
+ */
+export function soleCallTarget(checker: ts.TypeChecker, call: ts.CallExpression): ts.Node | undefined {
+  const callee = stripParens(call.expression);
+  const name = ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
+  if (!name) return undefined;
+  const found = checker.getSymbolAtLocation(name);
+  const decls = (found && unalias(checker, found))?.declarations;
+  if (!decls || decls.length !== 1) return undefined;
+  const d = decls[0];
+  if ((ts.isMethodDeclaration(d) || ts.isFunctionDeclaration(d)) && d.body) return d;
+  const constant = ts.isVariableDeclaration(d) && !d.type && ts.isVariableDeclarationList(d.parent) && (d.parent.flags & ts.NodeFlags.Const) !== 0;
+  const value = constant ? d.initializer : ts.isExportAssignment(d) && !d.isExportEquals ? d.expression : undefined;
+  const fn = value && skipParentheses(value);
+  return fn && (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) ? fn : undefined;
+}
+
+/** Parentheses only: an `as`/`satisfies` gives the value a type of its own. */
+function skipParentheses(e: ts.Expression): ts.Expression {
+  while (ts.isParenthesizedExpression(e)) e = e.expression;
+  return e;
+}
+
+/** The declaration a call's signature resolves to (a JSDoc signature is none), from the
+ *  callee's sole declaration when that decides it (soleCallTarget), from the checker otherwise. */
+export function calledDeclaration(checker: ts.TypeChecker, call: ts.CallExpression): ts.SignatureDeclaration | undefined {
+  const sole = soleCallTarget(checker, call) as ts.SignatureDeclaration | undefined;
+  if (sole) return sole;
+  const decl = checker.getResolvedSignature(call)?.declaration;
+  return decl && !ts.isJSDocSignature(decl) ? decl : undefined;
+}

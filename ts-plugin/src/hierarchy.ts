@@ -8,6 +8,7 @@
 // property, an argument. The walker walks each candidate in an arm of a branch (walker.ts).
 import * as path from "path";
 import * as ts from "typescript";
+import { calledDeclaration } from "./callee-names";
 import { qualifiedName, stripParens, unalias } from "./names";
 
 /** Beyond this many candidates the call is reported unresolved (`dynamic-dispatch`) instead,
@@ -136,8 +137,8 @@ export class HierarchyIndex {
 
   /** The interface or abstract class whose body-less method the call resolves to. */
   private abstractOwner(call: ts.CallExpression): ts.Symbol | undefined {
-    const decl = this.checker.getResolvedSignature(call)?.declaration;
-    if (!decl || ts.isJSDocSignature(decl) || decl.getSourceFile().isDeclarationFile || !this.isAppFile(decl.getSourceFile())) return undefined;
+    const decl = calledDeclaration(this.checker, call);
+    if (!decl || decl.getSourceFile().isDeclarationFile || !this.isAppFile(decl.getSourceFile())) return undefined;
     let member: ts.Node = decl;
     // a property typed by a function type: `set: (s: Session) => Promise<void>`
     if (ts.isFunctionTypeNode(decl) && (ts.isPropertySignature(decl.parent) || ts.isPropertyDeclaration(decl.parent))) member = decl.parent;

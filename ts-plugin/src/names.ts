@@ -50,8 +50,19 @@ export function functionShortName(fn: ts.Node): string {
   return `<anonymous>@${lineOf(fn)}`;
 }
 
+/** Qualified names already built, per scan root: the walk names every function it enters. */
+const qualifiedNames = new Map<string, WeakMap<ts.Node, string>>();
+
 /** Qualified name: module path, enclosing classes and functions, then the function's name. */
 export function qualifiedName(rootDir: string, fn: ts.Node): string {
+  let known = qualifiedNames.get(rootDir);
+  if (!known) qualifiedNames.set(rootDir, (known = new WeakMap()));
+  let name = known.get(fn);
+  if (name === undefined) known.set(fn, (name = buildQualifiedName(rootDir, fn)));
+  return name;
+}
+
+function buildQualifiedName(rootDir: string, fn: ts.Node): string {
   const parts: string[] = [];
   let cur: ts.Node | undefined = fn;
   while (cur && !ts.isSourceFile(cur)) {

@@ -7,6 +7,7 @@ import * as path from "path";
 import * as ts from "typescript";
 import { DiagnosticRecord } from "./ir";
 import { stubFor } from "./stubs";
+import { memoizedChecker } from "./checker-memo";
 import { builtinModules } from "module";
 import { fileRule, folderRule, isCompiledLib, isMigrationSource, ScopeCounter, UNCOUNTED_FOLDERS } from "./scope";
 
@@ -377,6 +378,9 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
 
   const workspaces = workspacePackages(allFiles);
   const host = ts.createCompilerHost(options, true);
+  // JSDoc in TypeScript files gives no type information (only JavaScript's does, and that is
+  // not analysed): left unparsed, as the compiler itself does when it only type-checks.
+  host.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeInfo;
   const baseGetSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
     const resolved = path.resolve(fileName);
@@ -428,7 +432,7 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
     });
 
   const program = ts.createProgram({ rootNames: roots, options, host });
-  const checker = program.getTypeChecker();
+  const checker = memoizedChecker(program.getTypeChecker());
 
   const files: ts.SourceFile[] = [];
   const reportedPackages = new Set<string>();

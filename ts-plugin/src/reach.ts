@@ -8,6 +8,7 @@
 import * as ts from "typescript";
 import { matchEffect } from "./catalog/effects";
 import { HierarchyIndex } from "./hierarchy";
+import { calledDeclaration } from "./callee-names";
 import { OriginResolver } from "./names";
 
 /** how many calls below the cut-off call are searched */
@@ -86,8 +87,8 @@ export class EffectReach {
   /** Application functions a call can run: its declaration's implementation, or the
    *  implementations of an interface or abstract method. */
   private targets(call: ts.CallExpression): ts.FunctionLikeDeclaration[] {
-    const decl = this.checker.getResolvedSignature(call)?.declaration;
-    if (!decl || ts.isJSDocSignature(decl) || decl.getSourceFile().isDeclarationFile || !this.isAppFile(decl.getSourceFile())) return [];
+    const decl = calledDeclaration(this.checker, call);
+    if (!decl || decl.getSourceFile().isDeclarationFile || !this.isAppFile(decl.getSourceFile())) return [];
     if (ts.isFunctionLike(decl) && (decl as ts.FunctionLikeDeclaration).body) return [decl as ts.FunctionLikeDeclaration];
     const d = this.hierarchy.dispatch(call);
     return d ? d.targets.flatMap((t) => (t.fn ? [t.fn] : [])) : [];

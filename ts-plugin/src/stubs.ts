@@ -27,8 +27,17 @@ export function isStubFile(fileName: string): boolean {
   return path.resolve(fileName).startsWith(STUB_ROOT + path.sep);
 }
 
+const packages = new Map<string, string | undefined>();
+
 /** The npm package a declaration file belongs to: stub or node_modules/<pkg>/... */
 export function packageOfFile(fileName: string): string | undefined {
+  if (packages.has(fileName)) return packages.get(fileName);
+  const pkg = filePackage(fileName);
+  packages.set(fileName, pkg);
+  return pkg;
+}
+
+function filePackage(fileName: string): string | undefined {
   const norm = fileName.split(path.sep).join("/");
   if (isStubFile(fileName)) {
     const rel = path.relative(STUB_ROOT, fileName).split(path.sep);

@@ -10,8 +10,9 @@
 import { DiagnosticRecord, Step } from "./ir";
 import { Value } from "./values";
 
-/** Thrown while fingerprinting a context that cannot be compared by content. */
-class NotComparable extends Error {}
+/** Thrown while fingerprinting a context that cannot be compared by content (not an Error:
+ *  it is thrown often, and an Error records the stack each time). */
+const NOT_COMPARABLE = { notComparable: true };
 
 const MAX_KEY_CHARS = 50_000;
 
@@ -45,57 +46,65 @@ export class ContextFingerprint {
   of(parts: unknown[], paths?: Paths): string | undefined {
     const out: string[] = [];
     let size = 0;
+    // the text's length so far (pieces and the spaces between them): past the limit the answer
+    // is known (undefined) and the rest of the context need not be visited
+    let chars = -1;
+    const put = (piece: string): void => {
+      chars += piece.length + 1;
+      if (chars > MAX_KEY_CHARS) throw NOT_COMPARABLE;
+      out.push(piece);
+    };
     const active = new Set<object>();
     const visit = (v: unknown, path: (string | number)[] | undefined): void => {
-      if (++size > MAX_KEY_CHARS) throw new NotComparable();
+      if (++size > MAX_KEY_CHARS) throw NOT_COMPARABLE;
       if (v === null || v === undefined || typeof v !== "object") {
-        out.push(typeof v === "string" ? JSON.stringify(v) : typeof v === "function" ? "fn" : String(v));
+        put(typeof v === "string" ? JSON.stringify(v) : typeof v === "function" ? "fn" : String(v));
         return;
       }
       if (isCompilerObject(v)) {
-        out.push(`#${this.idOf(v)}`);
+        put(`#${this.idOf(v)}`);
         return;
       }
-      if (active.has(v)) throw new NotComparable();
+      if (active.has(v)) throw NOT_COMPARABLE;
       const proto = Object.getPrototypeOf(v);
-      if (proto !== Object.prototype && proto !== Array.prototype && proto !== Map.prototype && proto !== Set.prototype) throw new NotComparable();
+      if (proto !== Object.prototype && proto !== Array.prototype && proto !== Map.prototype && proto !== Set.prototype) throw NOT_COMPARABLE;
       if (paths && path && !paths.has(v)) paths.set(v, path);
       active.add(v);
       if (Array.isArray(v)) {
-        out.push("[");
+        put("[");
         for (let i = 0; i < v.length; i++) visit(v[i], path && [...path, i]);
-        out.push("]");
+        put("]");
       } else if (v instanceof Map) {
-        out.push("M{");
+        put("M{");
         for (const [k, x] of v) {
-          out.push(JSON.stringify(k));
+          put(JSON.stringify(k) ?? "");
           visit(x, path && [...path, "m", k]);
         }
-        out.push("}");
+        put("}");
       } else if (v instanceof Set) {
-        out.push("S{");
+        put("S{");
         for (const x of v) visit(x, path && [...path, "s"]);
-        out.push("}");
+        put("}");
       } else {
-        out.push("{");
+        put("{");
         for (const k of Object.keys(v)) {
           const x = (v as Record<string, unknown>)[k];
           if (x === undefined) continue;
-          out.push(k, ":");
+          put(k);
+          put(":");
           visit(x, path && [...path, k]);
         }
-        out.push("}");
+        put("}");
       }
       active.delete(v);
     };
     try {
       visit(parts, paths ? [] : undefined);
     } catch (e) {
-      if (e instanceof NotComparable) return undefined;
+      if (e === NOT_COMPARABLE) return undefined;
       throw e;
     }
-    const text = out.join(" ");
-    return text.length > MAX_KEY_CHARS ? undefined : text;
+    return out.join(" ");
   }
 }
 

@@ -11,6 +11,7 @@ import { lookupCallee, UserCatalog } from "./settings";
 import { EntityIndex, EntityInfo, typeormExportName } from "./entities";
 import { HandleTypes } from "./handles";
 import { DiagnosticRecord, Predicate, Source, StatementKind, StatementStep, Step, TransactionRecord } from "./ir";
+import { calledDeclaration } from "./callee-names";
 import { lineOf, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
 import { compositeKeys, FIND_OPERATOR_NAMES, pkEquals } from "./predicates";
 import { RepositoryAccessor } from "./request-context";
@@ -1505,8 +1506,8 @@ export class TransactionWalk {
   }
 
   private startsManualTransaction(call: ts.CallExpression): boolean {
-    const decl = this.checker.getResolvedSignature(call)?.declaration;
-    if (!decl || ts.isJSDocSignature(decl)) return false;
+    const decl = calledDeclaration(this.checker, call);
+    if (!decl) return false;
     if (this.env.boundaries.startHelpers.has(decl)) return true;
     // an overload's implementation
     const sym = decl.name ? this.checker.getSymbolAtLocation(decl.name) : undefined;
@@ -1556,9 +1557,8 @@ export class TransactionWalk {
   }
 
   private isKnownLibraryCall(call: ts.CallExpression): boolean {
-    const sig = this.checker.getResolvedSignature(call);
-    const decl = sig?.declaration;
-    return !!decl && !ts.isJSDocSignature(decl) && decl.getSourceFile().isDeclarationFile;
+    const decl = calledDeclaration(this.checker, call);
+    return !!decl && decl.getSourceFile().isDeclarationFile;
   }
 
   private appDeclarationWithoutBody(call: ts.CallExpression): string | undefined {
