@@ -155,8 +155,8 @@ export class WarmCache {
       sys[op] = (...args: unknown[]) => {
         const result = real.apply(ts.sys, args);
         const target = typeof args[0] === "string" ? path.resolve(args[0]) : "";
-        const key = `${op}\u0000${target}\u0000${JSON.stringify(args.slice(1))}`;
-        if (target && !inside.has(target) && !seen.has(key)) seen.set(key, [op, JSON.stringify(args.map((a, i) => (i === 0 ? target : a))), outcome(result)]);
+        const key = `${op}\u0000${target}\u0000${encodeArgs(args.slice(1))}`;
+        if (target && !inside.has(target) && !seen.has(key)) seen.set(key, [op, encodeArgs(args.map((a, i) => (i === 0 ? target : a))), outcome(result)]);
         return result;
       };
     }
@@ -272,6 +272,17 @@ function outcome(result: unknown): string {
   return JSON.stringify(result ?? null);
 }
 
+/** Arguments as JSON, keeping `undefined` (readDirectory's optional patterns) apart from null. */
+const UNDEFINED = "\u0000undefined";
+
+function encodeArgs(args: unknown[]): string {
+  return JSON.stringify(args.map((a) => (a === undefined ? UNDEFINED : a)));
+}
+
+function decodeArgs(text: string): unknown[] {
+  return (JSON.parse(text) as unknown[]).map((a) => (a === UNDEFINED ? undefined : a));
+}
+
 /** The same questions asked again give the same answers. */
 function sameProbes(probes: Probe[]): boolean {
   const sys = ts.sys as unknown as Record<string, (...a: unknown[]) => unknown>;
@@ -279,7 +290,7 @@ function sameProbes(probes: Probe[]): boolean {
     if (!sys[op]) return false;
     let now: string;
     try {
-      now = outcome(sys[op].apply(ts.sys, JSON.parse(args)));
+      now = outcome(sys[op].apply(ts.sys, decodeArgs(args)));
     } catch {
       return false;
     }
