@@ -146,7 +146,9 @@ def _typescript_records(root: Path, config: Config, cache: ScanCache | None, aut
     if cache is None:
         return bridge.run(root, **settings), None
     if cache.folder is not None and not cache.frozen and walk_files is None:
-        run = warm.WarmRun(cache.folder, bridge.settings_argument(**settings), bridge.plugin_path())
+        # one cache for scans with and without autocommit transactions (`txscan lint`): ts-plugin keeps both outputs
+        shared = {k: v for k, v in settings.items() if k != "autocommit"}
+        run = warm.WarmRun(cache.folder, bridge.settings_argument(**shared), bridge.plugin_path())
         records = bridge.run(root, arguments=run.arguments, **settings)
         return records, run.walked()
     digest = warm.project_digest(root, bridge.settings_argument(**settings), bridge.plugin_path())

@@ -180,3 +180,16 @@ def test_a_damaged_cache_file_is_rebuilt(warmed, capfd):
     assert sorted(_warm_equals_cold(root, folder)) == sorted(cold_walked)
     assert "damaged" in capfd.readouterr().err
     assert _outputs(root, ScanCache(folder))[2] == []
+
+
+def test_scans_without_autocommit_transactions_share_the_cache(warmed):
+    """`txscan lint` scans explicit transactions only; it reuses what `txscan scan` walked, and
+    the autocommit units it did not look at stay in the cache for the next scan."""
+    root, folder, _ = warmed
+    _replace(root / "src" / "pricing.ts", '{ status: "archived" }', '{ status: "closed" }')
+    lint = scan(root, load(root), frontend="typeorm", rewrites=False, autocommit=False, cache=ScanCache(folder))
+    assert lint.walked == ["src/orders.service.ts:15"]
+    assert lint.ir_text == scan(root, load(root), frontend="typeorm", rewrites=False, autocommit=False).ir_text
+    assert _warm_equals_cold(root, folder) == []
+    again = scan(root, load(root), frontend="typeorm", rewrites=False, autocommit=False, cache=ScanCache(folder))
+    assert again.walked == [] and again.ir_text == lint.ir_text

@@ -115,7 +115,8 @@ function main(argv: string[]): void {
     depth: depth ?? settings.depth ?? DEFAULTS.depth,
   };
   const finalDepth = options.depth;
-  const warm = cache.file !== undefined ? { file: cache.file, key: cache.key!, report: cache.report, partial: finalDepth === Number.POSITIVE_INFINITY } : undefined;
+  const warm = cache.file !== undefined ? { file: cache.file, key: cache.key!, report: cache.report, partial: finalDepth === Number.POSITIVE_INFINITY,
+    output: (options as { autocommit?: boolean }).autocommit === false ? "explicit" as const : "all" as const } : undefined;
   const result = scan(root, { ...options, warm });
   process.stdout.write(result.ir);
 }

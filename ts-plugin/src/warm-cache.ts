@@ -38,6 +38,9 @@ export interface WarmSettings {
   /** transactions may be reused one by one (false when the walk has a depth bound: reach.ts
    *  then reads functions that are not noted) */
   partial: boolean;
+  /** which output is made: with autocommit transactions ("all", `txscan scan`) or without
+   *  ("explicit", `txscan lint`); both kinds of scan share one cache */
+  output: "all" | "explicit";
 }
 
 interface FileEntry {
@@ -64,7 +67,8 @@ interface Tables {
   outside: Probe[];
   project: string;
   fingerprint: string;
-  ir: string;
+  /** the last output of each kind (WarmSettings.output) */
+  outputs: Record<string, string>;
   explicit: Record<string, Entry>;
   autocommit: Record<string, Entry>;
 }
@@ -82,6 +86,9 @@ export class WarmCache {
   private partial = false;
   private explicit: Record<string, Entry> = {};
   private autocommit: Record<string, Entry> = {};
+  private outputs: Record<string, string> = {};
+  /** the last scan is reused whole (nothing but comments between statements changed) */
+  private whole = false;
   readonly reads = new ReadLog();
   /** ids of the transactions walked by this scan (the others were reused) */
   readonly walked: string[] = [];
@@ -116,9 +123,10 @@ export class WarmCache {
     this.outside = old.outside;
     this.project = old.project;
     this.fingerprint = old.fingerprint;
-    this.explicit = old.explicit;
-    this.autocommit = old.autocommit;
-    return old.ir;
+    // what is reused whole stays valid for the other kind of output too
+    this.whole = true;
+    this.outputs = { ...old.outputs };
+    return old.outputs[this.settings.output];
   }
 
   private entryOf(file: string, rel: string): FileEntry {
@@ -243,9 +251,17 @@ export class WarmCache {
 
   /** Replace the cache file with this scan's (atomically; a failure only costs the next scan time). */
   save(ir: string): void {
+    // Entries this scan did not look at (all of them when it was reused whole; autocommit units
+    // for an explicit-only scan) are kept while the project-wide facts they were made under are
+    // unchanged: each is checked again when used.
+    const old = this.old;
+    const autocommitKept = this.whole || (this.partial && this.settings.output === "explicit");
     const tables: Tables = {
       format: FORMAT, version: VERSION, key: this.settings.key, target: this.target, files: this.files, listing: this.listing,
-      outside: this.outside, project: this.project, fingerprint: this.fingerprint, ir, explicit: this.explicit, autocommit: this.autocommit,
+      outside: this.outside, project: this.project, fingerprint: this.fingerprint,
+      outputs: { ...this.outputs, [this.settings.output]: ir },
+      explicit: this.whole && old ? old.explicit : this.explicit,
+      autocommit: autocommitKept && old ? { ...old.autocommit, ...this.autocommit } : this.autocommit,
     };
     const temporary = `${this.settings.file}.${process.pid}.tmp`;
     try {
