@@ -193,3 +193,19 @@ def test_scans_without_autocommit_transactions_share_the_cache(warmed):
     assert _warm_equals_cold(root, folder) == []
     again = scan(root, load(root), frontend="typeorm", rewrites=False, autocommit=False, cache=ScanCache(folder))
     assert again.walked == [] and again.ir_text == lint.ir_text
+
+
+def test_a_source_outside_the_scanned_files_that_the_program_reads_is_compared(tmp_path):
+    """A module in a folder the scan leaves out (tests) imported by application code is part of
+    the program: its change is seen although it is no file of the scan."""
+    root = _project(tmp_path)
+    (root / "src" / "test").mkdir()
+    (root / "src" / "test" / "statuses.ts").write_text('export const ARCHIVED = "archived";\n')
+    _replace(root / "src" / "pricing.ts", 'import { Order } from "./order.entity";\n',
+             'import { Order } from "./order.entity";\nimport { ARCHIVED } from "./test/statuses";\n')
+    _replace(root / "src" / "pricing.ts", '{ status: "archived" }', "{ status: ARCHIVED }")
+    folder = tmp_path / "cache"
+    _outputs(root, ScanCache(folder))
+    (root / "src" / "test" / "statuses.ts").write_text('export const ARCHIVED = "closed";\n')
+    walked = _warm_equals_cold(root, folder)
+    assert "src/orders.service.ts:15" in walked

@@ -189,6 +189,16 @@ export class WarmCache {
       // an empty text: empty, or refused by the program (not UTF-8, nested too deep): content only
       this.files[rel] = sf && sf.text.length > 0 ? shaped({ content: entry.content }, sf) : { content: entry.content };
     }
+    // Sources under the root that the program read but the project's files leave out (a test
+    // helper imported by application code): by content, as the files read outside the root.
+    const extra: Probe[] = [];
+    for (const sf of program.getSourceFiles()) {
+      const file = path.resolve(sf.fileName);
+      const rel = relPath(this.rootDir, file);
+      if (rel.startsWith("..") || path.isAbsolute(rel) || rel.split("/").includes("node_modules") || this.files[rel]) continue;
+      extra.push(["readFile", encodeArgs([file]), outcome(sf.text)]);
+    }
+    this.outside = [...this.outside, ...extra.sort((a, b) => (a[1] < b[1] ? -1 : 1))];
     const shapes = Object.keys(this.files).sort().map((rel) => [rel, this.files[rel].shape?.shape ?? this.files[rel].content]);
     this.project = digest(JSON.stringify([this.settings.key, this.listing, shapes, this.outside]));
     this.fingerprint = digest(describe(found, this.rootDir));
