@@ -6,7 +6,7 @@ import { autocommitTransactions } from "./autocommit";
 import { BoundaryFinder } from "./boundaries";
 import { EntityIndex } from "./entities";
 import { HandleTypes } from "./handles";
-import { DiagnosticRecord, renderIr, TransactionRecord } from "./ir";
+import { canonicalJson, DiagnosticRecord, MetaRecord, renderIr, TransactionRecord } from "./ir";
 import { lineOf, OriginResolver } from "./names";
 import { relPath, ScanOptions, setupProgram } from "./program";
 import { HierarchyIndex } from "./hierarchy";
@@ -42,7 +42,9 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
   if (warm && unchanged !== undefined) {
     warm.save(unchanged);
     timings.writeIfAsked();
-    return { ir: unchanged, ...recordsOf(unchanged) };
+    // the root as given to this scan (the rest of the output names no path outside the project)
+    const ir = canonicalJson(metaOf(root)) + unchanged.slice(unchanged.indexOf("\n"));
+    return { ir, ...recordsOf(ir) };
   }
   const setup = warm ? warm.recordOutside(() => setupProgram(opts)) : setupProgram(opts);
   timings.lap("ts-program");
@@ -99,8 +101,7 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
     timings.lap("ts-autocommit");
   }
   timings.writeIfAsked();
-  const meta = { ir: 1 as const, type: "meta" as const, frontend: "typeorm" as const, root };
-  const ir = renderIr(meta, entities.records(), transactions, diagnostics);
+  const ir = renderIr(metaOf(root), entities.records(), transactions, diagnostics);
   warm?.save(ir);
   return { ir, transactions, diagnostics };
 }
@@ -119,6 +120,10 @@ function wholeProgramFacts(env: WalkEnv): unknown {
     providers: own(env.providers).bound, busHandlers: own(env.busHandlers).handlers, container: own(env.container).registered,
     hierarchy: own(env.hierarchy).children,
   };
+}
+
+function metaOf(root: string): MetaRecord {
+  return { ir: 1, type: "meta", frontend: "typeorm", root };
 }
 
 /** The records of an IR text (a scan reused whole). */
