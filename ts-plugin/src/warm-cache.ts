@@ -286,7 +286,12 @@ export class WarmCache {
         /* not there */
       }
     }
-    if (this.settings.report) fs.writeFileSync(this.settings.report, JSON.stringify({ walked: this.walked }));
+    if (!this.settings.report) return;
+    try {
+      fs.writeFileSync(this.settings.report, JSON.stringify({ walked: this.walked }));
+    } catch (e) {
+      process.stderr.write(`txscan-ts: info: cache report not written to ${this.settings.report}: ${(e as Error).message}\n`);
+    }
   }
 }
 
