@@ -131,9 +131,11 @@ def effective_depth(config: Config, frontend: str) -> int | None:
 
 
 def _typescript_records(root: Path, config: Config, cache: ScanCache | None, autocommit: bool,
-                        walk_files: list[str] | None = None) -> list[dict]:
-    """ts-plugin's records, or the cached ones when no file it reads and no setting changed."""
-    from .cache.typescript import project_digest
+                        walk_files: list[str] | None = None) -> tuple[list[dict], list[str] | None]:
+    """ts-plugin's records, and the transactions it walked (None: no cache). With a cache in a
+    folder, ts-plugin reuses what did not change (analyzer/cache/typescript.py); with one in
+    memory, the records are reused when no file it reads and no setting changed."""
+    from .cache import typescript as warm
     from .typeorm import bridge
 
     settings = dict(depth=effective_depth(config, "typeorm"), max_file_bytes=config.max_file_bytes, exclude=config.exclude,
@@ -142,16 +144,21 @@ def _typescript_records(root: Path, config: Config, cache: ScanCache | None, aut
         settings["autocommit"] = False
     if walk_files is not None:  # only the transactions of these files are walked (ts-plugin/src/scan.ts)
         settings["walkFiles"] = sorted(walk_files)
-    digest = None
-    if cache is not None:
-        digest = project_digest(root, bridge.settings_argument(**settings), bridge.plugin_path())
-        kept = cache.tables("typeorm")
-        if kept.get("digest") == digest and isinstance(kept.get("records"), list):
-            return kept["records"]
+    if cache is None:
+        return bridge.run(root, **settings), None
+    if cache.folder is not None and not cache.frozen and walk_files is None:
+        # one cache for scans with and without autocommit transactions (`txscan lint`): ts-plugin keeps both outputs
+        shared = {k: v for k, v in settings.items() if k != "autocommit"}
+        run = warm.WarmRun(cache.folder, bridge.settings_argument(**shared), bridge.plugin_path())
+        records = bridge.run(root, arguments=run.arguments, **settings)
+        return records, run.walked()
+    digest = warm.project_digest(root, bridge.settings_argument(**settings), bridge.plugin_path())
+    kept = cache.tables("typeorm")
+    if kept.get("digest") == digest and isinstance(kept.get("records"), list):
+        return kept["records"], []
     records = bridge.run(root, **settings)
-    if cache is not None:
-        cache.keep("typeorm", {"digest": digest, "records": records})
-    return records
+    cache.keep("typeorm", {"digest": digest, "records": records})
+    return records, None
 
 
 def scan(root: Path, config: Config = Config(), frontend: str | None = None, rewrites: bool = True,
@@ -171,7 +178,7 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
     walked = None
     if frontend == "typeorm":
         with timing.phase("typescript"):
-            records = _typescript_records(root, config, cache, autocommit, walk_files)
+            records, walked = _typescript_records(root, config, cache, autocommit, walk_files)
         files = _typescript_files(root, config)
         lines = sum(f["lines"] for f in files)
     else:

@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 from .. import ir
@@ -43,7 +44,8 @@ def settings_argument(depth: int | None, max_file_bytes: int, exclude: list[str]
 
 
 def run(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, timeout: float = 3600,
-        exclude: list[str] | tuple[str, ...] = (), **extra_settings) -> list[dict]:
+        exclude: list[str] | tuple[str, ...] = (), arguments: list[str] | tuple[str, ...] = (), **extra_settings) -> list[dict]:
+    """ts-plugin's records; `arguments` are more options of its command line (the warm cache's)."""
     node = shutil.which("node")
     if node is None:
         raise FrontendUnavailable("node was not found on PATH; it is needed to scan TypeScript applications")
@@ -52,7 +54,7 @@ def run(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, t
         raise FrontendUnavailable(f"the TypeScript front end is not built ({cli} is missing); "
                                   "run `npm ci && npm run build --workspace ts-plugin`")
     command = [node, str(cli), "--settings", settings_argument(depth, max_file_bytes, exclude, **extra_settings),
-               os.fspath(root)]
+               *arguments, os.fspath(root)]
     try:
         completed = subprocess.run(command, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired as exc:
@@ -72,6 +74,7 @@ def run(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, t
                                   "not IR") from exc
     except (ValueError, AttributeError) as exc:
         raise FrontendUnavailable(f"the TypeScript front end printed something that is not IR: {exc}") from exc
+    _forward_info(completed.stderr)
     for number, record in enumerate(records, 1):
         if not isinstance(record, dict) or record.get("type") not in _RECORD_TYPES:
             raise FrontendUnavailable(f"the TypeScript front end printed something that is not IR: record {number} "
@@ -80,6 +83,13 @@ def run(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, t
 
 
 _RECORD_TYPES = ("meta", "entity", "transaction", "diagnostic")
+
+
+def _forward_info(stderr: bytes) -> None:
+    """ts-plugin's info lines of a completed scan (its cache damaged or not written) are the user's too."""
+    for line in stderr.decode("utf-8", "replace").splitlines():
+        if line.startswith("txscan-ts: info: "):
+            print(f"txscan: info: {line[len('txscan-ts: info: '):]}", file=sys.stderr)
 
 
 def _signal_name(number: int) -> str:

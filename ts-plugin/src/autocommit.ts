@@ -40,7 +40,7 @@ const NON_TRANSACTIONAL = new Set(["NOT_SUPPORTED", "NEVER"]);
 
 type FunctionNode = ts.FunctionLikeDeclaration;
 
-interface Region {
+export interface Region {
   pos: number;
   end: number;
 }
@@ -61,7 +61,10 @@ export interface AutocommitResult {
   diagnostics: DiagnosticRecord[];
 }
 
-export function autocommitTransactions(env: WalkEnv, files: ReadonlyArray<ts.SourceFile>, boundaries: BoundaryFinder): AutocommitResult {
+/** `reuse` (the warm cache, warm-cache.ts) gives a unit's result without walking it when it can. */
+export type UnitReuse = (fn: FunctionNode, regions: readonly Region[], walk: () => AutocommitResult) => AutocommitResult;
+
+export function autocommitTransactions(env: WalkEnv, files: ReadonlyArray<ts.SourceFile>, boundaries: BoundaryFinder, reuse?: UnitReuse): AutocommitResult {
   const units = collectUnits(files);
   markRegions(env.checker, units, boundaries);
   const names = calleeNames(units);
@@ -72,10 +75,14 @@ export function autocommitTransactions(env: WalkEnv, files: ReadonlyArray<ts.Sou
   const seen = new Set<string>();
   for (const unit of reached) {
     if (!mayIssueStatements(unit.fn)) continue;
-    const walk = new AutocommitWalk(env, siteOf(unit), unit.regions);
-    walk.run();
-    diagnostics.push(...walk.diagnostics.filter((d) => d.code === "internal-error"));
-    for (const tx of walk.transactions()) {
+    const walkUnit = (): AutocommitResult => {
+      const walk = new AutocommitWalk(env, siteOf(unit), unit.regions);
+      walk.run();
+      return { transactions: walk.transactions(), diagnostics: walk.diagnostics.filter((d) => d.code === "internal-error") };
+    };
+    const found = reuse ? reuse(unit.fn, unit.regions, walkUnit) : walkUnit();
+    diagnostics.push(...found.diagnostics);
+    for (const tx of found.transactions) {
       if (seen.has(tx.id)) continue;
       seen.add(tx.id);
       transactions.push(tx);

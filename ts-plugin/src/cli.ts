@@ -9,7 +9,7 @@ import { DEFAULTS, scan } from "./scan";
 import { ScanOptions } from "./program";
 import { catalogOf, UserCatalog } from "./settings";
 
-const USAGE = "usage: txscan-ts [--settings JSON] [--tsconfig FILE] [--max-file-bytes N] [--depth N] PATH";
+const USAGE = "usage: txscan-ts [--settings JSON] [--tsconfig FILE] [--max-file-bytes N] [--depth N] [--cache FILE --cache-key KEY [--cache-report FILE]] PATH";
 const INTERNAL_ERROR = 3;
 
 function fail(msg: string): never {
@@ -62,6 +62,7 @@ function main(argv: string[]): void {
   let maxFileBytes: number | undefined;
   let depth: number | undefined;
   let root: string | undefined;
+  const cache: { file?: string; key?: string; report?: string } = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = (): string => {
@@ -81,11 +82,15 @@ function main(argv: string[]): void {
     else if (a === "--settings" || a.startsWith("--settings=")) settings = parseSettings(value());
     else if (a === "--max-file-bytes" || a.startsWith("--max-file-bytes=")) maxFileBytes = int(value());
     else if (a === "--depth" || a.startsWith("--depth=")) depth = int(value());
+    else if (a === "--cache" || a.startsWith("--cache=")) cache.file = value();
+    else if (a === "--cache-key" || a.startsWith("--cache-key=")) cache.key = value();
+    else if (a === "--cache-report" || a.startsWith("--cache-report=")) cache.report = value();
     else if (a.startsWith("-") && a !== "-") fail(`unknown option ${a}`);
     else if (root === undefined) root = a;
     else fail(`unexpected argument ${a}`);
   }
   if (root === undefined) fail("missing PATH");
+  if ((cache.file === undefined) !== (cache.key === undefined)) fail("--cache and --cache-key go together");
   let stat: fs.Stats;
   try {
     stat = fs.statSync(root);
@@ -109,7 +114,10 @@ function main(argv: string[]): void {
     maxFileBytes: maxFileBytes ?? settings.maxFileBytes ?? DEFAULTS.maxFileBytes,
     depth: depth ?? settings.depth ?? DEFAULTS.depth,
   };
-  const result = scan(root, options);
+  const finalDepth = options.depth;
+  const warm = cache.file !== undefined ? { file: cache.file, key: cache.key!, report: cache.report, partial: finalDepth === Number.POSITIVE_INFINITY,
+    output: (options as { autocommit?: boolean }).autocommit === false ? "explicit" as const : "all" as const } : undefined;
+  const result = scan(root, { ...options, warm });
   process.stdout.write(result.ir);
 }
 

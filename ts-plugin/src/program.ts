@@ -83,7 +83,7 @@ function displayName(raw: Buffer): string {
  * excluded names. A folder that cannot be listed, a source file that is not a regular file (a
  * FIFO, a device, a broken link) or whose name is not UTF-8 is a diagnostic, never read.
  */
-function listFiles(rootDir: string, exclude: string[], diagnostics: DiagnosticRecord[], scope: ScopeCounter): string[] {
+export function listFiles(rootDir: string, exclude: string[], diagnostics: DiagnosticRecord[], scope: ScopeCounter): string[] {
   const out: string[] = [];
   const excluded = exclude.map(namePattern);
   const isExcluded = (name: string) => UNCOUNTED_FOLDERS.has(name) || excluded.some((re) => re.test(name));

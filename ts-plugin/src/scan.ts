@@ -6,7 +6,7 @@ import { autocommitTransactions } from "./autocommit";
 import { BoundaryFinder } from "./boundaries";
 import { EntityIndex } from "./entities";
 import { HandleTypes } from "./handles";
-import { DiagnosticRecord, renderIr, TransactionRecord } from "./ir";
+import { canonicalJson, DiagnosticRecord, MetaRecord, renderIr, TransactionRecord } from "./ir";
 import { lineOf, OriginResolver } from "./names";
 import { relPath, ScanOptions, setupProgram } from "./program";
 import { HierarchyIndex } from "./hierarchy";
@@ -14,8 +14,9 @@ import { EffectReach } from "./reach";
 import { BusHandlerIndex, ContainerIndex, ProviderIndex } from "./providers";
 import { configuresExternalQueryCache } from "./query-cache";
 import { EMPTY_CATALOG, UserCatalog } from "./settings";
-import { TransactionWalk } from "./walker";
+import { TransactionWalk, WalkEnv } from "./walker";
 import { WalkMemo } from "./walk-memo";
+import { WarmCache, WarmSettings } from "./warm-cache";
 
 export interface ScanResult {
   ir: string;
@@ -31,10 +32,21 @@ export const DEFAULTS = { maxFileBytes: 2_000_000, depth: Number.POSITIVE_INFINI
  *  then not reported at all). */
 /** `walkFiles` (paths relative to the root): only the explicit transactions found in these
  *  files are walked (a rewrite's verification needs no others); the rest of the scan is whole. */
-export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> & { catalog?: UserCatalog; autocommit?: boolean; memo?: WalkMemo | null; walkFiles?: string[] } = {}): ScanResult {
+/** `warm`: the warm cache (warm-cache.ts): what did not change since the last scan is reused. */
+export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> & { catalog?: UserCatalog; autocommit?: boolean; memo?: WalkMemo | null; walkFiles?: string[]; warm?: WarmSettings } = {}): ScanResult {
   const opts: ScanOptions = { ...options, root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth, tsconfig: options.tsconfig };
   const timings = new PhaseTimer();
-  const setup = setupProgram(opts);
+  const warm = options.warm && !options.walkFiles ? new WarmCache(path.resolve(root), options.warm, opts.exclude ?? [], opts.maxFileBytes) : undefined;
+  const unchanged = warm?.unchangedOutput();
+  timings.lap("ts-warm-check");
+  if (warm && unchanged !== undefined) {
+    warm.save(unchanged);
+    timings.writeIfAsked();
+    // the root as given to this scan (the rest of the output names no path outside the project)
+    const ir = canonicalJson(metaOf(root)) + unchanged.slice(unchanged.indexOf("\n"));
+    return { ir, ...recordsOf(ir) };
+  }
+  const setup = warm ? warm.recordOutside(() => setupProgram(opts)) : setupProgram(opts);
   timings.lap("ts-program");
   const { checker, rootDir, files } = setup;
   const diagnostics: DiagnosticRecord[] = [...setup.diagnostics];
@@ -60,7 +72,9 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
     memo: options.memo === undefined ? new WalkMemo() : options.memo,
     hierarchy,
     reach: new EffectReach(checker, origins, hierarchy, isAppFile, catalog.effects),
+    reads: warm?.reads,
   };
+  warm?.begin(setup.program, files, wholeProgramFacts(env));
   for (const d of boundaries.dynamic) {
     diagnostics.push({ ir: 1, type: "diagnostic", file: relPath(rootDir, d.node.getSourceFile().fileName), line: lineOf(d.node), code: "dynamic-boundary", severity: "info", message: d.message });
   }
@@ -69,23 +83,53 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
   const walked = options.walkFiles ? new Set(options.walkFiles) : undefined;
   for (const site of boundaries.sites) {
     if (walked && !walked.has(relPath(rootDir, site.anchor.getSourceFile().fileName))) continue;
-    const walk = new TransactionWalk(env, site);
-    const tx = walk.run();
+    const walkSite = () => {
+      const walk = new TransactionWalk(env, site);
+      return { tx: walk.run(), diagnostics: walk.diagnostics };
+    };
+    const { tx, diagnostics: found } = warm ? warm.transaction(site, walkSite) : walkSite();
     if (seen.has(tx.id)) continue; // two boundaries on one line: keep the first
     seen.add(tx.id);
     transactions.push(tx);
-    diagnostics.push(...walk.diagnostics);
+    diagnostics.push(...found);
   }
   timings.lap("ts-walk");
   if (options.autocommit !== false) {
-    const auto = autocommitTransactions(env, files, boundaries);
+    const auto = autocommitTransactions(env, files, boundaries, warm && ((fn, regions, walk) => warm.unit(fn, regions, walk)));
     transactions.push(...auto.transactions);
     diagnostics.push(...auto.diagnostics);
     timings.lap("ts-autocommit");
   }
   timings.writeIfAsked();
-  const meta = { ir: 1 as const, type: "meta" as const, frontend: "typeorm" as const, root };
-  return { ir: renderIr(meta, entities.records(), transactions, diagnostics), transactions, diagnostics };
+  const ir = renderIr(metaOf(root), entities.records(), transactions, diagnostics);
+  warm?.save(ir);
+  return { ir, transactions, diagnostics };
+}
+
+/** What the walks consult that was found over the whole program (warm-cache.ts compares it):
+ *  the indexes' contents as found before any walk (what they compute later, on demand, reads
+ *  declarations, not function bodies). */
+function wholeProgramFacts(env: WalkEnv): unknown {
+  const own = (o: object) => o as unknown as Record<string, unknown>;
+  const contexts = own(env.boundaries.contexts);
+  return {
+    entities: env.entities.records(), externalQueryCache: env.externalQueryCache,
+    wrappers: env.boundaries.wrappers, startHelpers: env.boundaries.startHelpers, transactional: env.boundaries.transactional,
+    runnerFactories: env.boundaries.runnerFactories,
+    contexts: [contexts.starts, contexts.decorators, contexts.classes, contexts.functions],
+    providers: own(env.providers).bound, busHandlers: own(env.busHandlers).handlers, container: own(env.container).registered,
+    hierarchy: own(env.hierarchy).children,
+  };
+}
+
+function metaOf(root: string): MetaRecord {
+  return { ir: 1, type: "meta", frontend: "typeorm", root };
+}
+
+/** The records of an IR text (a scan reused whole). */
+function recordsOf(ir: string): { transactions: TransactionRecord[]; diagnostics: DiagnosticRecord[] } {
+  const records = ir.split("\n").filter((line) => line).map((line) => JSON.parse(line));
+  return { transactions: records.filter((r) => r.type === "transaction"), diagnostics: records.filter((r) => r.type === "diagnostic") };
 }
 
 /** Wall time per phase, written only when TXSCAN_TS_TIMINGS_FILE names a file (scripts/benchmark.py). */

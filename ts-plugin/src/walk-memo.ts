@@ -7,6 +7,7 @@
 // changed its arguments or receiver, the transaction's state (started, ended, runners), nor met
 // a cut-off that depends on where it was called from (the depth limit, recursion into a caller,
 // the node budget).
+import * as ts from "typescript";
 import { DiagnosticRecord, Step } from "./ir";
 import { Value } from "./values";
 
@@ -121,6 +122,8 @@ export interface Recording {
   viaBase: number;
   /** objects of the recorded context, by path */
   paths: Paths;
+  /** functions the recorded walk entered (warm-reads.ts), added again at each replay */
+  reads?: ts.Node[];
 }
 
 /** Follow a key path in a context (the same shape as the recorded one: equal fingerprints). */

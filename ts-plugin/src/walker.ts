@@ -24,6 +24,7 @@ import { HierarchyIndex, MAX_CANDIDATES } from "./hierarchy";
 import { EffectReach } from "./reach";
 import { placeEffectsAt } from "./effect-sites";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
+import { ReadLog } from "./warm-reads";
 import { OpenRecording, Recording, replay, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
@@ -54,6 +55,8 @@ export interface WalkEnv {
   hierarchy: HierarchyIndex;
   /** external effects reachable from calls cut off by the depth limit (reach.ts) */
   reach: EffectReach;
+  /** functions each walk enters, for the warm cache (warm-reads.ts) */
+  reads?: ReadLog;
 }
 
 const ARRAY_ITERATION = new Set(["forEach", "map", "flatMap", "filter", "reduce", "reduceRight", "some", "every", "find", "findIndex", "findLast"]);
@@ -108,6 +111,8 @@ export class TransactionWalk {
     const sf = site.anchor.getSourceFile();
     const file = relPath(this.env.rootDir, sf.fileName);
     const entry = new Frame(site.fn, [], 0, [site.fn], undefined, steps, undefined);
+    this.env.reads?.note(site.fn);
+    if (site.body) this.env.reads?.note(site.body);
     try {
       if (site.mode === "runner") {
         if (site.runner) {
@@ -188,6 +193,7 @@ export class TransactionWalk {
 
   private walkBody(fn: ts.FunctionLikeDeclaration, frame: Frame): void {
     if (!fn.body) return;
+    this.env.reads?.note(fn);
     if (ts.isBlock(fn.body)) this.walkStatements(fn.body.statements, frame);
     else frame.returns.push(this.evalExpr(fn.body, frame));
   }
@@ -1739,7 +1745,7 @@ export class TransactionWalk {
     this.memoOpen.push(open);
     return {
       open, sink: frame.sink, sinkStart: frame.sink.length, counter: this.counter, diagnostics: this.diagnostics.length, nodes: this.nodes,
-      state: this.stateMark(), timer: this.executorTimer, context: contextText,
+      state: this.stateMark(), timer: this.executorTimer, context: contextText, reads: this.env.reads?.mark(),
     };
   }
 
@@ -1755,6 +1761,7 @@ export class TransactionWalk {
     const draft: Recording = {
       steps, result, diagnostics: this.diagnostics.slice(mark.diagnostics), firstId: mark.counter, idCount: this.counter - mark.counter,
       nodes: this.nodes - mark.nodes, viaBase: frame.via.length, paths,
+      reads: mark.reads === undefined ? undefined : this.env.reads?.since(mark.reads),
     };
     // kept as a copy: the caller goes on to change what it was given
     const copy = replay(draft, mark.counter, frame.via, context);
@@ -1766,6 +1773,7 @@ export class TransactionWalk {
     this.memo!.replays++;
     this.counter += rec.idCount;
     this.nodes += rec.nodes;
+    if (rec.reads) this.env.reads?.add(rec.reads);
     frame.sink.push(...steps);
     for (const d of rec.diagnostics) this.diagnostics.push({ ...d });
     return result;

@@ -1,0 +1,422 @@
+// The warm cache of the TypeScript front end: what an earlier scan of the same project found,
+// reused where nothing it depended on changed (docs/DECISIONS.md, "TypeScript warm cache").
+//
+// One JSON file (written by this module, read only when its `key` matches: settings, txscan's
+// and ts-plugin's code) holds, per file of the project, a digest of its content, of its shape
+// and of each of its units (warm-shape.ts); the files read outside the project (tsconfig
+// chains, libraries, stubs) and what module resolution asked of the file system there; the
+// last output; and per explicit transaction and per autocommit unit, its records with the
+// units its walks read (warm-reads.ts). Three cases:
+// - nothing but comments between statements changed (every shape with its positions and every
+//   unit as before): the last output is the output; no program is built;
+// - shapes (without positions) as before and the facts found over the whole program
+//   (entities, boundaries and wrappers, providers, implementations; `fingerprint`) too: each
+//   transaction and autocommit unit whose units are all unchanged (same text, same place) is
+//   reused, the others are walked;
+// - otherwise everything is walked.
+// A scan with the cache writes the same bytes as one without (tests/test_typescript_warm.py).
+import * as fs from "fs";
+import * as path from "path";
+import * as ts from "typescript";
+import { AutocommitResult, Region } from "./autocommit";
+import { DiagnosticRecord, TransactionRecord } from "./ir";
+import { listFiles, MAX_NESTING, nestingDepth, readRegularFile, relPath } from "./program";
+import { ScopeCounter } from "./scope";
+import { ReadLog } from "./warm-reads";
+import { digest, fileShape, FileShape } from "./warm-shape";
+
+const FORMAT = "txscan-ts-warm";
+const VERSION = 1;
+
+export interface WarmSettings {
+  /** the cache file (read when present, replaced after the scan) */
+  file: string;
+  /** what the cache was written by and for (settings, txscan's and ts-plugin's code) */
+  key: string;
+  /** where to write which transactions were walked (JSON), when given */
+  report?: string;
+  /** transactions may be reused one by one (false when the walk has a depth bound: reach.ts
+   *  then reads functions that are not noted) */
+  partial: boolean;
+  /** which output is made: with autocommit transactions ("all", `txscan scan`) or without
+   *  ("explicit", `txscan lint`); both kinds of scan share one cache */
+  output: "all" | "explicit";
+}
+
+interface FileEntry {
+  content: string;
+  /** TypeScript sources that parse: their shape (warm-shape.ts) */
+  shape?: FileShape;
+}
+
+interface Entry {
+  reach: [string, string][];
+  transactions: TransactionRecord[];
+  diagnostics: DiagnosticRecord[];
+}
+
+type Probe = [string, string, string];
+
+interface Tables {
+  format: string;
+  version: number;
+  key: string;
+  target: number;
+  files: Record<string, FileEntry>;
+  listing: string;
+  outside: Probe[];
+  project: string;
+  fingerprint: string;
+  /** the last output of each kind (WarmSettings.output) */
+  outputs: Record<string, string>;
+  explicit: Record<string, Entry>;
+  autocommit: Record<string, Entry>;
+}
+
+const TS_SOURCE = /\.(ts|tsx|mts|cts)$/;
+const DECLARATION = /\.d\.(ts|mts|cts)$/;
+
+export class WarmCache {
+  private old: Tables | undefined;
+  private files: Record<string, FileEntry> = {};
+  private listing = "";
+  private outside: Probe[] = [];
+  private project = "";
+  private fingerprint = "";
+  private partial = false;
+  private explicit: Record<string, Entry> = {};
+  private autocommit: Record<string, Entry> = {};
+  private outputs: Record<string, string> = {};
+  /** the last scan is reused whole (nothing but comments between statements changed) */
+  private whole = false;
+  readonly reads = new ReadLog();
+  /** ids of the transactions walked by this scan (the others were reused) */
+  readonly walked: string[] = [];
+  private target: number = ts.ScriptTarget.Latest;
+
+  constructor(private rootDir: string, private settings: WarmSettings, private exclude: string[], private maxFileBytes: number) {
+    this.old = load(settings.file, settings.key);
+    if (this.old) this.target = this.old.target;
+  }
+
+  // ------------------------------------------------------------ before the program
+
+  /** The last output, when nothing it depends on changed; undefined otherwise. */
+  unchangedOutput(): string | undefined {
+    const diagnostics: DiagnosticRecord[] = [];
+    const scope = new ScopeCounter();
+    const listed = listFiles(this.rootDir, this.exclude, diagnostics, scope);
+    this.listing = digest(JSON.stringify([diagnostics, scope.files]));
+    const old = this.old;
+    let same = old !== undefined && old.listing === this.listing && Object.keys(old.files).length === listed.length;
+    for (const file of listed) {
+      const rel = relPath(this.rootDir, file);
+      const entry = this.entryOf(file, rel);
+      this.files[rel] = entry;
+      const before = old?.files[rel];
+      if (!before) same = false;
+      if (!same || !before || before.content === entry.content) continue;
+      same = !!entry.shape && !!before.shape && entry.shape.placed === before.shape.placed &&
+        JSON.stringify(entry.shape.units) === JSON.stringify(before.shape.units);
+    }
+    if (!old || !same || !sameProbes(old.outside)) return undefined;
+    this.outside = old.outside;
+    this.project = old.project;
+    this.fingerprint = old.fingerprint;
+    // what is reused whole stays valid for the other kind of output too
+    this.whole = true;
+    this.outputs = { ...old.outputs };
+    return old.outputs[this.settings.output];
+  }
+
+  private entryOf(file: string, rel: string): FileEntry {
+    const content = readRegularFile(file, this.maxFileBytes);
+    if (!Buffer.isBuffer(content)) return { content: `${content.code}: ${content.reason}` };
+    const entry: FileEntry = { content: digest(content) };
+    const before = this.old?.files[rel];
+    if (before && before.content === entry.content) return before;
+    // without an earlier scan, shapes are taken from the program's own parse (begin)
+    if (!this.old || !TS_SOURCE.test(file) || DECLARATION.test(file)) return entry;
+    let text: string;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(content);
+    } catch {
+      return entry;
+    }
+    if (nestingDepth(text) > MAX_NESTING) return entry;
+    const sf = ts.createSourceFile(file, text, this.target, true);
+    return shaped(entry, sf);
+  }
+
+  // ------------------------------------------------------------ with the program
+
+  /** Run `setup` (the program's creation) noting what it reads outside the project's files. */
+  recordOutside<T>(setup: () => T): T {
+    const inside = new Set(Object.keys(this.files).map((rel) => path.resolve(this.rootDir, rel)));
+    const seen = new Map<string, Probe>();
+    const sys = ts.sys as unknown as Record<string, (...a: unknown[]) => unknown>;
+    const saved: Record<string, (...a: unknown[]) => unknown> = {};
+    for (const op of PROBES) {
+      saved[op] = sys[op];
+      const real = sys[op];
+      if (!real) continue;
+      sys[op] = (...args: unknown[]) => {
+        const result = real.apply(ts.sys, args);
+        const target = typeof args[0] === "string" ? path.resolve(args[0]) : "";
+        const key = `${op}\u0000${target}\u0000${encodeArgs(args.slice(1))}`;
+        if (target && !inside.has(target) && !seen.has(key)) seen.set(key, [op, encodeArgs(args.map((a, i) => (i === 0 ? target : a))), outcome(result)]);
+        return result;
+      };
+    }
+    try {
+      return setup();
+    } finally {
+      for (const op of PROBES) if (saved[op]) sys[op] = saved[op];
+      this.outside = [...seen.values()].sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[0] < b[0] ? -1 : 1));
+    }
+  }
+
+  /** The program is built: take the shapes of the files it parsed, and decide whether
+   *  transactions may be reused one by one. `found` is what was found over the whole program. */
+  begin(program: ts.Program, appFiles: readonly ts.SourceFile[], found: unknown): void {
+    // Shapes parsed for another language version than the program's are parsed again.
+    const target = appFiles[0]?.languageVersion ?? this.target;
+    const reparse = target !== this.target;
+    this.target = target;
+    for (const [rel, entry] of Object.entries(this.files)) {
+      if ((entry.shape && !reparse) || !TS_SOURCE.test(rel) || DECLARATION.test(rel)) continue;
+      const sf = program.getSourceFile(path.resolve(this.rootDir, rel));
+      // an empty text: empty, or refused by the program (not UTF-8, nested too deep): content only
+      this.files[rel] = sf && sf.text.length > 0 ? shaped({ content: entry.content }, sf) : { content: entry.content };
+    }
+    // Sources under the root that the program read but the project's files leave out (a test
+    // helper imported by application code): by content, as the files read outside the root.
+    const extra: Probe[] = [];
+    for (const sf of program.getSourceFiles()) {
+      const file = path.resolve(sf.fileName);
+      const rel = relPath(this.rootDir, file);
+      if (rel.startsWith("..") || path.isAbsolute(rel) || rel.split("/").includes("node_modules") || this.files[rel]) continue;
+      extra.push(["readFile", encodeArgs([file]), outcome(sf.text)]);
+    }
+    this.outside = [...this.outside, ...extra.sort((a, b) => (a[1] < b[1] ? -1 : 1))];
+    const shapes = Object.keys(this.files).sort().map((rel) => [rel, this.files[rel].shape?.shape ?? this.files[rel].content]);
+    this.project = digest(JSON.stringify([this.settings.key, this.listing, shapes, this.outside]));
+    this.fingerprint = digest(describe(found, this.rootDir));
+    const old = this.old;
+    this.partial = this.settings.partial && old !== undefined && old.project === this.project && old.fingerprint === this.fingerprint;
+  }
+
+  /** An explicit transaction's record and diagnostics: reused, or walked now. */
+  transaction(site: object, walk: () => { tx: TransactionRecord; diagnostics: DiagnosticRecord[] }): { tx: TransactionRecord; diagnostics: DiagnosticRecord[] } {
+    const key = describe(site, this.rootDir);
+    const kept = this.reusable(this.old?.explicit[key]);
+    if (kept) {
+      this.explicit[key] = kept;
+      return { tx: kept.transactions[0], diagnostics: kept.diagnostics };
+    }
+    this.reads.reset();
+    const out = walk();
+    this.explicit[key] = { reach: this.reach(), transactions: [out.tx], diagnostics: out.diagnostics };
+    this.walked.push(out.tx.id);
+    return out;
+  }
+
+  /** One autocommit unit's records: reused, or walked now. */
+  unit(fn: ts.Node, regions: readonly Region[], walk: () => AutocommitResult): AutocommitResult {
+    const sf = fn.getSourceFile();
+    const place = (pos: number) => {
+      const at = sf.getLineAndCharacterOfPosition(pos);
+      return `${at.line + 1}:${at.character + 1}`;
+    };
+    const key = JSON.stringify([describe(fn, this.rootDir), regions.map((r) => [place(r.pos), place(r.end)])]);
+    const kept = this.reusable(this.old?.autocommit[key]);
+    if (kept) {
+      this.autocommit[key] = kept;
+      return { transactions: kept.transactions, diagnostics: kept.diagnostics };
+    }
+    this.reads.reset();
+    const out = walk();
+    this.autocommit[key] = { reach: this.reach(), transactions: out.transactions, diagnostics: out.diagnostics };
+    this.walked.push(...out.transactions.map((t) => t.id));
+    return out;
+  }
+
+  private reusable(entry: Entry | undefined): Entry | undefined {
+    if (!this.partial || !entry) return undefined;
+    for (const [unit, was] of entry.reach) {
+      const hash = unit.lastIndexOf("#");
+      if (this.files[unit.slice(0, hash)]?.shape?.units[unit.slice(hash + 1)] !== was) return undefined;
+    }
+    return entry;
+  }
+
+  private reach(): [string, string][] {
+    return this.reads.unitsSince(this.rootDir, 0).map((unit) => {
+      const hash = unit.lastIndexOf("#");
+      return [unit, this.files[unit.slice(0, hash)]?.shape?.units[unit.slice(hash + 1)] ?? ""];
+    });
+  }
+
+  // ------------------------------------------------------------ after the scan
+
+  /** Replace the cache file with this scan's (atomically; a failure only costs the next scan time). */
+  save(ir: string): void {
+    // Entries this scan did not look at (all of them when it was reused whole; autocommit units
+    // for an explicit-only scan) are kept while the project-wide facts they were made under are
+    // unchanged: each is checked again when used.
+    const old = this.old;
+    const autocommitKept = this.whole || (this.partial && this.settings.output === "explicit");
+    const tables: Tables = {
+      format: FORMAT, version: VERSION, key: this.settings.key, target: this.target, files: this.files, listing: this.listing,
+      outside: this.outside, project: this.project, fingerprint: this.fingerprint,
+      outputs: { ...this.outputs, [this.settings.output]: ir },
+      explicit: this.whole && old ? old.explicit : this.explicit,
+      autocommit: autocommitKept && old ? { ...old.autocommit, ...this.autocommit } : this.autocommit,
+    };
+    const temporary = `${this.settings.file}.${process.pid}.tmp`;
+    try {
+      fs.mkdirSync(path.dirname(this.settings.file), { recursive: true });
+      fs.writeFileSync(temporary, JSON.stringify(tables));
+      fs.renameSync(temporary, this.settings.file);
+    } catch (e) {
+      process.stderr.write(`txscan-ts: info: cache not written to ${this.settings.file}: ${(e as Error).message}\n`);
+      try {
+        fs.unlinkSync(temporary);
+      } catch {
+        /* not there */
+      }
+    }
+    if (!this.settings.report) return;
+    try {
+      fs.writeFileSync(this.settings.report, JSON.stringify({ walked: this.walked }));
+    } catch (e) {
+      process.stderr.write(`txscan-ts: info: cache report not written to ${this.settings.report}: ${(e as Error).message}\n`);
+    }
+  }
+}
+
+/** What module resolution and the program ask of the file system (ts.sys). */
+const PROBES = ["readFile", "fileExists", "directoryExists", "getDirectories", "realpath", "readDirectory"];
+
+function outcome(result: unknown): string {
+  if (typeof result === "string") return digest(result);
+  return JSON.stringify(result ?? null);
+}
+
+/** Arguments as JSON, keeping `undefined` (readDirectory's optional patterns) apart from null. */
+const UNDEFINED = "\u0000undefined";
+
+function encodeArgs(args: unknown[]): string {
+  return JSON.stringify(args.map((a) => (a === undefined ? UNDEFINED : a)));
+}
+
+function decodeArgs(text: string): unknown[] {
+  return (JSON.parse(text) as unknown[]).map((a) => (a === UNDEFINED ? undefined : a));
+}
+
+/** The same questions asked again give the same answers. */
+function sameProbes(probes: Probe[]): boolean {
+  const sys = ts.sys as unknown as Record<string, (...a: unknown[]) => unknown>;
+  for (const [op, args, was] of probes) {
+    if (!sys[op]) return false;
+    let now: string;
+    try {
+      now = outcome(sys[op].apply(ts.sys, decodeArgs(args)));
+    } catch {
+      return false;
+    }
+    if (now !== was) return false;
+  }
+  return true;
+}
+
+function shaped(entry: FileEntry, sf: ts.SourceFile): FileEntry {
+  if ((sf as unknown as { parseDiagnostics?: unknown[] }).parseDiagnostics?.length) return entry;
+  return { ...entry, shape: fileShape(sf) };
+}
+
+function load(file: string, key: string): Tables | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    const tables = JSON.parse(text) as Tables;
+    if (tables.format !== FORMAT || tables.version !== VERSION || tables.key !== key) return undefined;
+    return tables;
+  } catch {
+    process.stderr.write(`txscan-ts: info: cache ${file} is damaged; it is rebuilt\n`);
+    return undefined;
+  }
+}
+
+// ------------------------------------------------------------ describing what was found
+
+/** Text equal for two scans exactly when `value` (facts found over the program, a boundary
+ *  site, a function) holds the same things: nodes by file, position and kind, symbols by name
+ *  and first declaration; the checker, the program and types (which follow from the shapes)
+ *  are left out. */
+export function describe(value: unknown, rootDir: string): string {
+  const out: string[] = [];
+  const ids = new Map<object, number>();
+  const where = (n: ts.Node): string => {
+    const sf = n.getSourceFile();
+    if (!sf) return `?${n.kind}`;
+    const pos = n.pos >= 0 ? (ts.isSourceFile(n) ? 0 : n.getStart(sf)) : 0;
+    const at = sf.getLineAndCharacterOfPosition(pos);
+    return `${relPath(rootDir, sf.fileName)}:${at.line + 1}:${at.character + 1}:${n.kind}:${n.end - pos}`;
+  };
+  const visit = (v: unknown): void => {
+    if (v === null || v === undefined || typeof v !== "object") {
+      out.push(typeof v === "function" ? "f" : JSON.stringify(v) ?? "u");
+      return;
+    }
+    const r = v as Record<string, unknown>;
+    if (typeof r.kind === "number" && typeof r.pos === "number" && typeof r.end === "number" && "parent" in r) {
+      out.push(`N${where(v as ts.Node)}`);
+      return;
+    }
+    if (typeof r.flags === "number" && "escapedName" in r) {
+      const decl = (v as ts.Symbol).declarations?.[0];
+      out.push(`S${String(r.escapedName)}@${decl ? where(decl) : ""}`);
+      return;
+    }
+    if ((typeof r.flags === "number" && "checker" in r) || typeof r.getTypeAtLocation === "function" || typeof r.getSourceFiles === "function") {
+      out.push("T");
+      return;
+    }
+    const seen = ids.get(v);
+    if (seen !== undefined) {
+      out.push(`R${seen}`);
+      return;
+    }
+    ids.set(v, ids.size);
+    if (Array.isArray(v)) {
+      out.push("[");
+      v.forEach(visit);
+      out.push("]");
+    } else if (v instanceof Map) {
+      out.push("M{");
+      for (const [k, x] of v) {
+        visit(k);
+        visit(x);
+      }
+      out.push("}");
+    } else if (v instanceof Set) {
+      out.push("S{");
+      for (const x of v) visit(x);
+      out.push("}");
+    } else {
+      out.push("{");
+      for (const k of Object.keys(v)) {
+        out.push(k);
+        visit(r[k]);
+      }
+      out.push("}");
+    }
+  };
+  visit(value);
+  return out.join(" ");
+}
