@@ -11,7 +11,7 @@ from pathlib import Path
 
 import typer
 
-from . import __version__, store
+from . import __version__, process, store
 from . import config as config_mod
 
 # Modules a command needs are imported inside it (rich for tables, libcst and the front ends
@@ -21,6 +21,9 @@ from . import config as config_mod
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Static analysis of database transactions in Django and TypeORM applications.")
 USAGE_ERROR = 2
+# Set by commands that leave a large heap behind (scan, lint): their process ends without the
+# interpreter freeing it object by object (analyzer/process.py).
+_leave_at_once = False
 
 
 class Format(str, Enum):
@@ -86,6 +89,7 @@ def scan(
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the warm cache."),
 ) -> None:
     """Find, follow and classify every transaction of one application."""
+    global _leave_at_once
     from .cache import ScanCache, location
     from .output import json_contract
     from .scan import app_row
@@ -122,6 +126,8 @@ def scan(
                                         else location.project_cache(path))
     except location.CacheDirError as exc:
         _fail(str(exc))
+    _leave_at_once = True
+    process.one_large_job()
     try:
         result = run_scan(path, config, frontend.value if frontend else None,
                           cache=ScanCache(folder) if folder is not None else None,
@@ -172,11 +178,14 @@ def lint(
                                   "(default: the project's .txscan/cache)."),
 ) -> None:
     """Report transaction bugs with rule codes (exit 0 clean, 1 findings, 2 errors); see docs/rules/."""
+    global _leave_at_once
     from .lint import command
     from .lint.formats import FORMATS
 
     if output_format not in FORMATS:
         _fail(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
+    _leave_at_once = True
+    process.one_large_job()
     raise typer.Exit(command.main(paths or [], output_format, select, extend_select, ignore, exit_zero, config_file,
                                   baseline, write_baseline, frontend.value if frontend else None, fix, diff,
                                   cache=not no_cache))
@@ -290,7 +299,12 @@ DEBUG_VARIABLE = "TXSCAN_DEBUG"
 def main() -> None:
     """Run a command; any internal error is one line and exit 2 (the traceback with TXSCAN_DEBUG=1)."""
     try:
-        app()  # usage errors are handled by typer itself: its message and exit 2
+        try:
+            app()  # usage errors are handled by typer itself: its message and exit 2
+        except SystemExit as exc:
+            if _leave_at_once and (exc.code is None or isinstance(exc.code, int)):
+                process.leave(exc.code or 0)
+            raise
     except KeyboardInterrupt:
         print("txscan: interrupted", file=sys.stderr)
         sys.exit(USAGE_ERROR)

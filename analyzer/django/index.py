@@ -231,6 +231,10 @@ class RepoIndex:
         self._parser = ts.Parser(_LANGUAGE)
         self._call_graph = None  # a networkx.DiGraph, built on first use
         self._top: set[str] | None = None
+        # Answers of resolve() and the resolved bases of classes: the walk asks the same questions
+        # thousands of times, and the answers change only when a module is added.
+        self._resolved: dict[tuple[str, str], str] = {}
+        self._bases: dict[str, tuple[ClassInfo, list[str]]] = {}
 
     def add(self, source: SourceFile) -> ModuleInfo:
         name = module_name(source.rel)
@@ -244,11 +248,21 @@ class RepoIndex:
     def add_info(self, info: ModuleInfo) -> ModuleInfo:
         """Register a module's facts (parsed now, or kept from an earlier scan of the same content)."""
         name = info.name
+        self._forget()
         self.modules[name] = info
         self.functions.update(info.functions)
         for cls in info.classes.values():
             self._add_class(cls)
         return info
+
+    def _forget(self) -> None:
+        """Drop the remembered answers: the modules they were computed from changed."""
+        self._resolved.clear()
+        self._bases.clear()
+        self._top = None
+        self._call_graph = None
+        self.__dict__.pop("_children", None)
+        self.__dict__.pop("_linearizations", None)
 
     def _add_class(self, cls: ClassInfo) -> None:
         self.classes[cls.qualname] = cls
@@ -257,6 +271,7 @@ class RepoIndex:
 
     def add_source_root_aliases(self, roots: list[str]) -> None:
         """Also register modules by their name relative to a source root (`src/`, manage.py dirs)."""
+        self._forget()
         for root in sorted(roots, key=len, reverse=True):
             prefix = root.replace("/", ".") + "."
             for name, info in list(self.modules.items()):
@@ -278,6 +293,15 @@ class RepoIndex:
 
     def resolve(self, module: str, dotted: str, _depth: int = 0) -> str:
         """Qualified name of `dotted` as written in `module` (follows imports and re-exports)."""
+        if _depth:
+            return self._resolve(module, dotted, _depth)
+        key = (module, dotted)
+        found = self._resolved.get(key)
+        if found is None:
+            found = self._resolved[key] = self._resolve(module, dotted, 0)
+        return found
+
+    def _resolve(self, module: str, dotted: str, _depth: int) -> str:
         head, _, rest = dotted.partition(".")
         info = self.modules.get(module)
         if info is None:
@@ -352,7 +376,10 @@ class RepoIndex:
         return self.classes.get(qualname)
 
     def class_bases(self, cls: ClassInfo) -> list[str]:
-        return [self.resolve(cls.module, base) for base in cls.bases]
+        kept = self._bases.get(cls.qualname)
+        if kept is None or kept[0] is not cls:  # two classes can share a qualified name (if/else)
+            kept = self._bases[cls.qualname] = (cls, [self.resolve(cls.module, base) for base in cls.bases])
+        return list(kept[1])
 
     def mro(self, qualname: str) -> list[ClassInfo]:
         """The class and its in-repository ancestors, nearest first (cycle safe)."""
