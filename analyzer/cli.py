@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
-import traceback
 from enum import Enum
 from pathlib import Path
 
 import typer
 
-from . import __version__, process, store
-from . import config as config_mod
+from . import __version__, process
 
-# Modules a command needs are imported inside it (rich for tables, libcst and the front ends
-# for scans, jinja2/matplotlib for reports): `txscan --version` and a JSON scan do not pay for
-# what they do not use.
+# Modules a command needs are imported inside it (the store and sqlite3, the configuration,
+# rich for tables, libcst and the front ends for scans, jinja2/matplotlib for reports):
+# `txscan --version`, `--help` and a JSON scan do not pay for what they do not use
+# (tests/test_startup.py).
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Static analysis of database transactions in Django and TypeORM applications.")
@@ -90,6 +88,7 @@ def scan(
 ) -> None:
     """Find, follow and classify every transaction of one application."""
     global _leave_at_once
+    from . import config as config_mod
     from .cache import ScanCache, location
     from .output import json_contract
     from .scan import app_row
@@ -114,6 +113,8 @@ def scan(
     db_path = None if no_db else (db or (path / ".txscan" / "txscan.db"))
     connection = None
     if db_path is not None:
+        from . import store
+
         # Opened (and refused if not a txscan store) before the scan, not after minutes of work.
         try:
             connection = store.connect(db_path)
@@ -210,6 +211,7 @@ def survey(
     Exit status: 0 when every application is stored; 1 when any failed or has no checkout (the
     others are stored); 2 for a usage error; 128+N when stopped by signal N (re-run to resume).
     """
+    from . import config as config_mod, store
     from .survey import manifest as manifest_mod, runner
     from .survey.distributed import DaskUnavailable
     from .survey.isolate import Limits
@@ -246,6 +248,10 @@ def report(
     out: Path = typer.Option(..., "--out", help="Folder to write the report into."),
 ) -> None:
     """Write the HTML report (with figures), a Markdown summary and CSV/JSON metrics."""
+    import sqlite3
+
+    from . import store
+
     try:
         from .report import render
     except ImportError as exc:  # the `report` extra is not installed
@@ -272,6 +278,10 @@ def merge(
     sources: list[Path] = typer.Argument(..., help="Stores to copy applications from."),
 ) -> None:
     """Combine stores scanned on different machines into one."""
+    import sqlite3
+
+    from . import store
+
     for source in sources:
         if not source.exists():
             _fail(f"{source} does not exist")
@@ -315,6 +325,8 @@ def main() -> None:
         sys.exit(USAGE_ERROR)
     except Exception as exc:  # noqa: BLE001 - the last line of defence: errors are data, not tracebacks
         if os.environ.get(DEBUG_VARIABLE):
+            import traceback
+
             traceback.print_exc()
         detail = str(exc).splitlines()[0] if str(exc) else ""
         print(f"txscan: internal error: {type(exc).__name__}: {detail} "

@@ -1,12 +1,13 @@
 """The fast whole-repository pass (tree-sitter): modules, imports, classes, functions, calls.
 
 It answers the questions every later stage asks cheaply: what does a name in module M refer
-to, which classes derive from which, which functions call which (a networkx call graph), and
+to, which classes derive from which, which functions call which (a call graph), and
 which files deserve the deep libcst pass. It never decides anything about transactions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import tree_sitter as ts
@@ -229,7 +230,7 @@ class RepoIndex:
         self.functions: dict[str, FunctionInfo] = {}
         self.classes: dict[str, ClassInfo] = {}
         self._parser = ts.Parser(_LANGUAGE)
-        self._call_graph = None  # a networkx.DiGraph, built on first use
+        self._call_graph: CallGraph | None = None  # built on first use
         self._top: set[str] | None = None
         # Answers of resolve() and the resolved bases of classes: the walk asks the same questions
         # thousands of times, and the answers change only when a module is added.
@@ -448,12 +449,10 @@ class RepoIndex:
                 return info.methods[name]
         return None
 
-    def call_graph(self):
+    def call_graph(self) -> CallGraph:
         """Functions as nodes, resolved calls as edges (unresolved callees are left out)."""
         if self._call_graph is None:
-            import networkx as nx  # only here: importing it costs more than indexing a small project
-
-            graph = nx.DiGraph()
+            graph = CallGraph()
             for fn in self.functions.values():
                 graph.add_node(fn.qualname)
                 for callee in fn.calls:
@@ -466,3 +465,26 @@ class RepoIndex:
                             graph.add_edge(fn.qualname, init.qualname)
             self._call_graph = graph
         return self._call_graph
+
+
+class CallGraph:
+    """Which functions call which: the part of networkx's DiGraph the walk asks (membership and
+    callers, in the order the edges were added), without importing networkx (which took longer
+    than indexing a small project)."""
+
+    def __init__(self) -> None:
+        self._callers: dict[str, dict[str, None]] = {}
+
+    def add_node(self, qualname: str) -> None:
+        self._callers.setdefault(qualname, {})
+
+    def add_edge(self, caller: str, callee: str) -> None:
+        self.add_node(caller)
+        self.add_node(callee)
+        self._callers[callee][caller] = None
+
+    def __contains__(self, qualname: object) -> bool:
+        return qualname in self._callers
+
+    def predecessors(self, qualname: str) -> Iterator[str]:
+        return iter(self._callers[qualname])
