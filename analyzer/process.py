@@ -29,8 +29,8 @@ def leave(status: int) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     run_exit_functions = getattr(atexit, "_run_exitfuncs", None)  # CPython's; elsewhere the normal exit
-    if run_exit_functions is None:
-        sys.exit(status)
+    if run_exit_functions is None or sys.getprofile() is not None or sys.gettrace() is not None:
+        sys.exit(status)  # a profiler or tracer (python -m cProfile) writes its results after the normal exit
     run_exit_functions()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -7,6 +7,7 @@ which files deserve the deep libcst pass. It never decides anything about transa
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -16,9 +17,10 @@ import tree_sitter_python as tsp
 from .files import SourceFile, module_name
 
 _LANGUAGE = ts.Language(tsp.language())
-_CALLS = ts.Query(_LANGUAGE, "(call function: [(identifier) (attribute)] @callee)")
-# tree-sitter-python still accepts these Python 2 statements; Python 3 does not.
-_PY2 = ts.Query(_LANGUAGE, "[(print_statement) (exec_statement)] @py2")
+# One pass over a module finds both: the callees of every call, and the Python 2 statements
+# tree-sitter-python still accepts (Python 3 does not).
+_MODULE_QUERY = ts.Query(_LANGUAGE, "(call function: [(identifier) (attribute)] @callee) "
+                                    "[(print_statement) (exec_statement)] @py2")
 
 
 @dataclass
@@ -90,13 +92,25 @@ def _resolve_relative(module: str, is_package: bool, dots: int, target: str) -> 
 class _ModuleBuilder:
     def __init__(self, info: ModuleInfo):
         self.info = info
+        self._call_starts: list[int] = []  # start bytes of the module's callees, in order
+        self._call_texts: list[str] = []
 
     def build(self, root: ts.Node) -> None:
         self.info.has_error = root.has_error
-        py2 = ts.QueryCursor(_PY2).captures(root).get("py2", [])
+        captures = ts.QueryCursor(_MODULE_QUERY).captures(root)
+        py2 = captures.get("py2", [])
         if py2:
             self.info.python2_line = min(n.start_point[0] for n in py2) + 1
+        callees = sorted(captures.get("callee", []), key=lambda n: n.start_byte)
+        self._call_starts = [n.start_byte for n in callees]
+        self._call_texts = [_text(n) for n in callees]
         self._block(root, cls=None, func=None)
+
+    def _calls_within(self, node: ts.Node) -> list[str]:
+        """The callees written inside `node` (nested definitions included), sorted and unique."""
+        first = bisect.bisect_left(self._call_starts, node.start_byte)
+        last = bisect.bisect_left(self._call_starts, node.end_byte, first)
+        return sorted(set(self._call_texts[first:last]))
 
     def _block(self, node: ts.Node, cls: ClassInfo | None, func: FunctionInfo | None) -> None:
         for child in node.named_children:
@@ -176,7 +190,7 @@ class _ModuleBuilder:
                             first_line, node.start_point[0] + 1, node.end_point[0] + 1, decorators, params,
                             is_async, parent=func.qualname if func else None)
         if body is not None:
-            info.calls = sorted({_text(n) for n in ts.QueryCursor(_CALLS).captures(body).get("callee", [])})
+            info.calls = self._calls_within(body)
         if func is not None:
             func.nested.append(qualname)
         if cls is not None and func is None:
