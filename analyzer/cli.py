@@ -16,7 +16,7 @@ from . import __version__, process
 # `txscan --version`, `--help` and a JSON scan do not pay for what they do not use
 # (tests/test_startup.py).
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Static analysis of database transactions in Django and TypeORM applications.")
 USAGE_ERROR = 2
 # Set by commands that leave a large heap behind (scan, lint): their process ends without the

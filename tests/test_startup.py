@@ -87,3 +87,15 @@ def test_lint_ends_with_its_exit_status(tmp_path):
                                "json"], capture_output=True, text=True)
     assert findings.returncode == 1, findings.stderr  # the shop sample has findings
     assert json.loads(findings.stdout)["findings"]
+
+
+def test_help_is_plain_text_without_rich():
+    """Help and usage errors are plain text (rich is not imported for them), and option texts are
+    shown as written: `[tool.txscan]` is not taken for markup."""
+    modules, result = imported("scan", "--help")
+    assert result.returncode == 0
+    assert "pyproject.toml with [tool.txscan]." in " ".join(result.stdout.split())
+    assert "rich" not in modules
+    modules, result = imported("scan", "--cda", "sometimes", str(SHOP))
+    assert result.returncode == 2
+    assert "Error: Invalid value for '--cda'" in result.stderr and "rich" not in modules
