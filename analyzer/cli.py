@@ -306,13 +306,23 @@ def merge(
 DEBUG_VARIABLE = "TXSCAN_DEBUG"
 
 
+def _owns_process() -> bool:
+    """Whether this process is the `txscan` program (the console script or `python -m
+    analyzer.cli`), not a host that called main() (a test runner): only then may it end at once."""
+    program = sys.modules.get("__main__")
+    spec = getattr(program, "__spec__", None)
+    if spec is not None:
+        return spec.name == "analyzer.cli"
+    return Path(getattr(program, "__file__", None) or "").name == "txscan"
+
+
 def main() -> None:
     """Run a command; any internal error is one line and exit 2 (the traceback with TXSCAN_DEBUG=1)."""
     try:
         try:
             app()  # usage errors are handled by typer itself: its message and exit 2
         except SystemExit as exc:
-            if _leave_at_once and (exc.code is None or isinstance(exc.code, int)):
+            if _leave_at_once and _owns_process() and (exc.code is None or isinstance(exc.code, int)):
                 process.leave(exc.code or 0)
             raise
     except KeyboardInterrupt:

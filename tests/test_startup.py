@@ -99,3 +99,14 @@ def test_help_is_plain_text_without_rich():
     modules, result = imported("scan", "--cda", "sometimes", str(SHOP))
     assert result.returncode == 2
     assert "Error: Invalid value for '--cda'" in result.stderr and "rich" not in modules
+
+
+def test_a_host_that_calls_main_survives_a_scan(tmp_path):
+    """Only the `txscan` program itself ends without teardown; a host calling main() (a test
+    runner, a script) gets SystemExit back and keeps running."""
+    code = ("import sys\nfrom analyzer.cli import main\n"
+            f"sys.argv = ['txscan', 'scan', {str(SHOP)!r}, '--format', 'json', '--no-db', '--no-cache']\n"
+            "try:\n    main()\nexcept SystemExit as exc:\n    print('host still running', exc.code, file=sys.stderr)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0
+    assert "host still running 0" in result.stderr
