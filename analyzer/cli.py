@@ -128,7 +128,8 @@ def scan(
     except location.CacheDirError as exc:
         _fail(str(exc))
     _leave_at_once = True
-    process.one_large_job()
+    if _owns_process():
+        process.one_large_job()
     try:
         result = run_scan(path, config, frontend.value if frontend else None,
                           cache=ScanCache(folder) if folder is not None else None,
@@ -186,7 +187,8 @@ def lint(
     if output_format not in FORMATS:
         _fail(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
     _leave_at_once = True
-    process.one_large_job()
+    if _owns_process():
+        process.one_large_job()
     raise typer.Exit(command.main(paths or [], output_format, select, extend_select, ignore, exit_zero, config_file,
                                   baseline, write_baseline, frontend.value if frontend else None, fix, diff,
                                   cache=not no_cache))
