@@ -3,24 +3,25 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
-import traceback
 from enum import Enum
 from pathlib import Path
 
 import typer
 
-from . import __version__, store
-from . import config as config_mod
+from . import __version__, process
 
-# Modules a command needs are imported inside it (rich for tables, libcst and the front ends
-# for scans, jinja2/matplotlib for reports): `txscan --version` and a JSON scan do not pay for
-# what they do not use.
+# Modules a command needs are imported inside it (the store and sqlite3, the configuration,
+# rich for tables, libcst and the front ends for scans, jinja2/matplotlib for reports):
+# `txscan --version`, `--help` and a JSON scan do not pay for what they do not use
+# (tests/test_startup.py).
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Static analysis of database transactions in Django and TypeORM applications.")
 USAGE_ERROR = 2
+# Set by commands that leave a large heap behind (scan, lint): their process ends without the
+# interpreter freeing it object by object (analyzer/process.py).
+_leave_at_once = False
 
 
 class Format(str, Enum):
@@ -86,6 +87,8 @@ def scan(
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the warm cache."),
 ) -> None:
     """Find, follow and classify every transaction of one application."""
+    global _leave_at_once
+    from . import config as config_mod
     from .cache import ScanCache, location
     from .output import json_contract
     from .scan import app_row
@@ -110,6 +113,8 @@ def scan(
     db_path = None if no_db else (db or (path / ".txscan" / "txscan.db"))
     connection = None
     if db_path is not None:
+        from . import store
+
         # Opened (and refused if not a txscan store) before the scan, not after minutes of work.
         try:
             connection = store.connect(db_path)
@@ -122,6 +127,9 @@ def scan(
                                         else location.project_cache(path))
     except location.CacheDirError as exc:
         _fail(str(exc))
+    _leave_at_once = True
+    if _owns_process():
+        process.one_large_job()
     try:
         result = run_scan(path, config, frontend.value if frontend else None,
                           cache=ScanCache(folder) if folder is not None else None,
@@ -172,11 +180,15 @@ def lint(
                                   "(default: the project's .txscan/cache)."),
 ) -> None:
     """Report transaction bugs with rule codes (exit 0 clean, 1 findings, 2 errors); see docs/rules/."""
+    global _leave_at_once
     from .lint import command
     from .lint.formats import FORMATS
 
     if output_format not in FORMATS:
         _fail(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
+    _leave_at_once = True
+    if _owns_process():
+        process.one_large_job()
     raise typer.Exit(command.main(paths or [], output_format, select, extend_select, ignore, exit_zero, config_file,
                                   baseline, write_baseline, frontend.value if frontend else None, fix, diff,
                                   cache=not no_cache))
@@ -201,6 +213,7 @@ def survey(
     Exit status: 0 when every application is stored; 1 when any failed or has no checkout (the
     others are stored); 2 for a usage error; 128+N when stopped by signal N (re-run to resume).
     """
+    from . import config as config_mod, store
     from .survey import manifest as manifest_mod, runner
     from .survey.distributed import DaskUnavailable
     from .survey.isolate import Limits
@@ -237,6 +250,10 @@ def report(
     out: Path = typer.Option(..., "--out", help="Folder to write the report into."),
 ) -> None:
     """Write the HTML report (with figures), a Markdown summary and CSV/JSON metrics."""
+    import sqlite3
+
+    from . import store
+
     try:
         from .report import render
     except ImportError as exc:  # the `report` extra is not installed
@@ -263,6 +280,10 @@ def merge(
     sources: list[Path] = typer.Argument(..., help="Stores to copy applications from."),
 ) -> None:
     """Combine stores scanned on different machines into one."""
+    import sqlite3
+
+    from . import store
+
     for source in sources:
         if not source.exists():
             _fail(f"{source} does not exist")
@@ -287,10 +308,25 @@ def merge(
 DEBUG_VARIABLE = "TXSCAN_DEBUG"
 
 
+def _owns_process() -> bool:
+    """Whether this process is the `txscan` program (the console script or `python -m
+    analyzer.cli`), not a host that called main() (a test runner): only then may it end at once."""
+    program = sys.modules.get("__main__")
+    spec = getattr(program, "__spec__", None)
+    if spec is not None:
+        return spec.name == "analyzer.cli"
+    return Path(getattr(program, "__file__", None) or "").name == "txscan"
+
+
 def main() -> None:
     """Run a command; any internal error is one line and exit 2 (the traceback with TXSCAN_DEBUG=1)."""
     try:
-        app()  # usage errors are handled by typer itself: its message and exit 2
+        try:
+            app()  # usage errors are handled by typer itself: its message and exit 2
+        except SystemExit as exc:
+            if _leave_at_once and _owns_process() and (exc.code is None or isinstance(exc.code, int)):
+                process.leave(exc.code or 0)
+            raise
     except KeyboardInterrupt:
         print("txscan: interrupted", file=sys.stderr)
         sys.exit(USAGE_ERROR)
@@ -301,6 +337,8 @@ def main() -> None:
         sys.exit(USAGE_ERROR)
     except Exception as exc:  # noqa: BLE001 - the last line of defence: errors are data, not tracebacks
         if os.environ.get(DEBUG_VARIABLE):
+            import traceback
+
             traceback.print_exc()
         detail = str(exc).splitlines()[0] if str(exc) else ""
         print(f"txscan: internal error: {type(exc).__name__}: {detail} "

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import fnmatch
+import gc
 import os
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,10 +32,13 @@ class ScanResult:
     rewrites: list = field(default_factory=list)  # analyzer.rewrite candidates, verified during the scan
     cache: ScanCache | None = None  # what this scan found, for re-analysis of rewritten copies
     walked: list[str] | None = None  # transactions walked by this scan (the others reused); None: no cache
+    ir_written: str | None = field(default=None, repr=False)  # ir.dumps(records), kept from the round trip
 
     @property
     def ir_text(self) -> str:
-        return ir.dumps(self.records)
+        if self.ir_written is None:
+            self.ir_written = ir.dumps(self.records)
+        return self.ir_written
 
 
 def detect_frontend(root: Path) -> str:
@@ -167,12 +173,37 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
     one, the work of this scan is still kept in memory when rewrites are verified, so that the
     re-analysis of each rewritten copy walks only the transactions the rewrite reaches.
     `walk_files` (TypeScript): only the explicit transactions found in these files are walked."""
-    from .core import Settings, analyze
+    with collector_paused():
+        return _scan(root, config, frontend, rewrites, cache, autocommit, walk_files)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection during a scan (why: analyzer/process.py), for every caller
+    of scan() (survey workers, lint, tests); the collector is enabled again, as it was, when the
+    outermost scan ends."""
+    was_enabled = gc.isenabled()
+    if was_enabled:
+        gc.freeze()
+        gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+            gc.unfreeze()
+
+
+def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cache: ScanCache | None,
+          autocommit: bool, walk_files: list[str] | None) -> ScanResult:
+    with timing.phase("imports"):
+        from .core import Settings, analyze
 
     started = time.perf_counter()
-    frontend = frontend or detect_frontend(root)
-    if cache is None:
-        cache = default_for(root)
+    with timing.phase("detect"):
+        frontend = frontend or detect_frontend(root)
+        if cache is None:
+            cache = default_for(root)
     if cache is None and rewrites:
         cache = ScanCache()
     walked = None
@@ -182,8 +213,9 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
         files = _typescript_files(root, config)
         lines = sum(f["lines"] for f in files)
     else:
-        from .cache.django import DjangoReuse
-        from .django import frontend as django_frontend
+        with timing.phase("imports"):
+            from .cache.django import DjangoReuse
+            from .django import frontend as django_frontend
 
         options = django_frontend.Options(
             excludes=django_frontend.DEFAULT_EXCLUDES + tuple(config.exclude),
@@ -192,29 +224,31 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
         reuse = DjangoReuse(cache.tables("django")) if cache is not None else None
         result = django_frontend.scan(root, options, reuse)
         if reuse is not None:
-            cache.keep("django", reuse.written)
+            with timing.phase("cache"):
+                cache.keep("django", reuse.written)
         records, files, lines = result.records, result.files, result.lines
         walked = reuse.walked if reuse is not None else None
     # The same input gives the same IR wherever it is checked out: the root is named, not located.
     for record in records:
         if record["type"] == "meta":
             record["root"] = root.resolve().name
-    # The IR is the contract: round-trip it so the core sees exactly what is stored.
+    # The IR is the contract: round-trip it so the core sees exactly what is stored (and keep
+    # the text: it is what the store and --ir write).
     with timing.phase("ir"):
-        text = ir.dumps(records)
+        ir_text = ir.dumps(records)
         records = result = None  # the front end's copy is not needed past here (peak memory)
-        records = list(ir.loads(text))
-        del text
+        records = list(ir.loads(ir_text))
     with timing.phase("core"):
         shared: dict = {}  # what both CDA modes share (core/classify.py)
         analyses = {mode: analyze(records, Settings(mode, config.cda_entities), shared) for mode in CDA_MODES}
         del shared
         add_excerpts(root, analyses, config.max_file_bytes)
     result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started, cache=cache,
-                        walked=walked)
+                        walked=walked, ir_written=ir_text)
     if rewrites:
         # Code is shown only for rewrites that re-analysis of a rewritten copy confirmed.
-        from .rewrite.attach import attach
+        with timing.phase("imports"):
+            from .rewrite.attach import attach
 
         with timing.phase("rewrites"), timing.muted():
             attach(result, config)

@@ -19,7 +19,9 @@ Per application, in fresh processes, interleaved and repeated (--repeat; the min
 Wall time is start-up included (the process is started by this script); CPU seconds count the
 node child too. Phases come from analyzer/timing.py (Django: index, models, boundaries, walk;
 TypeScript: ts-program, ts-entities-boundaries, ts-walk; both: start-up (the interpreter),
-imports, ir (the IR's JSON round trip), core, rewrites, store; other is what none of them counts).
+imports (of the scan's modules, also those imported when first needed), detect (finding the
+front end), ir (the IR's JSON round trip), core, rewrites, cache (writing the warm cache),
+store, exit (the process's end after its last line); other is what none of them counts).
 
 This is a measuring tool, not a test: quote its figures, never assert on them.
 """
@@ -49,8 +51,10 @@ from analyzer.config import load
 from analyzer.scan import app_row, scan
 from analyzer import store
 from analyzer.cache import ScanCache
+from analyzer import process
 root = Path(sys.argv[1])
 imported = time.time()
+process.one_large_job()  # as `txscan scan` runs
 config = load(root)
 result = scan(root, config, cache=ScanCache(root / ".txscan" / "cache"))
 with timing.phase("store"):
@@ -62,7 +66,7 @@ timing.add("start-up", max(0.0, began - float(os.environ["TXSCAN_BENCH_LAUNCHED"
 timing.add("imports", imported - began)
 timing.write_if_asked()
 analysis = result.analyses["pk"]
-print(json.dumps({
+summary = {
     "lines": result.lines, "files": len(result.files), "frontend": result.frontend,
     "transactions": len(analysis["transactions"]),
     "statements": sum(len(t["statements"]) for t in analysis["transactions"]),
@@ -71,7 +75,10 @@ print(json.dumps({
                   (result.files[0]["path"] if result.files else None),
     "first_line": analysis["transactions"][0]["line"] if analysis["transactions"] else 0,
     "walked": None if result.walked is None else len(result.walked),
-}))
+    "finished": time.time(),
+}
+print(json.dumps(summary))
+process.leave(0)  # as `txscan scan` ends
 """
 
 _BARE_PY = r"""
@@ -147,10 +154,14 @@ def _scan_once(copy: Path, timings: Path) -> dict:
     env = _env(timings)
     env["TXSCAN_BENCH_LAUNCHED"] = repr(time.time())
     wall, cpu, peak, out = _run([sys.executable, "-c", _SCAN, str(copy)], env)
+    ended = time.time()
     phases = _phases(timings)
-    # What no phase counts: finding the front end, reading the configuration, process exit.
+    summary = json.loads(out)
+    # The process's end (exit functions, freeing what is left) after its last line.
+    phases["exit"] = max(0.0, ended - summary.pop("finished"))
+    # What no phase counts: reading the configuration, the glue between phases.
     phases["other"] = max(0.0, wall - sum(v for k, v in phases.items() if not k.startswith("ts-")))
-    return {"seconds": wall, "cpu_seconds": cpu, "peak_mib": peak, "phases": phases, **json.loads(out)}
+    return {"seconds": wall, "cpu_seconds": cpu, "peak_mib": peak, "phases": phases, **summary}
 
 
 def _bare_once(path: Path, frontend: str) -> float:

@@ -1,12 +1,14 @@
 """The fast whole-repository pass (tree-sitter): modules, imports, classes, functions, calls.
 
 It answers the questions every later stage asks cheaply: what does a name in module M refer
-to, which classes derive from which, which functions call which (a networkx call graph), and
+to, which classes derive from which, which functions call which (a call graph), and
 which files deserve the deep libcst pass. It never decides anything about transactions.
 """
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import tree_sitter as ts
@@ -15,9 +17,10 @@ import tree_sitter_python as tsp
 from .files import SourceFile, module_name
 
 _LANGUAGE = ts.Language(tsp.language())
-_CALLS = ts.Query(_LANGUAGE, "(call function: [(identifier) (attribute)] @callee)")
-# tree-sitter-python still accepts these Python 2 statements; Python 3 does not.
-_PY2 = ts.Query(_LANGUAGE, "[(print_statement) (exec_statement)] @py2")
+# One pass over a module finds both: the callees of every call, and the Python 2 statements
+# tree-sitter-python still accepts (Python 3 does not).
+_MODULE_QUERY = ts.Query(_LANGUAGE, "(call function: [(identifier) (attribute)] @callee) "
+                                    "[(print_statement) (exec_statement)] @py2")
 
 
 @dataclass
@@ -89,13 +92,25 @@ def _resolve_relative(module: str, is_package: bool, dots: int, target: str) -> 
 class _ModuleBuilder:
     def __init__(self, info: ModuleInfo):
         self.info = info
+        self._call_starts: list[int] = []  # start bytes of the module's callees, in order
+        self._call_texts: list[str] = []
 
     def build(self, root: ts.Node) -> None:
         self.info.has_error = root.has_error
-        py2 = ts.QueryCursor(_PY2).captures(root).get("py2", [])
+        captures = ts.QueryCursor(_MODULE_QUERY).captures(root)
+        py2 = captures.get("py2", [])
         if py2:
             self.info.python2_line = min(n.start_point[0] for n in py2) + 1
+        callees = sorted(captures.get("callee", []), key=lambda n: n.start_byte)
+        self._call_starts = [n.start_byte for n in callees]
+        self._call_texts = [_text(n) for n in callees]
         self._block(root, cls=None, func=None)
+
+    def _calls_within(self, node: ts.Node) -> list[str]:
+        """The callees written inside `node` (nested definitions included), sorted and unique."""
+        first = bisect.bisect_left(self._call_starts, node.start_byte)
+        last = bisect.bisect_left(self._call_starts, node.end_byte, first)
+        return sorted(set(self._call_texts[first:last]))
 
     def _block(self, node: ts.Node, cls: ClassInfo | None, func: FunctionInfo | None) -> None:
         for child in node.named_children:
@@ -175,7 +190,7 @@ class _ModuleBuilder:
                             first_line, node.start_point[0] + 1, node.end_point[0] + 1, decorators, params,
                             is_async, parent=func.qualname if func else None)
         if body is not None:
-            info.calls = sorted({_text(n) for n in ts.QueryCursor(_CALLS).captures(body).get("callee", [])})
+            info.calls = self._calls_within(body)
         if func is not None:
             func.nested.append(qualname)
         if cls is not None and func is None:
@@ -229,8 +244,12 @@ class RepoIndex:
         self.functions: dict[str, FunctionInfo] = {}
         self.classes: dict[str, ClassInfo] = {}
         self._parser = ts.Parser(_LANGUAGE)
-        self._call_graph = None  # a networkx.DiGraph, built on first use
+        self._call_graph: CallGraph | None = None  # built on first use
         self._top: set[str] | None = None
+        # Answers of resolve() and the resolved bases of classes: the walk asks the same questions
+        # thousands of times, and the answers change only when a module is added.
+        self._resolved: dict[tuple[str, str], str] = {}
+        self._bases: dict[str, tuple[ClassInfo, list[str]]] = {}
 
     def add(self, source: SourceFile) -> ModuleInfo:
         name = module_name(source.rel)
@@ -244,11 +263,21 @@ class RepoIndex:
     def add_info(self, info: ModuleInfo) -> ModuleInfo:
         """Register a module's facts (parsed now, or kept from an earlier scan of the same content)."""
         name = info.name
+        self._forget()
         self.modules[name] = info
         self.functions.update(info.functions)
         for cls in info.classes.values():
             self._add_class(cls)
         return info
+
+    def _forget(self) -> None:
+        """Drop the remembered answers: the modules they were computed from changed."""
+        self._resolved.clear()
+        self._bases.clear()
+        self._top = None
+        self._call_graph = None
+        self.__dict__.pop("_children", None)
+        self.__dict__.pop("_linearizations", None)
 
     def _add_class(self, cls: ClassInfo) -> None:
         self.classes[cls.qualname] = cls
@@ -257,6 +286,7 @@ class RepoIndex:
 
     def add_source_root_aliases(self, roots: list[str]) -> None:
         """Also register modules by their name relative to a source root (`src/`, manage.py dirs)."""
+        self._forget()
         for root in sorted(roots, key=len, reverse=True):
             prefix = root.replace("/", ".") + "."
             for name, info in list(self.modules.items()):
@@ -278,6 +308,15 @@ class RepoIndex:
 
     def resolve(self, module: str, dotted: str, _depth: int = 0) -> str:
         """Qualified name of `dotted` as written in `module` (follows imports and re-exports)."""
+        if _depth:
+            return self._resolve(module, dotted, _depth)
+        key = (module, dotted)
+        found = self._resolved.get(key)
+        if found is None:
+            found = self._resolved[key] = self._resolve(module, dotted, 0)
+        return found
+
+    def _resolve(self, module: str, dotted: str, _depth: int) -> str:
         head, _, rest = dotted.partition(".")
         info = self.modules.get(module)
         if info is None:
@@ -352,7 +391,10 @@ class RepoIndex:
         return self.classes.get(qualname)
 
     def class_bases(self, cls: ClassInfo) -> list[str]:
-        return [self.resolve(cls.module, base) for base in cls.bases]
+        kept = self._bases.get(cls.qualname)
+        if kept is None or kept[0] is not cls:  # two classes can share a qualified name (if/else)
+            kept = self._bases[cls.qualname] = (cls, [self.resolve(cls.module, base) for base in cls.bases])
+        return list(kept[1])
 
     def mro(self, qualname: str) -> list[ClassInfo]:
         """The class and its in-repository ancestors, nearest first (cycle safe)."""
@@ -421,12 +463,10 @@ class RepoIndex:
                 return info.methods[name]
         return None
 
-    def call_graph(self):
+    def call_graph(self) -> CallGraph:
         """Functions as nodes, resolved calls as edges (unresolved callees are left out)."""
         if self._call_graph is None:
-            import networkx as nx  # only here: importing it costs more than indexing a small project
-
-            graph = nx.DiGraph()
+            graph = CallGraph()
             for fn in self.functions.values():
                 graph.add_node(fn.qualname)
                 for callee in fn.calls:
@@ -439,3 +479,26 @@ class RepoIndex:
                             graph.add_edge(fn.qualname, init.qualname)
             self._call_graph = graph
         return self._call_graph
+
+
+class CallGraph:
+    """Which functions call which: the part of networkx's DiGraph the walk asks (membership and
+    callers, in the order the edges were added), without importing networkx (which took longer
+    than indexing a small project)."""
+
+    def __init__(self) -> None:
+        self._callers: dict[str, dict[str, None]] = {}
+
+    def add_node(self, qualname: str) -> None:
+        self._callers.setdefault(qualname, {})
+
+    def add_edge(self, caller: str, callee: str) -> None:
+        self.add_node(caller)
+        self.add_node(callee)
+        self._callers[callee][caller] = None
+
+    def __contains__(self, qualname: object) -> bool:
+        return qualname in self._callers
+
+    def predecessors(self, qualname: str) -> Iterator[str]:
+        return iter(self._callers[qualname])

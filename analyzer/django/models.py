@@ -7,6 +7,7 @@ from the class body as written; the small call expressions are parsed with libcs
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -101,7 +102,10 @@ def _literal(expr: cst.BaseExpression):
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def _parse(text: str) -> cst.BaseExpression | None:
+    """The expression of a class-level assignment (`models.CharField(max_length=80)`); the same
+    field declarations recur across models, and libcst trees are immutable: parsed once each."""
     try:
         return cst.parse_expression(text)
     except Exception:  # noqa: BLE001 - libcst raises several error types for odd text

@@ -54,6 +54,7 @@ def _check_paths(paths: list[Path]) -> None:
 
 def run(options: LintOptions, scan_result: ScanResult | None = None) -> LintOutcome:
     """Lint; `scan_result` lets a caller that already scanned the project (tests, --fix) reuse it."""
+    from ..cache import ScanCache, default_for
     from ..scan import scan
     from ..typeorm.bridge import FrontendUnavailable
 
@@ -80,8 +81,12 @@ def run(options: LintOptions, scan_result: ScanResult | None = None) -> LintOutc
     except config_mod.ConfigError as exc:
         raise LintError(str(exc)) from exc
     if scan_result is None:
+        # Rules are about explicit transactions (no autocommit statements) and never read the
+        # rewrites a scan attaches to its suggestions: --fix verifies those of the transactions it
+        # fixes (rewrite.rewrites_for), reusing the scan's work kept in the cache.
+        cache = default_for(root) or ScanCache()
         try:
-            scan_result = scan(root, config, options.frontend, autocommit=False)  # rules are about explicit ones
+            scan_result = scan(root, config, options.frontend, rewrites=False, cache=cache, autocommit=False)
         except FrontendUnavailable as exc:
             raise LintError(str(exc)) from exc
     ctx = LintContext(root, scan_result, config.cda, targets)

@@ -27,8 +27,13 @@ class StoreError(Exception):
     pass
 
 
+# One encoder for every column (json.dumps with options builds a new one per call: tens of
+# thousands of times per application).
+_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
+
+
 def _j(value) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return _JSON.encode(value)
 
 
 def _header(path: Path) -> bytes:

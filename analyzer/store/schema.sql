@@ -113,6 +113,10 @@ CREATE TABLE IF NOT EXISTS timings (
 CREATE INDEX IF NOT EXISTS transactions_app ON transactions(app_id, cda_mode);
 CREATE INDEX IF NOT EXISTS statements_txn ON statements(transaction_id);
 CREATE INDEX IF NOT EXISTS diagnostics_app ON diagnostics(app_id);
+-- Replacing an application deletes its transactions, and each deletion cascades to its reasons
+-- and suggestions: without these, every one scans both tables whole.
+CREATE INDEX IF NOT EXISTS reasons_txn ON reasons(transaction_id);
+CREATE INDEX IF NOT EXISTS suggestions_txn ON suggestions(transaction_id);
 
 -- Views for users' own questions (docs/STORE.md).
 CREATE VIEW IF NOT EXISTS v_transactions AS
