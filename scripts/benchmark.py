@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -121,18 +120,23 @@ def _typescript_module() -> str:
 
 def _run(command: list[str], env: dict | None = None) -> tuple[float, float, float, str]:
     """Run a child to completion: (wall s, CPU s of it and its children, peak MiB, stdout)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    completed = subprocess.run(command, check=False, capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if completed.returncode != 0:
-        tail = (completed.stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise RuntimeError(f"{' '.join(command[:3])}: exit {completed.returncode}: {tail}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    # ru_maxrss of RUSAGE_CHILDREN is the largest child so far; good enough as each app runs
-    # the scan first, and the scan is the largest process of the run.
-    return wall, cpu, after.ru_maxrss / 1024, completed.stdout
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        child = subprocess.Popen(command, stdout=out, stderr=err, env=env)
+        # wait4 gives this child's own usage (its reaped children included: the node process
+        # of a TypeScript scan), so the peak is this run's, not the largest of the benchmark so far.
+        _pid, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode("utf-8", "replace")
+        stderr = err.read().decode("utf-8", "replace")
+    if child.returncode != 0:
+        tail = (stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise RuntimeError(f"{' '.join(command[:3])}: exit {child.returncode}: {tail}")
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, cpu, usage.ru_maxrss / 1024, stdout
 
 
 def _env(timings: Path) -> dict:
