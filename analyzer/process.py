@@ -1,9 +1,13 @@
-"""How a command's process treats its heap: no collector passes, no teardown.
+"""How a command's process treats its heap: rare collector passes, no teardown.
 
 `txscan scan` and `txscan lint` build a large heap that lives until the command ends (indexes,
-parsed definitions, summaries, records) and make few reference cycles. The cyclic garbage
-collector's passes over that heap found little to free but cost 15-20% of a scan's CPU time
-(taiga-back, saleor), and the interpreter's normal exit frees the heap object by object, for
+parsed definitions, summaries, records). The cyclic garbage collector's passes at its default
+pace (every 700 allocations) cost 15-20% of a scan's CPU time (taiga-back, saleor) and found
+little to free each time; with no passes at all, though, the cycles a scan does make pile up
+(a 300k-line project: 1.3 GB instead of 650 MB). A pass every 50,000 allocations, over what
+was made since the heap was frozen, costs what no pass costs and frees what the default frees
+(300k-line project: 39.6 s user and 652 MB, against 39.1 s / 1.3 GB without passes and 52.9 s /
+650 MB at the default pace). The interpreter's normal exit frees the heap object by object, for
 memory the operating system takes back at once anyway.
 """
 
@@ -15,10 +19,14 @@ import os
 import sys
 
 
+# Young collections every 50,000 allocations (the default is 700); older generations as usual.
+LARGE_HEAP_THRESHOLDS = (50_000, 20, 10)
+
+
 def one_large_job() -> None:
-    """This process runs one command over a large heap, then ends: no collector passes."""
+    """This process runs one command over a large heap, then ends: rare collector passes."""
     gc.freeze()  # the imported modules: never looked at again
-    gc.disable()
+    gc.set_threshold(*LARGE_HEAP_THRESHOLDS)
 
 
 def leave(status: int) -> None:

@@ -179,18 +179,21 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection during a scan (why: analyzer/process.py), for every caller
-    of scan() (survey workers, lint, tests); the collector is enabled again, as it was, when the
-    outermost scan ends."""
-    was_enabled = gc.isenabled()
-    if was_enabled:
+    """Rare cyclic garbage collection during a scan (why: analyzer/process.py), for every caller
+    of scan() (survey workers, lint, tests); the collector's pace is set back, as it was, when
+    the outermost scan ends. A caller that disabled the collector keeps it disabled."""
+    from .process import LARGE_HEAP_THRESHOLDS
+
+    was = gc.get_threshold()
+    outermost = gc.isenabled() and was != LARGE_HEAP_THRESHOLDS
+    if outermost:
         gc.freeze()
-        gc.disable()
+        gc.set_threshold(*LARGE_HEAP_THRESHOLDS)
     try:
         yield
     finally:
-        if was_enabled:
-            gc.enable()
+        if outermost:
+            gc.set_threshold(*was)
             gc.unfreeze()
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from analyzer.django.files import SourceFile
 from analyzer.django.index import RepoIndex
+from analyzer.process import LARGE_HEAP_THRESHOLDS
 from analyzer.scan import scan
 from conftest import SAMPLES
 
@@ -48,9 +49,15 @@ def test_callers_are_listed_in_the_order_their_calls_were_indexed():
 
 def test_a_scan_gives_the_collector_back_as_it_found_it():
     gc.enable()
-    frozen = gc.get_freeze_count()
-    first = scan(SAMPLES / "django" / "shop", rewrites=False)
-    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    frozen, pace = gc.get_freeze_count(), gc.get_threshold()
+    seen = []
+    gc.callbacks.append(lambda phase, info: seen.append(gc.get_threshold()) if phase == "start" else None)
+    try:
+        first = scan(SAMPLES / "django" / "shop", rewrites=False)
+    finally:
+        gc.callbacks.pop()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen and gc.get_threshold() == pace
+    assert LARGE_HEAP_THRESHOLDS in seen  # during the scan it collects, at the rare pace
     gc.disable()
     try:
         second = scan(SAMPLES / "django" / "shop", rewrites=False)
