@@ -9,6 +9,7 @@ from pathlib import Path
 from analyzer.django.files import SourceFile
 from analyzer.django.index import RepoIndex
 from analyzer.process import LARGE_HEAP_THRESHOLDS
+from analyzer import scan as scan_module
 from analyzer.scan import scan
 from conftest import SAMPLES
 
@@ -47,17 +48,20 @@ def test_callers_are_listed_in_the_order_their_calls_were_indexed():
     assert "m.nowhere" not in graph
 
 
-def test_a_scan_gives_the_collector_back_as_it_found_it():
+def test_a_scan_gives_the_collector_back_as_it_found_it(monkeypatch):
     gc.enable()
     frozen, pace = gc.get_freeze_count(), gc.get_threshold()
     seen = []
-    gc.callbacks.append(lambda phase, info: seen.append(gc.get_threshold()) if phase == "start" else None)
-    try:
-        first = scan(SAMPLES / "django" / "shop", rewrites=False)
-    finally:
-        gc.callbacks.pop()
+    inner = scan_module._scan
+
+    def observed(*args, **kwargs):  # the pace the scan's own work runs at
+        seen.append((gc.isenabled(), gc.get_threshold()))
+        return inner(*args, **kwargs)
+
+    monkeypatch.setattr(scan_module, "_scan", observed)
+    first = scan(SAMPLES / "django" / "shop", rewrites=False)
+    assert seen == [(True, LARGE_HEAP_THRESHOLDS)]  # collecting, at the rare pace
     assert gc.isenabled() and gc.get_freeze_count() == frozen and gc.get_threshold() == pace
-    assert LARGE_HEAP_THRESHOLDS in seen  # during the scan it collects, at the rare pace
     gc.disable()
     try:
         second = scan(SAMPLES / "django" / "shop", rewrites=False)
