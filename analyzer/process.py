@@ -17,6 +17,8 @@ import atexit
 import gc
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 # Young collections every 50,000 allocations (the default is 700); older generations as usual.
@@ -25,8 +27,25 @@ LARGE_HEAP_THRESHOLDS = (50_000, 20, 10)
 
 def one_large_job() -> None:
     """This process runs one command over a large heap, then ends: rare collector passes."""
-    gc.freeze()  # the imported modules: never looked at again
+    gc.freeze()  # what exists now (the imported modules): never looked at again
     gc.set_threshold(*LARGE_HEAP_THRESHOLDS)
+
+
+@contextmanager
+def large_heap_pace() -> Iterator[None]:
+    """one_large_job() for the length of a scan, for every caller of scan() (survey workers,
+    lint, tests); the collector's pace is set back, as it was, when the outermost scan ends. A
+    caller that disabled the collector keeps it disabled."""
+    was = gc.get_threshold()
+    outermost = gc.isenabled() and was != LARGE_HEAP_THRESHOLDS
+    if outermost:
+        one_large_job()
+    try:
+        yield
+    finally:
+        if outermost:
+            gc.set_threshold(*was)
+            gc.unfreeze()
 
 
 def leave(status: int) -> None:

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import fnmatch
-import gc
 import os
 import re
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__, ir, timing
+from .process import large_heap_pace
 from .cache import ScanCache, default_for
 from .config import Config
 from .django.files import display_path, read_bytes
@@ -173,28 +171,8 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
     one, the work of this scan is still kept in memory when rewrites are verified, so that the
     re-analysis of each rewritten copy walks only the transactions the rewrite reaches.
     `walk_files` (TypeScript): only the explicit transactions found in these files are walked."""
-    with collector_paused():
+    with large_heap_pace():
         return _scan(root, config, frontend, rewrites, cache, autocommit, walk_files)
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Rare cyclic garbage collection during a scan (why: analyzer/process.py), for every caller
-    of scan() (survey workers, lint, tests); the collector's pace is set back, as it was, when
-    the outermost scan ends. A caller that disabled the collector keeps it disabled."""
-    from .process import LARGE_HEAP_THRESHOLDS
-
-    was = gc.get_threshold()
-    outermost = gc.isenabled() and was != LARGE_HEAP_THRESHOLDS
-    if outermost:
-        gc.freeze()
-        gc.set_threshold(*LARGE_HEAP_THRESHOLDS)
-    try:
-        yield
-    finally:
-        if outermost:
-            gc.set_threshold(*was)
-            gc.unfreeze()
 
 
 def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cache: ScanCache | None,
