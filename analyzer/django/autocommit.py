@@ -23,7 +23,7 @@ from . import orm_catalog as orm
 from .boundaries import Boundary
 from .call_sites import CallSites, FunctionSites, WalkedFunction
 from .context import Context
-from .entry_points import enclosing_class, framework_entry_points, static_callees
+from .entry_points import StaticCallees, enclosing_class, framework_entry_points
 from .index import FunctionInfo
 from .orm_evidence import OrmEvidence
 
@@ -65,6 +65,7 @@ class _Autocommit:
         self.skipped = self.whole | self._wrapper_code()
         self.evidence = OrmEvidence(ctx)
         self.static: dict[str, set[str]] = {}
+        self.static_callees = StaticCallees(ctx.index)
         self._walkable: dict[str, bool] = {}
         self.reuse = reuse
 
@@ -94,7 +95,7 @@ class _Autocommit:
     # -- reachability ------------------------------------------------------------------------
     def callees(self, fn: FunctionInfo) -> set[str]:
         if fn.qualname not in self.static:
-            self.static[fn.qualname] = static_callees(self.index, fn, enclosing_class(self.index, fn))
+            self.static[fn.qualname] = self.static_callees(fn, enclosing_class(self.index, fn))
         return self.static[fn.qualname]
 
     def entry_points(self, explicit: list[dict]) -> list[str]:
@@ -232,7 +233,7 @@ def _one_shot(statements: list[dict], all_steps: dict[str, dict]) -> list[dict]:
     ids = {s["id"]: f"s{n}" for n, s in enumerate(statements, 1)}
     out = []
     for statement in statements:
-        step = copy.deepcopy(statement)
+        step = _copied(statement)
         step["id"] = ids[statement["id"]]
         step["uses"] = sorted({ids[u] for u in statement.get("uses", []) if u in ids})
         step["via"] = []
@@ -241,6 +242,19 @@ def _one_shot(statements: list[dict], all_steps: dict[str, dict]) -> list[dict]:
                 step[key] = _rebind(step[key], ids, all_steps)
         out.append(step)
     return out
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _copied(value):
+    """A copy of a step's JSON tree (what copy.deepcopy gives for dicts, lists and scalars, without
+    its bookkeeping of shared objects: a step holds none)."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value if isinstance(value, _SCALARS) else copy.deepcopy(value)
 
 
 def _rebind(value, ids: dict[str, str], all_steps: dict[str, dict]):
