@@ -19,6 +19,7 @@ The callee's step ids in its returned value are renamed to fresh ids of the call
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -92,7 +93,7 @@ class FunctionSites:
         returns = entry["returns"]
         if returns is None:
             return cls(entry["records"], [tuple(e) for e in entry["edges"]])
-        text = entry.get("returns_text") or fingerprint(returns)
+        text = entry.get("returns_text") or _fingerprint(returns)
         return cls(entry["records"], [tuple(e) for e in entry["edges"]], returns_text=text, encoded=returns)
 
 
@@ -233,7 +234,7 @@ class CallSites:
             # (its fingerprint, unlike any other, names this very value).
             result.returns_text = f"?{id(returns)}"
             return result, {"walked": True, "asked": walker.asked, "unkept": True}
-        result.returns_text = fingerprint(entry["returns"]) if returns is not None else ""
+        result.returns_text = _fingerprint(entry["returns"]) if returns is not None else ""
         return result, {**entry, "returns_text": result.returns_text, "walked": True, "diagnostics": [],
                         "asked": walker.asked}
 
@@ -246,6 +247,13 @@ class CallSites:
     def source_line(self, parsed: ParsedModule, line: int) -> str:
         lines = parsed.info.source.line_texts
         return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def _fingerprint(encoded) -> str:
+    """What names a returned value in a walk's `asked` list: a digest of its cache text (equal
+    values, equal digests), not the text itself, which the cache would otherwise hold once per
+    caller that asked."""
+    return hashlib.blake2b(fingerprint(encoded).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def _text_of(sites: FunctionSites | None) -> str:
