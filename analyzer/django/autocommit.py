@@ -94,10 +94,10 @@ class _Autocommit:
         return self._walkable[qualname]
 
     def _holds_orm(self, fn: FunctionInfo) -> bool:
-        known = self.facts(fn.module).setdefault("holds", {})
-        if fn.qualname not in known:
-            known[fn.qualname] = self.evidence.holds_orm(fn, enclosing_class(self.index, fn))
-        return known[fn.qualname]
+        known = self.function_facts(fn)
+        if known[0] is None:
+            known[0] = self.evidence.holds_orm(fn, enclosing_class(self.index, fn))
+        return known[0]
 
     def facts(self, module: str) -> dict:
         """What is read off one module's text alone (ORM evidence, calls by name), kept in the warm
@@ -107,13 +107,18 @@ class _Autocommit:
             self._facts[info.rel] = self.reuse.module_facts(info)
         return self._facts[info.rel]
 
+    def function_facts(self, fn: FunctionInfo) -> list:
+        """[holds ORM code, the functions it calls by name (sorted)] of one function, each None
+        until first asked for."""
+        return self.facts(fn.module).setdefault("functions", {}).setdefault(fn.qualname, [None, None])
+
     # -- reachability ------------------------------------------------------------------------
     def callees(self, fn: FunctionInfo) -> set[str]:
         if fn.qualname not in self.static:
-            known = self.facts(fn.module).setdefault("callees", {})
-            if fn.qualname not in known:
-                known[fn.qualname] = sorted(self.static_callees(fn, enclosing_class(self.index, fn)))
-            self.static[fn.qualname] = set(known[fn.qualname])
+            known = self.function_facts(fn)
+            if known[1] is None:
+                known[1] = sorted(self.static_callees(fn, enclosing_class(self.index, fn)))
+            self.static[fn.qualname] = set(known[1])
         return self.static[fn.qualname]
 
     def entry_points(self, explicit: list[dict]) -> list[str]:
@@ -181,10 +186,12 @@ class _Autocommit:
         info = self.index.modules[module]
         text = info.source.text
         spans = None
+        line, counted = 1, 0  # lines counted from the previous match on, not from the top each time
         for match in _ORM_NAME.finditer(text):
             if spans is None:
                 spans = [(f.line, f.end_line) for f in info.functions.values() if f.parent is None]
-            line = text.count("\n", 0, match.start()) + 1
+            line += text.count("\n", counted, match.start())
+            counted = match.start()
             if any(first <= line <= last for first, last in spans):
                 continue
             start, end = text.rfind("\n", 0, match.start()) + 1, text.find("\n", match.end())
