@@ -203,3 +203,23 @@ def test_a_return_value_the_cache_cannot_keep_is_walked_again_with_its_users(tmp
             "store.views.large_orders"} <= set(again)
     assert "store.views.customers" not in again and "store.counting.customer_count" not in again
     assert _bytes(root, ScanCache(folder)) == _bytes(root, None)
+
+
+def test_a_function_whose_orm_evidence_is_in_another_file_is_walked_once_that_file_gives_it(tmp_path):
+    """What the phase reads off a file before walking (ORM evidence, calls by name) is kept with
+    the file's content and the project's facts: `order.siblings()` is ORM code only once the
+    model has such a method, an edit of models.py alone, and the unchanged reports.py must then be
+    walked."""
+    root = _project(tmp_path)
+    (root / "store" / "reports.py").write_text("def sibling_totals(order):\n"
+                                               "    return [o.total for o in order.siblings()]\n")
+    folder = tmp_path / "cache"
+    before = _autocommit(_bytes(root, ScanCache(folder))[1])
+    assert not any(key.startswith("store.reports.") for key in before)
+    _replace(root / "store" / "models.py", "    def customer_name(self):",
+             "    def siblings(self):\n        return Order.objects.filter(customer=self.customer)\n\n"
+             "    def customer_name(self):")
+    warm = _bytes(root, ScanCache(folder))
+    assert warm == _bytes(root, None)
+    (record,) = [r for key, r in _autocommit(warm[1]).items() if key.startswith("store.reports.sibling_totals:")]
+    assert [(s["entity"], s["api"]) for s in record["steps"]] == [("Order", "filter.iterate")]

@@ -66,7 +66,8 @@ class DjangoReuse:
 
     def __init__(self, tables: dict) -> None:
         self.old = tables
-        self.written: dict = {"files": {}, "boundaries": {}, "transactions": {}, "autocommit": {}}
+        self.written: dict = {"files": {}, "boundaries": {}, "transactions": {}, "autocommit": {},
+                              "autocommit_facts": {}}
         self.digest = ""
         self._lines: dict[str, list[str]] = {}
         self._parse_diagnostics: dict[str, list[dict]] = {}
@@ -252,6 +253,19 @@ class DjangoReuse:
                 return False
         return all(self._unchanged(*r) for r in entry["reach"])
 
+    def module_facts(self, info: ModuleInfo) -> dict:
+        """What the autocommit phase read off one module's text before walking anything (whether
+        each function holds ORM code, whom it calls by name, whether module-level code runs
+        queries), as a dict it fills as it goes: last scan's when the file's content and the
+        project facts are the same (they are all these depend on), else an empty one."""
+        content = self.written["files"].get(info.rel, [None])[0]
+        kept = self.old.get("autocommit_facts", {}).get(info.rel)
+        if kept is None or content is None or kept["content"] != content or kept["digest"] != self.digest:
+            kept = {"content": content, "digest": self.digest, "facts": {}}
+        if content is not None:
+            self.written["autocommit_facts"][info.rel] = kept
+        return kept["facts"]
+
     def sites_keep(self, key: str, entry: dict) -> None:
         kept = self.written["autocommit"].setdefault(key, [])
         if not any(e is entry for e in kept):
@@ -354,6 +368,9 @@ class NoReuse:
 
     def transaction(self, ctx, boundary, walk: Callable, find_boundaries: Callable, view_functions: Callable) -> tuple:
         return walk(ctx, boundary)[:3]
+
+    def module_facts(self, info: ModuleInfo) -> dict:
+        return {}
 
     def sites_kept(self, key: str) -> list:
         return []

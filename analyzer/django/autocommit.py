@@ -23,7 +23,7 @@ from . import orm_catalog as orm
 from .boundaries import Boundary
 from .call_sites import CallSites, FunctionSites, WalkedFunction
 from .context import Context
-from .entry_points import enclosing_class, framework_entry_points, static_callees
+from .entry_points import StaticCallees, enclosing_class, framework_entry_points
 from .index import FunctionInfo
 from .orm_evidence import OrmEvidence
 
@@ -65,8 +65,10 @@ class _Autocommit:
         self.skipped = self.whole | self._wrapper_code()
         self.evidence = OrmEvidence(ctx)
         self.static: dict[str, set[str]] = {}
+        self.static_callees = StaticCallees(ctx.index)
         self._walkable: dict[str, bool] = {}
         self.reuse = reuse
+        self._facts: dict[str, dict] = {}
 
     def _wrapper_code(self) -> set[str]:
         """The project's transaction wrappers and their nested functions: their statements are
@@ -88,13 +90,35 @@ class _Autocommit:
             # A Python 2 file is reported once, as such; its functions are not walked one by one.
             self._walkable[qualname] = fn is not None and qualname not in self.skipped \
                 and not self.index.modules[fn.module].python2_line \
-                and (qualname in self.spans or self.evidence.holds_orm(fn, enclosing_class(self.index, fn)))
+                and (qualname in self.spans or self._holds_orm(fn))
         return self._walkable[qualname]
+
+    def _holds_orm(self, fn: FunctionInfo) -> bool:
+        known = self.function_facts(fn)
+        if known[0] is None:
+            known[0] = self.evidence.holds_orm(fn, enclosing_class(self.index, fn))
+        return known[0]
+
+    def facts(self, module: str) -> dict:
+        """What is read off one module's text alone (ORM evidence, calls by name), kept in the warm
+        cache with the file's content."""
+        info = self.index.modules[module]
+        if info.rel not in self._facts:
+            self._facts[info.rel] = self.reuse.module_facts(info)
+        return self._facts[info.rel]
+
+    def function_facts(self, fn: FunctionInfo) -> list:
+        """[holds ORM code, the functions it calls by name (sorted)] of one function, each None
+        until first asked for."""
+        return self.facts(fn.module).setdefault("functions", {}).setdefault(fn.qualname, [None, None])
 
     # -- reachability ------------------------------------------------------------------------
     def callees(self, fn: FunctionInfo) -> set[str]:
         if fn.qualname not in self.static:
-            self.static[fn.qualname] = static_callees(self.index, fn, enclosing_class(self.index, fn))
+            known = self.function_facts(fn)
+            if known[1] is None:
+                known[1] = sorted(self.static_callees(fn, enclosing_class(self.index, fn)))
+            self.static[fn.qualname] = set(known[1])
         return self.static[fn.qualname]
 
     def entry_points(self, explicit: list[dict]) -> list[str]:
@@ -153,13 +177,21 @@ class _Autocommit:
         return out
 
     def _module_level_orm(self, module: str) -> bool:
+        facts = self.facts(module)
+        if "module_orm" not in facts:
+            facts["module_orm"] = self._module_level_orm_text(module)
+        return facts["module_orm"]
+
+    def _module_level_orm_text(self, module: str) -> bool:
         info = self.index.modules[module]
         text = info.source.text
         spans = None
+        line, counted = 1, 0  # lines counted from the previous match on, not from the top each time
         for match in _ORM_NAME.finditer(text):
             if spans is None:
                 spans = [(f.line, f.end_line) for f in info.functions.values() if f.parent is None]
-            line = text.count("\n", 0, match.start()) + 1
+            line += text.count("\n", counted, match.start())
+            counted = match.start()
             if any(first <= line <= last for first, last in spans):
                 continue
             start, end = text.rfind("\n", 0, match.start()) + 1, text.find("\n", match.end())
@@ -224,6 +256,7 @@ def _site_records(walked: WalkedFunction, in_span) -> list[dict]:
 
 
 _DEPENDENT = ("result", "generated", "external")
+_REBOUND = ("predicate", "values")   # where results of other statements are named
 
 
 def _one_shot(statements: list[dict], all_steps: dict[str, dict]) -> list[dict]:
@@ -232,25 +265,38 @@ def _one_shot(statements: list[dict], all_steps: dict[str, dict]) -> list[dict]:
     ids = {s["id"]: f"s{n}" for n, s in enumerate(statements, 1)}
     out = []
     for statement in statements:
-        step = copy.deepcopy(statement)
+        step = {key: _rebind(value, ids, all_steps) if key in _REBOUND and value is not None else _copied(value)
+                for key, value in statement.items()}
         step["id"] = ids[statement["id"]]
         step["uses"] = sorted({ids[u] for u in statement.get("uses", []) if u in ids})
         step["via"] = []
-        for key in ("predicate", "values"):
-            if step.get(key) is not None:
-                step[key] = _rebind(step[key], ids, all_steps)
         out.append(step)
     return out
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _copied(value):
+    """A copy of a step's JSON tree (what copy.deepcopy gives for dicts, lists and scalars, without
+    its bookkeeping of shared objects: a step holds none)."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value if isinstance(value, _SCALARS) else copy.deepcopy(value)
+
+
 def _rebind(value, ids: dict[str, str], all_steps: dict[str, dict]):
+    """A copy of `value` whose results of this call's statements name their new ids, and whose
+    results of other statements are inputs."""
     if isinstance(value, list):
         return [_rebind(v, ids, all_steps) for v in value]
     if not isinstance(value, dict):
-        return value
+        return _copied(value)
     if value.get("kind") in _DEPENDENT and "step" in value:
         if value["step"] in ids:
-            return {**value, "step": ids[value["step"]]}
+            return {k: ids[v] if k == "step" else _copied(v) for k, v in value.items()}
         earlier = all_steps.get(value["step"])
         name = f"result of line {earlier['line']}" if earlier is not None else "result of an earlier call"
         return {"kind": "input", "name": name}

@@ -19,7 +19,7 @@ The callee's step ids in its returned value are renamed to fresh ids of the call
 
 from __future__ import annotations
 
-import re
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -64,14 +64,24 @@ class WalkedFunction:
     sites: dict[str, Site]                                 # step id -> its call site
 
 
-@dataclass
 class FunctionSites:
     """What is kept of one function's (or one module's top-level code's) walk."""
 
-    records: list[dict]                                    # its autocommit records
-    edges: list[tuple[str, int]]                           # (callee qualname, line of the call)
-    returns: Val | None = None
-    returns_text: str = ""                                 # fingerprint of `returns` ("" for None)
+    def __init__(self, records: list[dict], edges: list[tuple[str, int]], returns: Val | None = None,
+                 returns_text: str = "", encoded=None) -> None:
+        self.records = records                             # its autocommit records
+        self.edges = edges                                 # (callee qualname, line of the call)
+        self._returns = returns
+        self.returns_text = returns_text                   # fingerprint of `returns` ("" for None)
+        self._encoded = encoded                            # `returns` as the cache keeps it, until asked for
+
+    @property
+    def returns(self) -> Val | None:
+        """What the function returns. From the cache it is decoded when first asked for: matching
+        a kept walk compares fingerprints only, and most kept values are never used again."""
+        if self._returns is None and self._encoded is not None:
+            self._returns, self._encoded = decode(self._encoded), None
+        return self._returns
 
     def entry(self) -> dict:
         """The JSON form kept in the cache (TypeError when the returned value cannot be kept)."""
@@ -81,8 +91,10 @@ class FunctionSites:
     @classmethod
     def from_entry(cls, entry: dict) -> "FunctionSites":
         returns = entry["returns"]
-        return cls(entry["records"], [tuple(e) for e in entry["edges"]], decode(returns) if returns is not None else None,
-                   fingerprint(returns) if returns is not None else "")
+        if returns is None:
+            return cls(entry["records"], [tuple(e) for e in entry["edges"]])
+        text = entry.get("returns_text") or _fingerprint(returns)
+        return cls(entry["records"], [tuple(e) for e in entry["edges"]], returns_text=text, encoded=returns)
 
 
 @dataclass
@@ -125,12 +137,16 @@ class CallSites:
     def answer(self, level: int, caller: str, fn: FunctionInfo) -> tuple[Val | None, str]:
         """What a call of `fn` returns in a walk of `caller` at `level`, and its fingerprint
         ("" for an unknown value)."""
-        if level <= 1 or fn.qualname == caller or not self.walkable(fn.qualname):
-            return None, ""
-        sites = self.walk_at(fn.qualname, level - 1, lambda below: self._walk_function(fn, below)).sites
-        if sites is None or sites.returns is None:
+        sites = self._answering(level, caller, fn)
+        if sites is None or not sites.returns_text:
             return None, ""
         return sites.returns, sites.returns_text
+
+    def _answering(self, level: int, caller: str, fn: FunctionInfo) -> FunctionSites | None:
+        """The walk of `fn` whose return value a call of it in a walk of `caller` at `level` gets."""
+        if level <= 1 or fn.qualname == caller or not self.walkable(fn.qualname):
+            return None
+        return self.walk_at(fn.qualname, level - 1, lambda below: self._walk_function(fn, below)).sites
 
     def walk_at(self, key: str, level: int, walk: Callable[[int], tuple]) -> Variant:
         """The walk of `key` at `level`: one already made whose callees answer the same at this
@@ -165,7 +181,7 @@ class CallSites:
 
     def _same_answers(self, key: str, level: int, asked: list[list[str]]) -> bool:
         functions = self.ctx.index.functions
-        return all(callee in functions and self.answer(level, key, functions[callee])[1] == text
+        return all(callee in functions and _text_of(self._answering(level, key, functions[callee])) == text
                    for callee, text in asked)
 
     # -- walks -------------------------------------------------------------------------------
@@ -218,8 +234,9 @@ class CallSites:
             # (its fingerprint, unlike any other, names this very value).
             result.returns_text = f"?{id(returns)}"
             return result, {"walked": True, "asked": walker.asked, "unkept": True}
-        result.returns_text = fingerprint(entry["returns"]) if returns is not None else ""
-        return result, {**entry, "walked": True, "diagnostics": [], "asked": walker.asked}
+        result.returns_text = _fingerprint(entry["returns"]) if returns is not None else ""
+        return result, {**entry, "returns_text": result.returns_text, "walked": True, "diagnostics": [],
+                        "asked": walker.asked}
 
     def _failed(self, fn: FunctionInfo, reason: str, walker: "CallSiteWalker"):
         info = self.ctx.index.modules[fn.module]
@@ -230,6 +247,17 @@ class CallSites:
     def source_line(self, parsed: ParsedModule, line: int) -> str:
         lines = parsed.info.source.line_texts
         return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def _fingerprint(encoded) -> str:
+    """What names a returned value in a walk's `asked` list: a digest of its cache text (equal
+    values, equal digests), not the text itself, which the cache would otherwise hold once per
+    caller that asked."""
+    return hashlib.blake2b(fingerprint(encoded).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _text_of(sites: FunctionSites | None) -> str:
+    return sites.returns_text if sites is not None else ""
 
 
 def _walk_module_level(walker: "CallSiteWalker", body, holder: str, steps: list[dict]) -> None:
@@ -309,15 +337,19 @@ class CallSiteWalker(Walker):
         return Relabel(rename).value(returned)
 
 
-_NOT_IDENTIFIER_BEFORE = r"(?<![A-Za-z0-9_.])"
+_IDENTIFIER_OR_DOT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.")
 
 
 def _column(source_line: str, node: cst.CSTNode) -> int:
-    """1-based column where the call expression starts on its first line (its text found on the
-    source line; the first non-blank column when it cannot be)."""
+    """1-based column where the call expression starts on its first line: the first place its
+    text is found on the source line not right after an identifier character or a dot (the first
+    non-blank column when there is none). A plain search, not a regular expression built from the
+    text: each call site's text would be a pattern compiled once and never used again."""
     first = code(node).split("\n", 1)[0].strip()
     if first:
-        match = re.search(_NOT_IDENTIFIER_BEFORE + re.escape(first), source_line)
-        if match:
-            return match.start() + 1
+        at = source_line.find(first)
+        while at >= 0:
+            if at == 0 or source_line[at - 1] not in _IDENTIFIER_OR_DOT:
+                return at + 1
+            at = source_line.find(first, at + 1)
     return len(source_line) - len(source_line.lstrip()) + 1

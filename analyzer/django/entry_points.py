@@ -92,35 +92,55 @@ class _ExternalBases:
         return self.known[qualname]
 
 
-def static_callees(index: RepoIndex, fn: FunctionInfo, owner: str | None) -> set[str]:
-    """The application's functions `fn` calls, read from the index without parsing: resolved names,
-    a class's `__init__` for an instantiation, `self.m()`/`cls.m()` on the enclosing class `owner`
-    (and the overrides in its subclasses), and nested functions called by their bare name."""
-    out: set[str] = set()
-    nested = {q.rsplit(".", 1)[-1]: q for q in fn.nested}
-    for text in fn.calls:
-        head = text.split("(", 1)[0]
-        if "." not in head and head in nested:
-            out.add(nested[head])
-            continue
-        receiver, _, method = head.partition(".")
-        if receiver in ("self", "cls") and owner and method and "." not in method:
+class StaticCallees:
+    """The application's functions a function calls, read from the index without parsing:
+    resolved names, a class's `__init__` for an instantiation, `self.m()`/`cls.m()` on the
+    enclosing class `owner` (and the overrides in its subclasses), and nested functions called by
+    their bare name. What `self.m()` names is worked out once per class and method: a class's
+    methods call each other (and its MRO and subclasses are walked) over and over."""
+
+    def __init__(self, index: RepoIndex) -> None:
+        self.index = index
+        self._own: dict[tuple[str, str], tuple[str, ...]] = {}
+
+    def __call__(self, fn: FunctionInfo, owner: str | None) -> set[str]:
+        index = self.index
+        out: set[str] = set()
+        nested = {q.rsplit(".", 1)[-1]: q for q in fn.nested}
+        for text in fn.calls:
+            head = text.split("(", 1)[0]
+            if "." not in head and head in nested:
+                out.add(nested[head])
+                continue
+            receiver, _, method = head.partition(".")
+            if receiver in ("self", "cls") and owner and method and "." not in method:
+                out.update(self._on_owner(owner, method))
+                continue
+            target = index.resolve_in(fn.qualname, fn.module, head)
+            if target in index.functions:
+                out.add(target)
+            elif target in index.classes:
+                init = index.find_method(target, "__init__")
+                if init is not None:
+                    out.add(init.qualname)
+        return out
+
+    def _on_owner(self, owner: str, method: str) -> tuple[str, ...]:
+        """`method` as found on `owner`, and its overrides in `owner`'s subclasses (nothing when
+        `owner` has no such method)."""
+        key = (owner, method)
+        if key not in self._own:
+            index = self.index
             found = index.find_method(owner, method)
+            names: list[str] = []
             if found is not None:
-                out.add(found.qualname)
+                names.append(found.qualname)
                 for sub in index.subclasses(owner):
                     override = index.classes[sub].methods.get(method) if sub in index.classes else None
                     if override is not None:
-                        out.add(override.qualname)
-            continue
-        target = index.resolve_in(fn.qualname, fn.module, head)
-        if target in index.functions:
-            out.add(target)
-        elif target in index.classes:
-            init = index.find_method(target, "__init__")
-            if init is not None:
-                out.add(init.qualname)
-    return out
+                        names.append(override.qualname)
+            self._own[key] = tuple(names)
+        return self._own[key]
 
 
 def enclosing_class(index: RepoIndex, fn: FunctionInfo) -> str | None:

@@ -26,8 +26,9 @@ _STATEMENT_CALLS = frozenset({
 })
 _MANAGERS = frozenset({"objects", "_default_manager", "_base_manager", "queryset"})
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# Every `name.attribute` pair, overlapping (`request.user.profile` gives both pairs).
-_ATTRIBUTE = re.compile(r"\b(?=([A-Za-z_]\w*)\.([A-Za-z_]\w*))")
+# Every `name.attribute` pair, overlapping (`request.user.profile` gives both pairs: the attribute
+# is looked ahead at, not consumed, so it starts the next pair).
+_ATTRIBUTE = re.compile(r"\b([A-Za-z_]\w*)\.(?=([A-Za-z_]\w*))")
 
 
 class OrmEvidence:
@@ -69,12 +70,16 @@ class OrmEvidence:
         # `order.lines`, `self.customer`, `request.user.profile`, `request.project.check_set`: a
         # name the walk types as a row (named like a model, `self` in a model), then what loads.
         text = self._text(fn)
-        names = set(self.ctx.entity_by_param_name)
-        if owner is not None and self._row_class(owner):
-            names.add("self")
-        if self.annotation is not None:
-            names.update(self.annotation.findall(text))   # `order: Order`, `obj: "shop.Order"`
-        return any(name in names and attribute in self.row_attributes for name, attribute in _ATTRIBUTE.findall(text))
+        rows = self.row_attributes
+        loading = {name for name, attribute in _ATTRIBUTE.findall(text) if attribute in rows}
+        if not loading:
+            return False
+        if not loading.isdisjoint(self.ctx.entity_by_param_name) or (
+                "self" in loading and owner is not None and self._row_class(owner)):
+            return True
+        # Annotated names (`order: Order`, `obj: "shop.Order"`) are looked for last: the
+        # pattern names every model, the slowest search here.
+        return self.annotation is not None and not loading.isdisjoint(self.annotation.findall(text))
 
     @cached_property
     def annotation(self) -> re.Pattern | None:
