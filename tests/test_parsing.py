@@ -31,3 +31,60 @@ def test_syntax_errors_still_raise_and_validation_comes_back():
     # A node built by hand after a parse (as rewrites do) is still checked.
     with pytest.raises(cst.CSTValidationError):
         cst.Name("not a name")
+
+
+def _assignment_texts() -> list[str]:
+    """The values of every module- and class-level assignment of the Django samples, as the
+    index keeps them: what models.py and dispatch.py parse as expressions."""
+    from analyzer.django.files import DEFAULT_EXCLUDES, FileProblem, python_sources
+    from analyzer.django.index import RepoIndex
+
+    index = RepoIndex("")
+    texts: set[str] = set()
+    for source in python_sources(ROOT / "corpus" / "samples" / "django", DEFAULT_EXCLUDES, 2_000_000):
+        if isinstance(source, FileProblem):
+            continue
+        info = index.add(source)
+        texts.update(info.assigns.values())
+        stack = list(info.classes.values())
+        while stack:
+            cls = stack.pop()
+            texts.update(cls.assigns.values())
+            stack.extend(cls.inner.values())
+    return sorted(texts)
+
+
+def test_expressions_match_libcst_node_for_node():
+    from analyzer.django import ast_convert
+    from analyzer.django.parsing import parse_expression
+
+    texts = _assignment_texts()
+    assert len(texts) > 200
+    converted = 0
+    for text in texts:
+        try:
+            expected = cst.parse_expression(text)
+        except cst.ParserSyntaxError:
+            with pytest.raises(cst.ParserSyntaxError):
+                parse_expression(text)
+            continue
+        parsed = parse_expression(text)
+        assert list(ast_convert.pairs(parsed, expected)), text  # raises where a field differs
+        converted += ast_convert.is_converted(parsed)
+    assert converted == len(texts)  # none needed libcst's parser
+
+
+def test_expression_fallback_and_reuse():
+    from analyzer.django import ast_convert
+    from analyzer.django.parsing import parse_expression
+
+    # Not an expression for Python's parser, one for libcst's: libcst's tree.
+    starred = parse_expression("*models")
+    assert isinstance(starred, cst.StarredElement) and not ast_convert.is_converted(starred)
+    for bad in ("  indented", "x = 1", "yield x", "f(", "a; b"):
+        with pytest.raises(cst.ParserSyntaxError):
+            parse_expression(bad)
+    field = parse_expression('models.CharField("name " "x", max_length=80)')
+    assert ast_convert.is_converted(field) and field is parse_expression('models.CharField("name " "x", max_length=80)')
+    assert field.args[0].value.evaluated_value == "name x"
+    assert [a.keyword.value for a in field.args if a.keyword] == ["max_length"]

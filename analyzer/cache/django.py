@@ -128,7 +128,7 @@ class DjangoReuse:
         lines = self._lines.get(rel)
         if lines is None:
             info = self._module_by_rel().get(rel)
-            lines = self._lines[rel] = info.source.text.splitlines(keepends=True) if info else []
+            lines = self._lines[rel] = info.source.lines_with_ends if info else []
         return _digest("".join(lines[first - 1:last]))
 
     def _module_by_rel(self) -> dict[str, ModuleInfo]:

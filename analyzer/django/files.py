@@ -42,6 +42,12 @@ class SourceFile:
         also splits at form feeds and other separators, which shifts the numbering)."""
         return self.text.split("\n")
 
+    @cached_property
+    def lines_with_ends(self) -> list[str]:
+        """text.splitlines(keepends=True), made once: every definition parsed from the file is
+        a slice of it."""
+        return self.text.splitlines(keepends=True)
+
     def lines_between(self, first: int, last: int) -> str:
         """Lines `first`..`last` (1-based, inclusive), joined by newlines."""
         return "\n".join(self.line_texts[first - 1:last])
