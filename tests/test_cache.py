@@ -63,6 +63,11 @@ def _shift_lines(root: Path) -> None:
     path.write_text("# a comment line moves every definition below it\n" + path.read_text())
 
 
+def _shift_models(root: Path) -> None:
+    path = root / "shop" / "models.py"
+    path.write_text("# a comment line moves every model below it\n" + path.read_text())
+
+
 def _delete_file(root: Path) -> None:
     (root / "shop" / "services" / "coupons.py").unlink()
 
@@ -87,7 +92,7 @@ def _edit_autocommit_site(root: Path) -> None:
              "totals = await StockLevel.objects.filter(product=product, reserved=0).aaggregate(")
 
 
-EDITS = {"autocommit site": _edit_autocommit_site, "added import": _add_import, "helper": _edit_helper, "model": _edit_model, "settings": _edit_settings, "moved lines": _shift_lines,
+EDITS = {"autocommit site": _edit_autocommit_site, "added import": _add_import, "helper": _edit_helper, "model": _edit_model, "settings": _edit_settings, "moved lines": _shift_lines, "moved models": _shift_models,
          "deleted file": _delete_file, "new file": _new_file}
 
 
@@ -333,3 +338,21 @@ def test_cut_or_altered_cache_file_is_damaged(tmp_path, capsys, cut):
     path.write_text(cut(path.read_text()))
     assert cachefile.load(folder, "django") == {}
     assert "is damaged" in capsys.readouterr().err
+
+
+def test_models_are_kept_while_the_modules_shapes_stay_and_found_again_when_they_change(tmp_path, monkeypatch):
+    from analyzer.django.models import ModelExtractor
+
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    _outputs(root, ScanCache(folder))
+    extracted = []
+    real = ModelExtractor.extract
+    monkeypatch.setattr(ModelExtractor, "extract", lambda self: extracted.append(1) or real(self))
+    _shift_models(root)   # every model's line moves, nothing else of them
+    _edit_helper(root)    # a body changes: not something models are made of
+    warm = _outputs(root, ScanCache(folder))
+    assert extracted == []
+    assert warm[:2] == _outputs(root, None)[:2] and extracted == [1]
+    _edit_model(root)     # a field declaration changes: found again
+    assert _outputs(root, ScanCache(folder))[:2] == _outputs(root, None)[:2] and extracted == [1, 1, 1]

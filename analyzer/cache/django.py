@@ -66,7 +66,7 @@ class DjangoReuse:
 
     def __init__(self, tables: dict) -> None:
         self.old = tables
-        self.written: dict = {"files": {}, "boundaries": {}, "transactions": {}, "autocommit": {}}
+        self.written: dict = {"files": {}, "boundaries": {}, "transactions": {}, "autocommit": {}, "entities": {}}
         self.digest = ""
         self._lines: dict[str, list[str]] = {}
         self._parse_diagnostics: dict[str, list[dict]] = {}
@@ -88,12 +88,40 @@ class DjangoReuse:
                                              index_facts.dump(info)]
         return info
 
+    def _import_digests(self, index: RepoIndex) -> dict[str, str]:
+        """Per module (by file), a digest of its module-level imports."""
+        if not hasattr(self, "_imports"):
+            self._imports = {info.rel: _digest(json.dumps(info.imports, sort_keys=True))
+                             for info in index.modules.values()}
+        return self._imports
+
+    # -- entities ------------------------------------------------------------------------
+    def entities(self, index: RepoIndex, auth_user: str, extract: Callable) -> list:
+        """The models `extract()` finds, kept from the last scan when no module's shape (names,
+        bases, class-level assignments, index_facts.shape) and imports changed and the user
+        model is the same: models.py reads nothing else of the index but the class's line,
+        which is taken from today's index."""
+        from ..django.models import Entity
+
+        shapes, imports = self.written["files"], self._import_digests(index)
+        facts = [index.package_prefix, auth_user,
+                 sorted((name, info.rel, shapes[info.rel][2] if info.rel in shapes else "", imports[info.rel])
+                        for name, info in index.modules.items())]
+        key = _digest(json.dumps(facts))
+        kept = self.old.get("entities", {}).get(key)
+        if kept is not None:
+            self.written["entities"][key] = kept
+            return [Entity(**fields, line=index.classes[fields["qualname"]].line) for fields in kept]
+        found = extract()
+        self.written["entities"][key] = [{k: v for k, v in dataclasses.asdict(e).items() if k != "line"} for e in found]
+        return found
+
     # -- project-wide facts ---------------------------------------------------------------
     def begin(self, ctx, options, atomic_requests: list[str]) -> None:
         """Digest what every transaction depends on; from here on, record what each walk reads."""
         index = ctx.index
         shapes = self.written["files"]
-        self._imports = {info.rel: _digest(json.dumps(info.imports, sort_keys=True)) for info in index.modules.values()}
+        self._import_digests(index)
         visible = _visible_imports(index)
         facts = {
             "options": [list(options.excludes), options.max_file_bytes, options.max_depth,
@@ -341,6 +369,9 @@ class NoReuse:
 
     def index_add(self, index: RepoIndex, source) -> ModuleInfo:
         return index.add(source)
+
+    def entities(self, index: RepoIndex, auth_user: str, extract: Callable) -> list:
+        return extract()
 
     def begin(self, ctx, options, atomic_requests: list[str]) -> None:
         pass
