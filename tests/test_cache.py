@@ -310,6 +310,17 @@ def test_cache_file_entries_decoded_on_use_and_written_back_as_read(tmp_path, ca
     text = path.read_text()
     assert '{"k": [1,  2]}' in text and '["x",1]' in text and "c\\tname" not in text
     assert cachefile.load(folder, "django")["files"]["b.py"] == {"k": [1, 2]}
+
+    # A new list of the values decoded for the same key (walks gathered again) keeps the text too;
+    # one without all of them does not.
+    cachefile.save(folder, "django", {"autocommit": {"f": [{"a": 1}, {"b": 2}], "g": [{"c": 3}, {"d": 4}]}})
+    path.write_text(path.read_text().replace('[{"a":1},{"b":2}]', '[{"a": 1}, {"b": 2}]')
+                    .replace('[{"c":3},{"d":4}]', '[{"c": 3}, {"d": 4}]'))
+    loaded = cachefile.load(folder, "django")
+    gathered = {key: [walk for walk in loaded["autocommit"][key]] for key in ("f", "g")}
+    gathered["g"].pop()
+    cachefile.save(folder, "django", {"autocommit": gathered}, loaded)
+    assert '[{"a": 1}, {"b": 2}]' in path.read_text() and '[{"c":3}]' in path.read_text()
     assert capsys.readouterr().err == ""
 
 

@@ -72,6 +72,10 @@ class Entries(Mapping):
         self.read_texts[id(value)] = (value, text)
         return value
 
+    def decoded(self, key: str):
+        """The value of `key` if it was decoded, else None (never decodes)."""
+        return self._decoded.get(key)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._texts)
 
@@ -153,15 +157,32 @@ def _tables(damage: _Damage, kinds: dict, body: str) -> dict | None:
     return tables
 
 
-def _lines(tables: dict, read: dict) -> Iterator[str]:
+def _lines(tables: dict, read: Mapping) -> Iterator[str]:
+    texts: dict[int, tuple[object, str]] = {}  # id(decoded value) -> (value, its text)
+    for table in read.values():
+        if isinstance(table, Entries):
+            texts.update(table.read_texts)
     for table, value in tables.items():
         if isinstance(value, Mapping):
+            before = read.get(table)
             for key, entry in value.items():
-                kept = read.get(id(entry))
-                text = kept[1] if kept is not None and kept[0] is entry else _encode(entry)
+                text = _text_read(entry, texts, before, key) or _encode(entry)
                 yield f"{table}\t{_encode(key)}\t{text}\n"
         else:
             yield f"{table}\t\t{_encode(value)}\n"
+
+
+def _text_read(entry, texts: dict, before, key: str) -> str | None:
+    """The text `entry` was read from: it is a value decoded from the file, or a new list of the
+    values decoded for the same key (a function's autocommit walks, gathered again)."""
+    kept = texts.get(id(entry))
+    if kept is not None and kept[0] is entry:
+        return kept[1]
+    if type(entry) is list and isinstance(before, Entries):
+        old = before.decoded(key)
+        if type(old) is list and len(old) == len(entry) and all(a is b for a, b in zip(old, entry)):
+            return texts[id(old)][1]
+    return None
 
 
 def _encode(value) -> str:
@@ -174,13 +195,9 @@ def save(folder: Path, name: str, tables: dict, read: Mapping | None = None) -> 
 
     Written atomically (a temporary file renamed over the old one): a scan stopped half-way or
     a concurrent scan never leaves a file that is half one and half the other."""
-    texts: dict[int, tuple[object, str]] = {}
-    for table in (read or {}).values():
-        if isinstance(table, Entries):
-            texts.update(table.read_texts)
     header = {"format": FORMAT, "version": VERSION, "code": code_fingerprint(),
               "tables": {t: _ENTRIES if isinstance(v, Mapping) else _VALUE for t, v in tables.items()}}
-    lines = list(_lines(tables, texts))
+    lines = list(_lines(tables, read or {}))
     text = "".join([_encode(header) + "\n", *lines, _encode({"entries": len(lines)}) + "\n"])
     try:
         folder.mkdir(parents=True, exist_ok=True)
