@@ -4,9 +4,9 @@ of its signs on its own sends a file to the exact measurement, ordinary code nev
 from __future__ import annotations
 
 import pytest
+from conftest import ROOT
 
 from analyzer.django.nesting import MAX_TREE_DEPTH, could_be_deep, nesting_problem
-from conftest import ROOT
 
 
 def _blocks(depth: int, unit: str) -> str:

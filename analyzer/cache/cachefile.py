@@ -52,7 +52,7 @@ class Entries(Mapping):
     An entry whose text turns out not to be JSON is absent (said once): it is computed again
     and written anew."""
 
-    def __init__(self, damage: "_Damage", texts: dict[str, str]) -> None:
+    def __init__(self, damage: _Damage, texts: dict[str, str]) -> None:
         self._damage = damage
         self._texts = texts
         self._decoded: dict[str, object] = {}

@@ -30,7 +30,7 @@ _INNERMOST_PAIRS = re.compile(r"\(\)|\[\]|\{\}")
 _INDENT = re.compile(r"^[ \t]*(?=\S)", re.MULTILINE)
 # Without tabs, indentations are runs of spaces: more than _INDENT_WIDTHS distinct ones need
 # one of at least _INDENT_WIDTHS spaces, which this finds without collecting them all.
-_WIDE_INDENT = re.compile(r"^ {%d}" % _INDENT_WIDTHS, re.MULTILINE)
+_WIDE_INDENT = re.compile(f"^ {{{_INDENT_WIDTHS}}}", re.MULTILINE)
 # Every byte but the six brackets, deleted by bytes.translate (brackets are ASCII, so the
 # UTF-8 bytes of the text keep them as they are, in order).
 _NOT_BRACKET_BYTES = bytes(b for b in range(256) if b not in b"()[]{}")
