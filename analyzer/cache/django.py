@@ -69,6 +69,7 @@ class DjangoReuse:
         self.written: dict = {"files": {}, "boundaries": {}, "transactions": {}, "autocommit": {}, "entities": {}}
         self.digest = ""
         self._lines: dict[str, list[str]] = {}
+        self._digests: dict[tuple[str, int, int], str] = {}
         self._parse_diagnostics: dict[str, list[dict]] = {}
         self._reach: list[list] | None = None
         self.walked: list[str] = []   # ids of the transactions walked in this scan (the others were reused)
@@ -153,6 +154,14 @@ class DjangoReuse:
         ctx.parse_definition = recording_parse
 
     def _definition_digest(self, rel: str, first: int, last: int) -> str:
+        # the same definitions are in the reach of many transactions and autocommit walks
+        key = (rel, first, last)
+        digest = self._digests.get(key)
+        if digest is None:
+            digest = self._digests[key] = self._text_digest(rel, first, last)
+        return digest
+
+    def _text_digest(self, rel: str, first: int, last: int) -> str:
         lines = self._lines.get(rel)
         if lines is None:
             info = self._module_by_rel().get(rel)
