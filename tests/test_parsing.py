@@ -11,16 +11,24 @@ from conftest import ROOT
 FILES = sorted((ROOT / "corpus" / "samples" / "django").rglob("*.py"))[:30] + sorted((ROOT / "analyzer" / "django").glob("*.py"))
 
 
+def _both(libcst_parse, parse, text: str):
+    """(libcst's tree, ours) of `text`, or None when both raise libcst's syntax error."""
+    try:
+        expected = libcst_parse(text)
+    except cst.ParserSyntaxError:
+        with pytest.raises(cst.ParserSyntaxError):
+            parse(text)
+        return None
+    return expected, parse(text)
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_same_tree_as_libcst(path):
     text = path.read_text("utf-8")
-    try:
-        expected = cst.parse_module(text)
-    except cst.ParserSyntaxError:
-        with pytest.raises(cst.ParserSyntaxError):
-            parse_module(text)
+    trees = _both(cst.parse_module, parse_module, text)
+    if trees is None:
         return
-    parsed = parse_module(text)
+    expected, parsed = trees
     assert parsed.deep_equals(expected)
     assert parsed.code == text
 
@@ -62,13 +70,10 @@ def test_expressions_match_libcst_node_for_node():
     assert len(texts) > 200
     converted = 0
     for text in texts:
-        try:
-            expected = cst.parse_expression(text)
-        except cst.ParserSyntaxError:
-            with pytest.raises(cst.ParserSyntaxError):
-                parse_expression(text)
+        trees = _both(cst.parse_expression, parse_expression, text)
+        if trees is None:
             continue
-        parsed = parse_expression(text)
+        expected, parsed = trees
         assert list(ast_convert.pairs(parsed, expected)), text  # raises where a field differs
         converted += ast_convert.is_converted(parsed)
     assert converted == len(texts)  # none needed libcst's parser
