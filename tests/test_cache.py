@@ -63,6 +63,11 @@ def _shift_lines(root: Path) -> None:
     path.write_text("# a comment line moves every definition below it\n" + path.read_text())
 
 
+def _shift_models(root: Path) -> None:
+    path = root / "shop" / "models.py"
+    path.write_text("# a comment line moves every model below it\n" + path.read_text())
+
+
 def _delete_file(root: Path) -> None:
     (root / "shop" / "services" / "coupons.py").unlink()
 
@@ -87,7 +92,7 @@ def _edit_autocommit_site(root: Path) -> None:
              "totals = await StockLevel.objects.filter(product=product, reserved=0).aaggregate(")
 
 
-EDITS = {"autocommit site": _edit_autocommit_site, "added import": _add_import, "helper": _edit_helper, "model": _edit_model, "settings": _edit_settings, "moved lines": _shift_lines,
+EDITS = {"autocommit site": _edit_autocommit_site, "added import": _add_import, "helper": _edit_helper, "model": _edit_model, "settings": _edit_settings, "moved lines": _shift_lines, "moved models": _shift_models,
          "deleted file": _delete_file, "new file": _new_file}
 
 
@@ -180,9 +185,10 @@ def test_cache_of_other_code_is_not_used(tmp_path):
     root = _copy(tmp_path)
     folder = tmp_path / "cache"
     _outputs(root, ScanCache(folder))
-    document = json.loads((folder / "django.json").read_text())
+    header, _, rest = (folder / "django.json").read_text().partition("\n")
+    document = json.loads(header)
     document["code"] = "0" * 32
-    (folder / "django.json").write_text(json.dumps(document))
+    (folder / "django.json").write_text(json.dumps(document) + "\n" + rest)
     assert cachefile.load(folder, "django") == {}
     assert _outputs(root, ScanCache(folder))[2]  # walked again
 
@@ -283,3 +289,81 @@ def test_typescript_records_are_reused_while_no_file_ts_plugin_reads_changed(tmp
     source.write_text(source.read_text() + "\n// changed\n")
     after = scan(root, load(root), rewrites=False, cache=ScanCache(folder))
     assert after.ir_text == scan(root, load(root), rewrites=False).ir_text and after.walked == []
+
+
+def test_cache_file_entries_decoded_on_use_and_written_back_as_read(tmp_path, capsys):
+    folder = tmp_path / "cache"
+    tables = {"files": {"a.py": ["x", 1], "b.py": {"k": [1, 2]}, "c\tname": "tab in a key"}, "digest": "d1",
+              "records": [{"line": 3}]}
+    cachefile.save(folder, "django", tables)
+    loaded = cachefile.load(folder, "django")
+    assert isinstance(loaded["files"], cachefile.Entries) and loaded["digest"] == "d1"
+    assert {k: loaded["files"][k] for k in loaded["files"]} == tables["files"] and loaded["records"] == [{"line": 3}]
+
+    # An entry given back as it was decoded is written as the text it was read from (here a
+    # spacing json.dumps would not make); an entry made again is encoded anew.
+    path = folder / "django.json"
+    path.write_text(path.read_text().replace('{"k":[1,2]}', '{"k": [1,  2]}'))
+    loaded = cachefile.load(folder, "django")
+    kept = loaded["files"]["b.py"]
+    cachefile.save(folder, "django", {"files": {"b.py": kept, "a.py": ["x", 1]}, "digest": "d2"}, loaded)
+    text = path.read_text()
+    assert '{"k": [1,  2]}' in text and '["x",1]' in text and "c\\tname" not in text
+    assert cachefile.load(folder, "django")["files"]["b.py"] == {"k": [1, 2]}
+
+    # A new list of the values decoded for the same key (walks gathered again) keeps the text too;
+    # one without all of them does not.
+    cachefile.save(folder, "django", {"autocommit": {"f": [{"a": 1}, {"b": 2}], "g": [{"c": 3}, {"d": 4}]}})
+    path.write_text(path.read_text().replace('[{"a":1},{"b":2}]', '[{"a": 1}, {"b": 2}]')
+                    .replace('[{"c":3},{"d":4}]', '[{"c": 3}, {"d": 4}]'))
+    loaded = cachefile.load(folder, "django")
+    gathered = {key: [walk for walk in loaded["autocommit"][key]] for key in ("f", "g")}
+    gathered["g"].pop()
+    cachefile.save(folder, "django", {"autocommit": gathered}, loaded)
+    assert '[{"a": 1}, {"b": 2}]' in path.read_text() and '[{"c":3}]' in path.read_text()
+    assert capsys.readouterr().err == ""
+
+
+def test_damaged_entry_is_absent_and_said_once(tmp_path, capsys):
+    folder = tmp_path / "cache"
+    cachefile.save(folder, "django", {"files": {"a.py": [1], "b.py": [2], "c.py": [3]}})
+    path = folder / "django.json"
+    path.write_text(path.read_text().replace("[2]", "[2").replace("[3]", "{3"))
+    loaded = cachefile.load(folder, "django")
+    assert loaded["files"]["a.py"] == [1]           # read without a word: entries are decoded when asked for
+    assert capsys.readouterr().err == ""
+    assert loaded["files"].get("b.py") is None and loaded["files"].get("c.py", "absent") == "absent"
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is damaged" in err[0] and "django.json" in err[0]
+
+
+@pytest.mark.parametrize("cut", [
+    lambda text: text.rsplit("\n", 2)[0] + "\n",              # the count line is missing
+    lambda text: text.replace("\n", "\n" + "stray line\n", 1),  # a line that is no entry
+    lambda text: text.replace("\t", " ", 1),                  # an entry without its key
+])
+def test_cut_or_altered_cache_file_is_damaged(tmp_path, capsys, cut):
+    folder = tmp_path / "cache"
+    cachefile.save(folder, "django", {"files": {"a.py": [1], "b.py": [2]}, "digest": "x"})
+    path = folder / "django.json"
+    path.write_text(cut(path.read_text()))
+    assert cachefile.load(folder, "django") == {}
+    assert "is damaged" in capsys.readouterr().err
+
+
+def test_models_are_kept_while_the_modules_shapes_stay_and_found_again_when_they_change(tmp_path, monkeypatch):
+    from analyzer.django.models import ModelExtractor
+
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    _outputs(root, ScanCache(folder))
+    extracted = []
+    real = ModelExtractor.extract
+    monkeypatch.setattr(ModelExtractor, "extract", lambda self: extracted.append(1) or real(self))
+    _shift_models(root)   # every model's line moves, nothing else of them
+    _edit_helper(root)    # a body changes: not something models are made of
+    warm = _outputs(root, ScanCache(folder))
+    assert extracted == []
+    assert warm[:2] == _outputs(root, None)[:2] and extracted == [1]
+    _edit_model(root)     # a field declaration changes: found again
+    assert _outputs(root, ScanCache(folder))[:2] == _outputs(root, None)[:2] and extracted == [1, 1, 1]

@@ -43,3 +43,28 @@ def test_rescan_into_the_same_store_replaces_the_rows(tmp_path):
     db.close()
     assert first["transactions"] and first["reasons"]
     assert {t: len(r) for t, r in first.items()} == {t: len(r) for t, r in second.items()}
+
+
+def test_transaction_ids_are_those_sqlite_gives_and_child_rows_follow_them(tmp_path):
+    """A transaction's id is the one SQLite gives a new row (largest + 1, also after another
+    application's rows were deleted), and every child row names its own transaction."""
+    result = scan_cached(str(SAMPLES / "django" / "shop"))
+    db = store.connect(tmp_path / "s.db")
+    for name in ("first", "second", "first"):
+        store.write_app(db, app_row(name, result, Config()), result.files, result.ir_text, result.analyses)
+    ids = {name: [r[0] for r in db.execute("SELECT t.id FROM transactions t JOIN apps a ON a.id = t.app_id "
+                                           "WHERE a.name = ? ORDER BY t.rowid", (name,))] for name in ("first", "second")}
+    count = sum(len(a["transactions"]) for a in result.analyses.values())
+    assert ids["second"] == list(range(count + 1, 2 * count + 1))      # after the first app's
+    assert ids["first"] == list(range(2 * count + 1, 3 * count + 1))   # rewritten after the second's
+    for mode, analysis in result.analyses.items():
+        for txn in analysis["transactions"]:
+            tid, stored = db.execute("SELECT t.id, t.statements FROM transactions t JOIN apps a ON a.id = t.app_id "
+                                     "WHERE a.name = 'first' AND t.cda_mode = ? AND t.txn_key = ?",
+                                     (mode, txn["id"])).fetchone()
+            steps = [r[0] for r in db.execute("SELECT step_id FROM statements WHERE transaction_id = ? ORDER BY rowid",
+                                              (tid,))]
+            assert stored == len(steps) and steps == [s["id"] for s in txn["statements"]]
+            reasons = db.execute("SELECT COUNT(*) FROM reasons WHERE transaction_id = ?", (tid,)).fetchone()[0]
+            assert reasons == len(txn["reasons"])
+    db.close()

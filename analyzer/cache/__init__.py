@@ -44,10 +44,11 @@ class ScanCache:
         """The tables of the scan just made become the cache (entries it did not use are dropped)."""
         if self.frozen:
             return
+        read = self._tables.get(frontend)
         self._tables[frontend] = tables
         if self.folder is not None:
             with timing.phase("cache"):
-                cachefile.save(self.folder, frontend, tables)
+                cachefile.save(self.folder, frontend, tables, read)
 
 
 @contextmanager

@@ -1,9 +1,16 @@
-"""The warm cache on disk: one JSON file per front end in txscan's own cache folder.
+"""The warm cache on disk: one file per front end in txscan's own cache folder, JSON lines.
 
 JSON, not pickle: the folder sits inside a scanned checkout, and loading a pickle someone put
-there would run their code. The file names its format, its version and a fingerprint of the
-analyzer's code; a file that is not such a cache, or is damaged, is ignored with one line and
-rebuilt (errors are data), one written by other code is silently rebuilt.
+there would run their code. The first line names the format, its version, a fingerprint of the
+analyzer's code and the tables; a file that is not such a cache, or is damaged, is ignored with
+one line and rebuilt (errors are data), one written by other code is silently rebuilt.
+
+Each entry of a table (a file's index facts, a transaction, a function's autocommit walks) is a
+line of its own: `table<TAB>key as JSON<TAB>value as JSON` (JSON escapes tabs and newlines
+inside strings, so neither splits a line). An entry is decoded when a scan first asks for it
+(`txscan lint` never reads the autocommit walks, a warm scan never the entries of changed
+files), and an entry written back unchanged is written as the text it was read from, not
+encoded again. The last line counts the entries, so a file cut short is seen as damaged.
 """
 
 from __future__ import annotations
@@ -12,13 +19,15 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 
 from .. import __version__
 
 FORMAT = "txscan-cache"
-VERSION = 1
+VERSION = 2
+_ENTRIES, _VALUE = "entries", "value"
 
 
 @lru_cache(maxsize=1)
@@ -37,8 +46,59 @@ def _say(message: str) -> None:
     print(f"txscan: info: {message}", file=sys.stderr)
 
 
+class Entries(Mapping):
+    """One table of a cache file: its entries' texts, each decoded on first use.
+
+    An entry whose text turns out not to be JSON is absent (said once): it is computed again
+    and written anew."""
+
+    def __init__(self, damage: _Damage, texts: dict[str, str]) -> None:
+        self._damage = damage
+        self._texts = texts
+        self._decoded: dict[str, object] = {}
+        self.read_texts: dict[int, tuple[object, str]] = {}  # id(decoded value) -> (value, its text)
+
+    def __getitem__(self, key: str):
+        if key in self._decoded:
+            return self._decoded[key]
+        text = self._texts[key]
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            del self._texts[key]
+            self._damage.say()
+            raise KeyError(key) from None
+        self._decoded[key] = value
+        self.read_texts[id(value)] = (value, text)
+        return value
+
+    def decoded(self, key: str):
+        """The value of `key` if it was decoded, else None (never decodes)."""
+        return self._decoded.get(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+
+class _Damage:
+    """Says once per file that it is damaged."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.said = False
+
+    def say(self, detail: str = "") -> None:
+        if not self.said:
+            self.said = True
+            _say(f"cache {self.path} is damaged{detail}; it is rebuilt")
+
+
 def load(folder: Path, name: str) -> dict:
-    """The cached tables of `name` (empty when there is no usable cache file)."""
+    """The cached tables of `name` (empty when there is no usable cache file); tables of entries
+    are `Entries`, decoded entry by entry."""
     path = folder / f"{name}.json"
     try:
         text = path.read_text("utf-8")
@@ -47,30 +107,102 @@ def load(folder: Path, name: str) -> dict:
     except (OSError, UnicodeDecodeError) as exc:
         _say(f"cache {path} cannot be read ({getattr(exc, 'strerror', None) or exc}); it is rebuilt")
         return {}
+    head, _, body = text.partition("\n")
     try:
-        document = json.loads(text)
+        header = json.loads(head)
     except json.JSONDecodeError as exc:
-        _say(f"cache {path} is damaged (not JSON at line {exc.lineno}); it is rebuilt")
+        _Damage(path).say(f" (not JSON at line {exc.lineno})")
         return {}
-    if not isinstance(document, dict) or document.get("format") != FORMAT or not isinstance(document.get("tables"), dict):
+    if not isinstance(header, dict) or header.get("format") != FORMAT or not isinstance(header.get("tables"), dict):
         _say(f"cache {path} is not a txscan cache; it is rebuilt")
         return {}
-    if document.get("version") != VERSION or document.get("code") != code_fingerprint():
+    if header.get("version") != VERSION or header.get("code") != code_fingerprint():
         return {}  # written by another txscan: nothing in it can be trusted to be today's result
-    return document["tables"]
+    damage = _Damage(path)
+    tables = _tables(damage, header["tables"], body)
+    if tables is None:
+        damage.say()
+        return {}
+    return tables
 
 
-def save(folder: Path, name: str, tables: dict) -> None:
-    """Write atomically (a temporary file renamed over the old one): a scan stopped half-way or
+def _tables(damage: _Damage, kinds: dict, body: str) -> dict | None:
+    """The tables of a file's body, None when its lines are not those `save` writes."""
+    lines = body.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if not lines:
+        return None
+    try:
+        end = json.loads(lines.pop())
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(end, dict) or end.get("entries") != len(lines):
+        return None
+    texts: dict[str, dict[str, str]] = {n: {} for n, kind in kinds.items() if kind == _ENTRIES}
+    tables: dict = {}
+    for line in lines:
+        parts = line.split("\t", 2)
+        if len(parts) != 3 or parts[0] not in kinds:
+            return None
+        table, key, value = parts
+        try:
+            if kinds[table] == _ENTRIES:
+                texts[table][json.loads(key)] = value
+            else:
+                tables[table] = json.loads(value)
+        except (json.JSONDecodeError, TypeError):
+            return None
+    tables.update({n: Entries(damage, t) for n, t in texts.items()})
+    return tables
+
+
+def _lines(tables: dict, read: Mapping) -> Iterator[str]:
+    texts: dict[int, tuple[object, str]] = {}  # id(decoded value) -> (value, its text)
+    for table in read.values():
+        if isinstance(table, Entries):
+            texts.update(table.read_texts)
+    for table, value in tables.items():
+        if isinstance(value, Mapping):
+            before = read.get(table)
+            for key, entry in value.items():
+                text = _text_read(entry, texts, before, key) or _encode(entry)
+                yield f"{table}\t{_encode(key)}\t{text}\n"
+        else:
+            yield f"{table}\t\t{_encode(value)}\n"
+
+
+def _text_read(entry, texts: dict, before, key: str) -> str | None:
+    """The text `entry` was read from: it is a value decoded from the file, or a new list of the
+    values decoded for the same key (a function's autocommit walks, gathered again)."""
+    kept = texts.get(id(entry))
+    if kept is not None and kept[0] is entry:
+        return kept[1]
+    if type(entry) is list and isinstance(before, Entries):
+        old = before.decoded(key)
+        if type(old) is list and len(old) == len(entry) and all(a is b for a, b in zip(old, entry)):
+            return texts[id(old)][1]
+    return None
+
+
+def _encode(value) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def save(folder: Path, name: str, tables: dict, read: Mapping | None = None) -> None:
+    """Write `tables` (a table is a dict of entries, or one value). `read`: the tables this scan
+    loaded, whose entries written back as they were decoded keep their text.
+
+    Written atomically (a temporary file renamed over the old one): a scan stopped half-way or
     a concurrent scan never leaves a file that is half one and half the other."""
-    document = {"format": FORMAT, "version": VERSION, "code": code_fingerprint(), "tables": tables}
+    header = {"format": FORMAT, "version": VERSION, "code": code_fingerprint(),
+              "tables": {t: _ENTRIES if isinstance(v, Mapping) else _VALUE for t, v in tables.items()}}
+    lines = list(_lines(tables, read or {}))
+    text = "".join([_encode(header) + "\n", *lines, _encode({"entries": len(lines)}) + "\n"])
     try:
         folder.mkdir(parents=True, exist_ok=True)
         temporary = folder / f".{name}-{os.getpid()}.tmp"
         try:
-            # dumps, not dump: json.dump encodes in pure Python, several times slower than the
-            # C encoder dumps uses (seconds on a large application's cache).
-            text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
             with open(temporary, "w", encoding="utf-8") as out:
                 out.write(text)
             os.replace(temporary, folder / f"{name}.json")

@@ -67,9 +67,10 @@ class DjangoReuse:
     def __init__(self, tables: dict) -> None:
         self.old = tables
         self.written: dict = {"files": {}, "boundaries": {}, "transactions": {}, "autocommit": {},
-                              "autocommit_facts": {}}
+                              "autocommit_facts": {}, "entities": {}}
         self.digest = ""
         self._lines: dict[str, list[str]] = {}
+        self._digests: dict[tuple[str, int, int], str] = {}
         self._parse_diagnostics: dict[str, list[dict]] = {}
         self._reach: list[list] | None = None
         self.walked: list[str] = []   # ids of the transactions walked in this scan (the others were reused)
@@ -89,12 +90,40 @@ class DjangoReuse:
                                              index_facts.dump(info)]
         return info
 
+    def _import_digests(self, index: RepoIndex) -> dict[str, str]:
+        """Per module (by file), a digest of its module-level imports."""
+        if not hasattr(self, "_imports"):
+            self._imports = {info.rel: _digest(json.dumps(info.imports, sort_keys=True))
+                             for info in index.modules.values()}
+        return self._imports
+
+    # -- entities ------------------------------------------------------------------------
+    def entities(self, index: RepoIndex, auth_user: str, extract: Callable) -> list:
+        """The models `extract()` finds, kept from the last scan when no module's shape (names,
+        bases, class-level assignments, index_facts.shape) and imports changed and the user
+        model is the same: models.py reads nothing else of the index but the class's line,
+        which is taken from today's index."""
+        from ..django.models import Entity
+
+        shapes, imports = self.written["files"], self._import_digests(index)
+        facts = [index.package_prefix, auth_user,
+                 sorted((name, info.rel, shapes[info.rel][2] if info.rel in shapes else "", imports[info.rel])
+                        for name, info in index.modules.items())]
+        key = _digest(json.dumps(facts))
+        kept = self.old.get("entities", {}).get(key)
+        if kept is not None:
+            self.written["entities"][key] = kept
+            return [Entity(**fields, line=index.classes[fields["qualname"]].line) for fields in kept]
+        found = extract()
+        self.written["entities"][key] = [{k: v for k, v in dataclasses.asdict(e).items() if k != "line"} for e in found]
+        return found
+
     # -- project-wide facts ---------------------------------------------------------------
     def begin(self, ctx, options, atomic_requests: list[str]) -> None:
         """Digest what every transaction depends on; from here on, record what each walk reads."""
         index = ctx.index
         shapes = self.written["files"]
-        self._imports = {info.rel: _digest(json.dumps(info.imports, sort_keys=True)) for info in index.modules.values()}
+        self._import_digests(index)
         visible = _visible_imports(index)
         facts = {
             "options": [list(options.excludes), options.max_file_bytes, options.max_depth,
@@ -126,10 +155,18 @@ class DjangoReuse:
         ctx.parse_definition = recording_parse
 
     def _definition_digest(self, rel: str, first: int, last: int) -> str:
+        # the same definitions are in the reach of many transactions and autocommit walks
+        key = (rel, first, last)
+        digest = self._digests.get(key)
+        if digest is None:
+            digest = self._digests[key] = self._text_digest(rel, first, last)
+        return digest
+
+    def _text_digest(self, rel: str, first: int, last: int) -> str:
         lines = self._lines.get(rel)
         if lines is None:
             info = self._module_by_rel().get(rel)
-            lines = self._lines[rel] = info.source.text.splitlines(keepends=True) if info else []
+            lines = self._lines[rel] = info.source.lines_with_ends if info else []
         return _digest("".join(lines[first - 1:last]))
 
     def _module_by_rel(self) -> dict[str, ModuleInfo]:
@@ -355,6 +392,9 @@ class NoReuse:
 
     def index_add(self, index: RepoIndex, source) -> ModuleInfo:
         return index.add(source)
+
+    def entities(self, index: RepoIndex, auth_user: str, extract: Callable) -> list:
+        return extract()
 
     def begin(self, ctx, options, atomic_requests: list[str]) -> None:
         pass

@@ -1194,6 +1194,13 @@ def convert(text: str, first_line: int) -> tuple[cst.Module, dict, dict, Source]
     return module, converter.starts, converter.ends, source
 
 
+def convert_expression(text: str):
+    """One expression (the value of a module- or class-level assignment, as the index keeps
+    it) parsed with ast and converted. Raises as convert() does; SyntaxError for text that is
+    not a single expression."""
+    return _Converter(Source(text, 1)).expr(ast.parse(text, mode="eval").body)
+
+
 def pairs(converted, real):
     """(converted node, libcst node) for every node of a converted tree and the libcst tree of the
     same text, matched field by field; ValueError where the two differ in shape."""

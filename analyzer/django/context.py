@@ -90,7 +90,7 @@ class Context:
         """Parse lines first_line..end_line of a module (one def or class) with libcst."""
         if qualname in self._parsed:
             return self._parsed[qualname]
-        lines = info.source.text.splitlines(keepends=True)[first_line - 1:end_line]
+        lines = info.source.lines_with_ends[first_line - 1:end_line]
         indented = bool(lines) and lines[0][:1] in (" ", "\t")
         text = ("class _:\n" if indented else "") + "".join(lines)
         offset = first_line - 1 - (1 if indented else 0)

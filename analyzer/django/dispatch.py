@@ -20,6 +20,7 @@ import libcst as cst
 from .folding import UNKNOWN as UNDECIDED
 from .syntax import code
 from .folding import literal_value
+from .parsing import parse_expression
 from .values import Val, plain, union, value_sources
 
 # Beyond this many candidates the call is reported unresolved (dynamic-dispatch) instead.
@@ -354,7 +355,7 @@ class DispatchMixin:
             return self.module_level_dict(info, text)
         if text[:1] in "([" and text[-1:] in ")]":
             try:
-                literal = cst.parse_expression(text)
+                literal = parse_expression(text)
             except cst.ParserSyntaxError:
                 return None
             if not isinstance(literal, (cst.Tuple, cst.List)) or not literal.elements:
@@ -504,7 +505,7 @@ def _dict_literal(text: str) -> cst.Dict | None:
     if not text.startswith("{"):
         return None
     try:
-        literal = cst.parse_expression(text)
+        literal = parse_expression(text)
     except cst.ParserSyntaxError:
         return None
     return literal if isinstance(literal, cst.Dict) else None

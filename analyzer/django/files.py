@@ -42,6 +42,12 @@ class SourceFile:
         also splits at form feeds and other separators, which shifts the numbering)."""
         return self.text.split("\n")
 
+    @cached_property
+    def lines_with_ends(self) -> list[str]:
+        """text.splitlines(keepends=True), made once: every definition parsed from the file is
+        a slice of it."""
+        return self.text.splitlines(keepends=True)
+
     def lines_between(self, first: int, last: int) -> str:
         """Lines `first`..`last` (1-based, inclusive), joined by newlines."""
         return "\n".join(self.line_texts[first - 1:last])
@@ -157,6 +163,7 @@ def _file_kind(mode: int) -> str:
 # not: inside a string literal or at the start of a line they are valid Python. They become
 # spaces in the text the front end analyses, so every parser sees the same lines as Python.
 _NOT_LINE_BREAKS = str.maketrans({c: " " for c in "\v\f\x1c\x1d\x1e\x85\u2028\u2029"})
+_ANY_NOT_LINE_BREAK = re.compile("[\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 _LINE_ENDINGS = re.compile(r"\r\n?")
 
 
@@ -164,7 +171,8 @@ def normalise(text: str) -> str:
     """Python source as the front end parses it: `\n` line ends (CR-only and CRLF files too)."""
     if "\r" in text:
         text = _LINE_ENDINGS.sub("\n", text)
-    return text.translate(_NOT_LINE_BREAKS)
+    # translate() looks every character up; most files have none of these characters
+    return text.translate(_NOT_LINE_BREAKS) if _ANY_NOT_LINE_BREAK.search(text) else text
 
 
 def read_source(path: Path, root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> SourceFile | FileProblem:

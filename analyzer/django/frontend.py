@@ -14,7 +14,6 @@ from pathlib import Path
 
 from ..ir import diagnostic
 from . import library_models, project
-from .autocommit import autocommit_transactions
 from .boundaries import (
     Boundary, atomic_requests_settings, candidates, find_boundaries, find_wrappers, is_view_module, view_functions,
 )
@@ -104,7 +103,7 @@ def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult
     lap = timing.lap("index", lap)
 
     auth_user = project.auth_user(index)
-    entities = ModelExtractor(index, auth_user).extract()
+    entities = reuse.entities(index, auth_user, lambda: ModelExtractor(index, auth_user).extract())
     concrete = [e for e in entities if not e.abstract]
     if auth_user not in {e.name for e in concrete} and any(
             r["target"] == auth_user for e in concrete for r in e.relations):
@@ -161,6 +160,8 @@ def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult
         diagnostics.extend(problems)
     lap = timing.lap("walk", lap)
     if options.autocommit:
+        from .autocommit import autocommit_transactions  # not imported by scans without them (lint)
+
         transactions += [(txn, []) for txn in autocommit_transactions(
             ctx, list(unique.values()), [txn for txn, _ in transactions], reuse)]
         timing.lap("autocommit", lap)

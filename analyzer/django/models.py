@@ -2,7 +2,7 @@
 
 A class is a model when its bases reach `django.db.models.Model` (directly, through the
 app's own abstract bases, or through a known third-party base). Field declarations are read
-from the class body as written; the small call expressions are parsed with libcst.
+from the class body as written; the small call expressions are parsed (parsing.parse_expression).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .index import ClassInfo, RepoIndex
+from .parsing import parse_expression
 
 MODEL_ROOTS = {
     "django.db.models.Model", "django.db.models.base.Model",
@@ -105,9 +106,9 @@ def _literal(expr: cst.BaseExpression):
 @functools.lru_cache(maxsize=4096)
 def _parse(text: str) -> cst.BaseExpression | None:
     """The expression of a class-level assignment (`models.CharField(max_length=80)`); the same
-    field declarations recur across models, and libcst trees are immutable: parsed once each."""
+    field declarations recur across models, and the trees are only read: parsed once each."""
     try:
-        return cst.parse_expression(text)
+        return parse_expression(text)
     except Exception:  # noqa: BLE001 - libcst raises several error types for odd text
         return None
 

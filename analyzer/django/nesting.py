@@ -26,20 +26,25 @@ _INDENT_WIDTHS = 40            # distinct indentation widths (nested blocks need
 _LINE_CHARS = 400              # a long line can hold a long operator chain
 _CONTINUATIONS = 100           # backslash-continued lines
 
-_NOT_BRACKETS = re.compile(r"[^()\[\]{}]+")
 _INNERMOST_PAIRS = re.compile(r"\(\)|\[\]|\{\}")
 _INDENT = re.compile(r"^[ \t]*(?=\S)", re.MULTILINE)
+# Without tabs, indentations are runs of spaces: more than _INDENT_WIDTHS distinct ones need
+# one of at least _INDENT_WIDTHS spaces, which this finds without collecting them all.
+_WIDE_INDENT = re.compile(f"^ {{{_INDENT_WIDTHS}}}", re.MULTILINE)
+# Every byte but the six brackets, deleted by bytes.translate (brackets are ASCII, so the
+# UTF-8 bytes of the text keep them as they are, in order).
+_NOT_BRACKET_BYTES = bytes(b for b in range(256) if b not in b"()[]{}")
 _LANGUAGE = ts.Language(tsp.language())
 
 
 def could_be_deep(text: str) -> bool:
     if text.count("\\\n") > _CONTINUATIONS:
         return True
-    if any(len(line) > _LINE_CHARS for line in text.split("\n")):
+    if max(map(len, text.split("\n"))) > _LINE_CHARS:
         return True
-    if len(set(_INDENT.findall(text))) > _INDENT_WIDTHS:
+    if ("\t" in text or _WIDE_INDENT.search(text)) and len(set(_INDENT.findall(text))) > _INDENT_WIDTHS:
         return True
-    brackets = _NOT_BRACKETS.sub("", text)
+    brackets = text.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKET_BYTES).decode("ascii")
     for _ in range(_BRACKET_PASSES):
         brackets, removed = _INNERMOST_PAIRS.subn("", brackets)
         if not removed:
