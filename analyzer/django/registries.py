@@ -187,9 +187,5 @@ def _model_of(ctx: Context, class_qualname: str, attr: str) -> str | None:
 
 
 def _dotted(node) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        head = _dotted(node.value)
-        return f"{head}.{node.attr}" if head else ""
-    return ""
+    """The written name of a class or function (`Handler`, `handlers.Handler`); "" for others."""
+    return ast.unparse(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
