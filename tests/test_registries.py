@@ -126,3 +126,34 @@ def test_a_registry_filled_at_run_time_stays_unknown(tmp_path):
     found = verdicts(make_app(tmp_path, HANDLERS_AT_RUN_TIME))
     assert found["save_account"][0] == found["save_audit"][0] == "interactive-strict"
     assert "queue" in found["save_account"][1]
+
+
+KEYWORDS = """\
+from django.db import transaction
+
+from .models import Account, Audit
+
+
+def touch(**kwargs):
+    row = kwargs.get("row")
+    other = kwargs.get("other")
+    if other is not None:
+        Audit.objects.create(note="other")
+    row.save()
+
+
+def update(pk):
+    with transaction.atomic():
+        account = Account.objects.get(pk=pk)
+        touch(row=account)
+"""
+
+
+def test_keyword_arguments_keep_their_rows_and_a_missing_one_is_none(tmp_path):
+    """`**kwargs` holding a row: `kwargs.get("row")` is that row (its save is a write of it),
+    `kwargs.get("other")`, not passed, is None (the branch on it folds away)."""
+    make_app(tmp_path, HANDLERS)
+    (tmp_path / "bank" / "keywords.py").write_text(KEYWORDS)
+    result = scan(tmp_path, Config(), "django")
+    txn = next(t for t in result.analyses["pk"]["transactions"] if t["function"] == "bank.keywords.update")
+    assert [(s["entity"], s["kind"]) for s in txn["statements"]] == [("Account", "read"), ("Account", "write")]
