@@ -40,3 +40,16 @@ def test_dict_and_getattr_candidates_are_counted_in_via():
     assert {s["via"][0] for s in archived["statements"]} == {"<dispatch getattr(self, step): 2 candidates>"}
     handled = _transaction("interproc_dynamic_lookup", "desk.services.apply_action")
     assert {s["via"][0] for s in handled["statements"]} == {"<dispatch actions[action]: 2 candidates>"}
+
+
+def test_callers_arguments_are_found_with_an_unbounded_depth(monkeypatch):
+    """With no depth bound the callers' own helpers are still followed a bounded way (it used to
+    fail on `None - CALLER_DEPTH`)."""
+    from analyzer import scan as scan_module
+    from analyzer.config import Config
+
+    monkeypatch.setitem(scan_module.DEFAULT_DEPTH, "django", None)
+    result = scan_module.scan(FIXTURES / "django" / "interproc_parameter_union", Config(), "django")
+    txn = next(t for t in result.analyses["pk"]["transactions"] if t["function"] == "crew.bulk.store_all")
+    assert {s["entity"] for s in txn["statements"] if s["kind"] == "insert"} == {"Crew", "Shift"}
+    assert [r["category"] for r in txn["reasons"]] == ["email"]

@@ -104,8 +104,11 @@ def _arguments_at_calls(ctx: Context, caller: FunctionInfo, fn: FunctionInfo, de
                 return plain()
             return super().call_function(site, callee, positional, keywords, self_val, *args, **kwargs)
 
-    walker = ToTheCall(ctx, parsed, Recorder(), env, cls=caller.cls,
-                       depth=max(0, ctx.max_depth - CALLER_DEPTH),
+    # The caller's helpers are followed CALLER_DEPTH levels, also when the scan's own depth is
+    # unbounded (the same context, with that bound).
+    bounded = ctx if ctx.max_depth is not None else replace(ctx, max_depth=CALLER_DEPTH)
+    walker = ToTheCall(bounded, parsed, Recorder(), env, cls=caller.cls,
+                       depth=max(0, bounded.max_depth - CALLER_DEPTH),
                        stack=frozenset({caller.qualname, fn.qualname}))
     try:
         walker.walk_statements(_statements(node.body))

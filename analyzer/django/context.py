@@ -82,6 +82,7 @@ class Context:
     primed_memos: frozenset[str] | None = None  # thread_memo.request_primed, computed once
     summaries: object = None        # walker.summary_store: the scan's SummaryStore, made on first use
     caller_arguments: dict = field(default_factory=dict)  # caller_arguments: (qualname, levels) -> found
+    registries: dict = field(default_factory=dict)  # registries.registered_models: registry -> entity names
     _mixins: dict[str, bool] = field(default_factory=dict)
     _lower: dict[str, Entity] = field(default_factory=dict)
     _parsed: dict[str, "ParsedModule | None"] = field(default_factory=dict)

@@ -18,10 +18,10 @@ from dataclasses import replace
 import libcst as cst
 
 from .folding import UNKNOWN as UNDECIDED
-from .syntax import code
 from .folding import literal_value
 from .parsing import parse_expression
-from .values import Val, plain, union, value_sources
+from .syntax import code
+from .values import Val, constant, plain, union, value_sources
 
 # Beyond this many candidates the call is reported unresolved (dynamic-dispatch) instead.
 MAX_CANDIDATES = 8
@@ -297,6 +297,12 @@ class DispatchMixin:
     def dict_method(self, node: cst.Call, base: Val, method: str) -> Val:
         positional, _k, _d, _q = self.call_arguments(node)
         if method in ("get", "pop") and positional:
+            literal = literal_value(positional[0])
+            if literal is not UNDECIDED and base.attrs and \
+                    all(literal_value(known) not in (UNDECIDED, literal) for known, _ in base.attrs):
+                # A key the dict does not hold (`kwargs.get("module")` when only `device=` was
+                # passed): the default.
+                return positional[1] if len(positional) > 1 else constant("None")
             return self.dict_item(base, positional[0])
         if method == "values":
             return Val("plain", base.sources, items=tuple(v for _, v in base.attrs))

@@ -6,6 +6,8 @@ here makes a transaction strictly interactive. Logging is deliberately absent.
 
 from __future__ import annotations
 
+import functools
+
 # Exact qualified names.
 EXACT = {
     "builtins.input": "input", "input": "input",
@@ -94,6 +96,12 @@ def category_for(qualname: str, extra: dict[str, str] | None = None) -> str | No
     """The effect category of a callee; `extra` is the project's `[tool.txscan.effects]`."""
     if extra and qualname in extra:
         return extra[qualname]
+    return _catalog_category(qualname)
+
+
+@functools.lru_cache(maxsize=None)
+def _catalog_category(qualname: str) -> str | None:
+    """The built-in catalog's answer (the walk asks again for the same callees at every call)."""
     if qualname.rsplit(".", 1)[0] in STORAGE_OBJECTS:
         return "storage"
     if qualname in EXACT:

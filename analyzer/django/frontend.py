@@ -18,6 +18,7 @@ from .boundaries import (
     Boundary, atomic_requests_settings, candidates, find_boundaries, find_wrappers, is_view_module, view_functions,
 )
 from .context import Context
+from .summaries import release as release_summaries
 from .files import DEFAULT_EXCLUDES, DEFAULT_MAX_BYTES, FileProblem, python_sources
 from .index import RepoIndex
 from .. import timing
@@ -165,6 +166,7 @@ def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult
         transactions += [(txn, []) for txn in autocommit_transactions(
             ctx, list(unique.values()), [txn for txn, _ in transactions], reuse)]
         timing.lap("autocommit", lap)
+    release_summaries(ctx)
     diagnostics.extend(ctx.diagnostics)
     records = [{"ir": 1, "type": "meta", "frontend": "django", "root": root.name}]
     records += [e.ir() for e in entities]

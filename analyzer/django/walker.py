@@ -24,7 +24,7 @@ from .syntax import code as _code
 from .syntax import dotted as _dotted
 from .index import FunctionInfo
 from .calls import CallsMixin
-from .dispatch import DispatchMixin, alternatives, element_of, transposed
+from .dispatch import DispatchMixin, alternatives, element_of, is_distinct, transposed
 from .orm_deletion import DeletionMixin
 from .thread_memo import request_primed
 from .orm_forms import FormsMixin
@@ -33,7 +33,8 @@ from .orm_library import LibraryMixin
 from .tasks import TasksMixin
 from .orm_querysets import QuerySetsMixin
 from .folding import UNKNOWN as UNDECIDED
-from .folding import fold
+from .folding import fold, literal_value
+from .registries import registered_models
 from .walk_helpers import _exits, _merge, _raises, _statements, _text
 from .summaries import (
     CallContext, Entry, FkCache, Frame, InstanceTable, StackView, SummaryStore, Uncacheable, close_frame,
@@ -45,6 +46,9 @@ from .values import (
 
 HTTP_METHODS = ("get", "post", "put", "patch", "delete", "head", "options")
 _NO_VALUE = Val("plain", frozenset())
+# The category of a literal the walk computed (a registry membership), not wrote: a branch on
+# it folds like one on a literal argument.
+DECIDED = "decided"
 
 
 _GET_MODEL = re.compile(r"""^[\w.]*get_model\(\s*['"](\w+)['"]\s*,\s*['"](\w+)['"]\s*\)$""", re.I)
@@ -236,15 +240,12 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         decided = fold(node.test, self.env) if not self.loop_depth else UNDECIDED
         if decided is not UNDECIDED:
             # The condition is literal at this call site: only the arm it takes runs.
-            taken = node.body if decided else (node.orelse.body if isinstance(node.orelse, cst.Else) else None)
-            if isinstance(node.orelse, cst.If) and not decided:
-                self._s_If(node.orelse)
-            elif taken is not None:
-                self.walk_statements(_statements(taken))
-                if _exits(taken):
-                    self.returned = True
+            self._take_arm(node, decided)
             return
         test = self.eval_bool(node.test)
+        if test.category == DECIDED and not self.loop_depth and literal_value(test) is not UNDECIDED:
+            self._take_arm(node, bool(literal_value(test)))  # `if registry.handler_exists(row):`
+            return
         before = dict(self.env)
         arms = [self.walk_block(node.body)]
         after_body = self.env
@@ -267,6 +268,15 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
             if _raises(node.body) or (isinstance(orelse, cst.Else) and _raises(orelse.body)):
                 self.raise_guards |= frozenset(s for s in value_sources(test)
                                                if s[0] in ("result", "generated", "external"))
+
+    def _take_arm(self, node: cst.If, decided: bool) -> None:
+        taken = node.body if decided else (node.orelse.body if isinstance(node.orelse, cst.Else) else None)
+        if isinstance(node.orelse, cst.If) and not decided:
+            self._s_If(node.orelse)
+        elif taken is not None:
+            self.walk_statements(_statements(taken))
+            if _exits(taken):
+                self.returned = True
 
     def _structure(self, node, kind: str, sources, arms=None, body=None) -> None:
         if arms is not None and not any(arms):
@@ -497,10 +507,36 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         return plain(value_sources(left) | value_sources(right))
 
     def _e_Comparison(self, node) -> Val:
-        sources = set(value_sources(self.eval_bool(node.left)))
+        left = self.eval_bool(node.left)
+        sources = set(value_sources(left))
         for comparison in node.comparisons:
             sources |= value_sources(self.eval(comparison.comparator))
-        return plain(sources)
+        membership = self.registry_membership(node, left)
+        return membership if membership is not None else plain(sources)
+
+    def registry_membership(self, node: cst.Comparison, left: Val) -> Val | None:
+        """`row._meta.model in REGISTRY` (or `.keys()`) for a registry filled at import time
+        (registries.py): decided, so the branch it guards folds."""
+        if len(node.comparisons) != 1 or left.kind != "model" or not left.entity:
+            return None
+        operator = node.comparisons[0].operator
+        if not isinstance(operator, (cst.In, cst.NotIn)):
+            return None
+        container = node.comparisons[0].comparator
+        if isinstance(container, cst.Call) and not container.args and isinstance(container.func, cst.Attribute) \
+                and container.func.attr.value == "keys":
+            container = container.func.value
+        written = _dotted(container)
+        if not written:
+            return None
+        target = self.eval(container)
+        if target.kind != "ref" or not target.ref:
+            return None
+        models = registered_models(self.ctx, target.ref)
+        if models is None:
+            return None
+        member = (left.entity in models) != isinstance(operator, cst.NotIn)
+        return Val("plain", frozenset({("constant", str(member))}), text=str(member), category=DECIDED)
 
     def _comprehension(self, node, element_nodes) -> Val:
         generator = node.for_in
@@ -573,7 +609,18 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         return self.resolve_global(name)
 
     def _e_Attribute(self, node: cst.Attribute) -> Val:
-        base = self.eval(node.value)
+        if node.attr.value == "model" and isinstance(node.value, cst.Attribute) and node.value.attr.value == "_meta":
+            owner = self.eval(node.value.value)  # `row._meta.model`: the row's model class
+            if owner.kind in ("instance", "model") and owner.entity:
+                entity = self.ctx.entities.get(owner.entity)
+                return Val("model", frozenset({("constant", owner.entity)}), entity=owner.entity,
+                           ref=entity.qualname if entity else None)
+            base = self._attribute_of_value(node.value, owner)
+        else:
+            base = self.eval(node.value)
+        return self._attribute_of_value(node, base)
+
+    def _attribute_of_value(self, node: cst.Attribute, base: Val) -> Val:
         if base.kind == "alts":  # one of several objects: the attribute of each
             return self.each_alternative(node, base, lambda candidate: self.attribute_of(node, candidate))
         return self.attribute_of(node, base)
@@ -839,6 +886,8 @@ def _return_value(returns: list[Val]) -> Val | None:
     if len(returns) == 1:
         return returns[0]
     merged = returns[-1]
+    if any(value.category == DECIDED for value in returns) and any(value != merged for value in returns):
+        return plain(union(returns))  # decided on one path only: not a constant of the call
     for other in returns[:-1]:
         if other.kind != merged.kind or (other.kind in ("class", "func", "obj") and other.ref != merged.ref):
             # `return validator_class` / `return serializer_class`: either class may come back.
@@ -882,7 +931,13 @@ def bind_parameters(definition: cst.FunctionDef, fn: FunctionInfo, positional: l
     for param in params.kwonly_params:
         env[param.name.value] = given.pop(param.name.value, _default(param, param.name.value))
     if params.star_kwarg is not None:
-        env[params.star_kwarg.name.value] = plain(union(given.values()) or {("constant", "kwargs")})
+        sources = union(given.values()) or {("constant", "kwargs")}
+        if any(is_distinct(value) for value in given.values()):
+            # `def receiver(**kwargs): instance = kwargs.get("instance")`: the row the signal sends.
+            env[params.star_kwarg.name.value] = Val("dict", frozenset(sources), attrs=tuple(
+                (constant(repr(name)), value) for name, value in given.items()))
+        else:
+            env[params.star_kwarg.name.value] = plain(sources)
     return env
 
 
