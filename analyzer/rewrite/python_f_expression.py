@@ -18,7 +18,6 @@ do less than `save()`: other statements touch the object in between, `save()` wr
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import libcst as cst
 
@@ -47,7 +46,7 @@ def rewrite(path: str, text: str, txn: dict, step: dict, project=None) -> Rewrit
     attributes = [a for a, _ in assigns]
     _check_update_fields(located.call, attributes)
     if project is not None:
-        _check_model(project.root, project.entities, step.get("entity"))
+        _check_model(project.read, project.entities, step.get("entity"))
     values = [cst.Arg(keyword=cst.Name(a), value=v, equal=cst.AssignEqual(
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))) for a, v in assigns]
     queryset = cst.Call(func=cst.Attribute(read.func.value, cst.Name("filter")), args=read.args)
@@ -166,7 +165,7 @@ def _check_update_fields(save: cst.Call, attributes: list[str]) -> None:
     raise Refused("save() without update_fields writes every column (auto_now fields too), update() only the changed ones")
 
 
-def _check_model(root: Path, entities: dict, name: str | None) -> None:
+def _check_model(read, entities: dict, name: str | None) -> None:
     """update() skips an overridden save() and auto_now fields: look for them in the model's class
     and the entity classes it names as bases."""
     pending, seen = [name], set()
@@ -176,7 +175,7 @@ def _check_model(root: Path, entities: dict, name: str | None) -> None:
             continue
         seen.add(entity["name"])
         try:
-            lines = (root / entity["file"]).read_text("utf-8").splitlines()[entity["line"] - 1:]
+            lines = read(entity["file"]).splitlines()[entity["line"] - 1:]
         except OSError as exc:
             raise Refused(f"the model {entity['name']} cannot be read") from exc
         if not lines:
