@@ -37,7 +37,7 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None, whole: 
     if not (len(statement.body) == 1 and isinstance(statement.body[0], cst.Expr)
             and statement.body[0].value is located.call):
         raise Refused(f"the result of {name} is used where it is called")
-    wrappers = (project.wrappers if project else frozenset()) | syntax.atomic_wrappers(located, text)
+    wrappers = syntax.AtomicWrappers(located, text, project.wrappers if project else frozenset())
     _check_surroundings(located, txn, name, wrappers)
     function = syntax.enclosing_function(located)
     if function is not None:

@@ -292,25 +292,40 @@ def local_atomic_wrappers(module: cst.Module, text: str | None = None) -> frozen
                      and "atomic" in module.code_for_node(statement.body))
 
 
-def atomic_wrappers(located: Located, text: str) -> frozenset[str]:
-    """local_atomic_wrappers of the module of `located`; with a statement alone, each module-level
-    function whose lines mention `atomic` is parsed alone to read its body."""
-    if located.span is None:
-        return local_atomic_wrappers(located.module, text)
-    top = located.outline
-    bounds = [0, *(end for _start, end in top.groups[:-1])]
-    nexts = [top.offsets[start - 1] for start, _end in top.groups[1:]] + [len(text)]
-    found = set()
-    for index, (kind, name) in enumerate(zip(top.kinds, top.names)):
-        if kind != "def" or "atomic" not in text[top.offsets[bounds[index]]:nexts[index]]:
-            continue
-        alone = _parsed_alone(text, index)
-        if alone is None:
-            return local_atomic_wrappers(parse(text), text)
-        module = alone[0]
-        if "atomic" in module.code_for_node(module.body[0].body):
-            found.add(name)
-    return frozenset(found)
+class AtomicWrappers:
+    """The module-level functions of `located`'s module whose body enters `atomic`
+    (local_atomic_wrappers), asked name by name: with a statement alone, only a function a
+    rewrite asks about (the item of a `with` around the call) is parsed, alone, once."""
+
+    def __init__(self, located: Located, text: str, known=frozenset()) -> None:
+        self._located, self._text, self._known = located, text, known
+        self._answers: dict[str, bool] = {}
+
+    def __contains__(self, name: str) -> bool:
+        if name in self._known:
+            return True
+        if name not in self._answers:
+            self._answers[name] = self._is_wrapper(name)
+        return self._answers[name]
+
+    def _is_wrapper(self, name: str) -> bool:
+        located, text = self._located, self._text
+        if located.span is None:
+            return name in local_atomic_wrappers(located.module, text)
+        top = located.outline
+        for index, (kind, defined) in enumerate(zip(top.kinds, top.names)):
+            if kind != "def" or defined != name:
+                continue
+            start = top.offsets[top.groups[index - 1][1]] if index else 0
+            stop = top.offsets[top.groups[index + 1][0] - 1] if index + 1 < len(top.groups) else len(text)
+            if "atomic" not in text[start:stop]:
+                continue
+            alone = _parsed_alone(text, index)
+            if alone is None:
+                return name in local_atomic_wrappers(parse(text), text)
+            if "atomic" in alone[0].code_for_node(alone[0].body[0].body):
+                return True
+        return False
 
 
 def enclosing_function(located: Located) -> cst.FunctionDef | None:
