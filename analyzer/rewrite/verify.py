@@ -137,12 +137,9 @@ def _check_round(root: Path, frontend: str, config, batch: list[Candidate], cach
             walk_files = sorted({c.transaction.rsplit(":", 1)[0] for c in batch}) if frontend == "typeorm" else None
             result = scan(copy, config, frontend, rewrites=False, autocommit=False, cache=observed, walk_files=walk_files)
     except Exception as exc:  # noqa: BLE001 - a failed re-analysis leaves the suggestions in prose
-        for candidate in checked:
-            own = {e.path for e in candidate.rewrite.edits}
+        for candidate in checked:  # (not kept in the warm cache: the failure may not come from the inputs)
             candidate.refused = f"the rewritten code could not be re-analysed ({type(exc).__name__}: {exc})"[:300]
             candidate.rewrite = None
-            if reuse is not None:
-                reuse.keep_verdict(candidate, context, own)
         return
     by_path = edits_by_path(edits)
     transactions = {r["id"]: r for r in result.records if r["type"] == "transaction"}

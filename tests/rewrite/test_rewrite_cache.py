@@ -10,6 +10,7 @@ from analyzer import ir
 from analyzer.cache import ScanCache
 from analyzer.config import Config
 from analyzer.rewrite.attach import code_of
+from analyzer.rewrite.plan import step_index
 from analyzer.scan import scan
 
 BILLING = """\
@@ -138,3 +139,36 @@ def test_without_a_cache_folder_nothing_is_reused(tmp_path):
     assert not any(c.reused for c in first.rewrites + second.rewrites)
     assert _outcomes(first) == _outcomes(second)
 
+
+
+def test_editing_a_helper_the_transaction_reaches_reverifies_its_rewrite(tmp_path):
+    """The re-analysis of close() walks log_closing() in another file: a change to that file
+    re-verifies close()'s rewrite (its claim is about what the walk finds there), and only that one."""
+    root = _project(tmp_path)
+    (root / "bank" / "helpers.py").write_text(dedent("""\
+        from bank.models import Account
+
+
+        def log_closing(account_id):
+            Account.objects.filter(pk=account_id).update(number="closed")
+    """))
+    billing = root / "bank" / "billing.py"
+    billing.write_text(billing.read_text().replace(
+        "from bank.models import Account\n", "from bank.helpers import log_closing\nfrom bank.models import Account\n").replace(
+        "Account.objects.filter(pk=account_id).delete()\n",
+        "Account.objects.filter(pk=account_id).delete()\n        log_closing(account_id)\n"))
+    folder = tmp_path / "cache"
+    cold = _scan(root, folder)
+    close = next(t for t in cold.records if t["type"] == "transaction" and t["id"] == "bank/billing.py:9")
+    assert any(s.get("api") == "filter.update" and s["file"] == "bank/helpers.py" for s in step_index(close).values())
+    helpers = root / "bank" / "helpers.py"
+    # a comment: the transaction's own record does not change (its walk is reused), yet the file
+    # the re-analysis read did
+    helpers.write_text(helpers.read_text() + "# closed accounts keep their rows\n")
+
+    warm = _scan(root, folder)
+    reused = _reused(warm)
+    # the plan did not read helpers.py (kept); the verification did (made again)
+    assert reused == {"bank/billing.py:9 on-commit": "planned", "bank/services.py:7 on-commit": "verified",
+                      "bank/services.py:14 one-shot": "verified", "bank/services.py:21 one-shot": "planned"}
+    assert _outcomes(warm) == _outcomes(_scan(root, None))
