@@ -21,12 +21,21 @@ __all__ = ["Edit", "EditConflict", "Rewrite", "apply", "rewrites_for", "verified
 
 def verified_candidates(root: Path, result, config=None, ids=None) -> list[Candidate]:
     """Every suggestion of the scan (or of the transactions `ids`) with its rewrite, verified or
-    refused with the reason."""
+    refused with the reason. A scan with a warm cache folder reuses the plans and verifications
+    kept there whose inputs did not change (analyzer/cache/rewrites.py; `Candidate.reused`)."""
     if config is None:
         config = _config(root)
-    found = candidates(root, result.frontend, result.records, result.analyses, ids)
+    cache = getattr(result, "cache", None)
+    reuse = None
+    if ids is None and cache is not None and cache.folder is not None:
+        from ..cache.rewrites import RewriteReuse
+
+        reuse = RewriteReuse(cache, root, result, config)
+    found = candidates(root, result.frontend, result.records, result.analyses, ids, reuse)
     entities = {r["name"]: r for r in result.records if r["type"] == "entity"}
-    verify(root, result.frontend, config, found, entities, getattr(result, "cache", None))
+    verify(root, result.frontend, config, found, entities, cache, reuse)
+    if reuse is not None:
+        reuse.save()
     return found
 
 

@@ -8,6 +8,7 @@ import ast
 import bisect
 import re
 import warnings
+from dataclasses import dataclass
 from functools import lru_cache
 
 
@@ -42,12 +43,24 @@ def _parse_problem(path: str, text: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=8)
-def top_level_statements(original: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...], int] | None:
-    """((first line, last line) of each top-level statement, decorators included; offset of each
-    line's start; last line of the `from __future__` imports, 0 without) of a text the compiler
-    accepts; None when it does not, or when it numbers lines differently from a split at
-    newlines (a bare carriage return)."""
+@dataclass(frozen=True)
+class Outline:
+    """A module's top level as Python's own parser sees it (the compiler accepted the text)."""
+    spans: tuple[tuple[int, int], ...]  # (first line, last line) of each top-level statement, decorators included
+    offsets: tuple[int, ...]  # offset of each line's start
+    future: int  # last line of the `from __future__` imports, 0 without
+    groups: tuple[tuple[int, int], ...]  # the same, statements sharing a line joined (libcst's statements)
+    kinds: tuple[str, ...]  # per group: "import" (imports only), "expr" (imports and expressions), "def", "other"
+    names: tuple[str | None, ...]  # per group: a function's name
+    transaction: str | None  # local name of `from django.db import transaction` at module level
+    f_import: tuple | None  # (module,) of the first module-level `from module import F`
+
+
+@lru_cache(maxsize=512)
+def outline(original: str) -> Outline | None:
+    """The Outline of a text the compiler accepts; None when it does not, or when it numbers lines
+    differently from a split at newlines (a bare carriage return). Parsed and compiled once per
+    text, for planning and for the checks of every rewrite of the module."""
     if original.count("\r") != original.count("\r\n"):
         return None
     try:
@@ -55,7 +68,7 @@ def top_level_statements(original: str) -> tuple[tuple[tuple[int, int], ...], tu
             warnings.simplefilter("ignore")
             tree = ast.parse(original)
             compile(tree, "<original>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     spans = tuple((min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", ()))]), s.end_lineno)
                   for s in tree.body)
@@ -64,7 +77,43 @@ def top_level_statements(original: str) -> tuple[tuple[tuple[int, int], ...], tu
         offsets.append(offsets[-1] + len(line) + 1)
     future = max((s.end_lineno for s in tree.body if isinstance(s, ast.ImportFrom) and s.module == "__future__"),
                  default=0)
-    return spans, tuple(offsets), future
+    groups: list[list] = []
+    for (start, end), statement in zip(spans, tree.body):
+        if groups and start <= groups[-1][1]:
+            groups[-1][1] = max(groups[-1][1], end)
+            groups[-1][2].append(statement)
+        else:
+            groups.append([start, end, [statement]])
+    kinds, names = [], []
+    for _start, _end, statements in groups:
+        if all(isinstance(s, ast.Import | ast.ImportFrom) for s in statements):
+            kinds.append("import")
+        elif all(isinstance(s, ast.Import | ast.ImportFrom | ast.Expr) for s in statements):
+            kinds.append("expr")
+        elif len(statements) == 1 and isinstance(statements[0], ast.FunctionDef | ast.AsyncFunctionDef):
+            kinds.append("def")
+        else:
+            kinds.append("other")
+        names.append(statements[0].name if kinds[-1] == "def" else None)
+    transaction = f_import = None
+    for statement in tree.body:
+        if not isinstance(statement, ast.ImportFrom) or statement.names[0].name == "*":
+            continue
+        for alias in statement.names:
+            if transaction is None and statement.module == "django.db" and alias.name == "transaction":
+                transaction = alias.asname or "transaction"
+            if f_import is None and alias.name == "F" and alias.asname is None:
+                f_import = (statement.module,)
+    return Outline(spans, tuple(offsets), future, tuple((a, b) for a, b, _ in groups), tuple(kinds), tuple(names),
+                   transaction, f_import)
+
+
+def top_level_statements(original: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...], int] | None:
+    """((first line, last line) of each top-level statement, decorators included; offset of each
+    line's start; last line of the `from __future__` imports, 0 without) of a text the compiler
+    accepts; None when it does not (see outline)."""
+    found = outline(original)
+    return None if found is None else (found.spans, found.offsets, found.future)
 
 
 def edited_chunks(original: str, edits) -> list[tuple[int, str]] | None:

@@ -4,7 +4,7 @@ the file's text. A builder that refuses gives the reason, which becomes the sugg
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .edits import Refused, Rewrite
@@ -16,6 +16,12 @@ class Project:
     root: Path
     entities: dict  # name -> IR entity record
     wrappers: frozenset = frozenset()  # names of the project's own functions that enter a transaction
+    reads: set | None = None  # files read through read() (what a cached plan depends on)
+
+    def read(self, path: str) -> str:
+        if self.reads is not None:
+            self.reads.add(path)
+        return (self.root / path).read_text("utf-8")
 
 
 @dataclass
@@ -26,6 +32,8 @@ class Candidate:
     refused: str = ""  # why there is no rewrite, or why it did not verify
     makes_one_shot: bool = False  # the re-analysed transaction is one-shot
     facts: dict = field(default_factory=dict)  # what the claim check needs (step, entity)
+    reused: str = ""  # from the warm cache: "planned" (the rewrite), "verified" (and its verification)
+    files_read: set = field(default_factory=set, repr=False)  # by its builder (for the warm cache)
 
 
 def _steps(steps: list[dict]):
@@ -40,7 +48,10 @@ def step_index(txn: dict) -> dict[str, dict]:
     return {s["id"]: s for s in _steps(txn["steps"]) if s.get("id")}
 
 
-def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, ids=None) -> list[Candidate]:
+def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, ids=None, reuse=None) -> list[Candidate]:
+    """Every suggestion of the transactions (all, or `ids`) with the rewrite its builder made, or
+    why there is none. `reuse` (analyzer.cache.rewrites.RewriteReuse) gives plans kept in the
+    warm cache whose inputs did not change."""
     transactions = {r["id"]: r for r in records if r["type"] == "transaction" and (ids is None or r["id"] in ids)}
     wanted: dict[tuple, dict] = {}
     for analysis in analyses.values():
@@ -61,16 +72,27 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
         step = indexes[txn_id].get(step_id)
         candidate = Candidate(txn_id, (kind, pattern, step_id), facts={"step": step, "before": txn})
         builder = _BUILDERS.get((frontend, kind, pattern))
+        if builder is not None and step is not None:
+            _kept_plan(candidate, reuse)
         if builder is None or step is None:
             candidate.refused = "no rewrite of this kind is verified for this front end"
         else:
-            candidate.rewrite, candidate.refused = _build(_builder(builder), root, texts, txn, step, project)
+            candidate.rewrite, candidate.refused = _build(_builder(builder), root, texts, txn, step, project, candidate)
         out.append(candidate)
-    out.extend(_escaped_statements(root, records, transactions, project, texts))
+    out.extend(_escaped_statements(root, records, transactions, project, texts, reuse))
     return out
 
 
-def _escaped_statements(root: Path, records: list[dict], transactions: dict, project: Project, texts: dict):
+def _kept_plan(candidate: Candidate, reuse) -> None:
+    kept = reuse.planned(candidate) if reuse is not None else None
+    if kept is not None:
+        from ..cache.rewrites import rewrite_from_json
+
+        candidate.rewrite, candidate.refused = rewrite_from_json(kept["rewrite"]), kept["refused"]
+        candidate.reused = "planned"
+
+
+def _escaped_statements(root: Path, records: list[dict], transactions: dict, project: Project, texts: dict, reuse=None):
     """A ts-manager candidate per `escaped-manager` diagnostic inside a transaction's callback."""
     out = []
     for diagnostic in records:
@@ -80,15 +102,23 @@ def _escaped_statements(root: Path, records: list[dict], transactions: dict, pro
             if txn["file"] == diagnostic["file"] and txn["line"] <= diagnostic["line"] <= txn.get("end_line", 0):
                 candidate = Candidate(txn["id"], ("ts-manager", None, f"{diagnostic['file']}:{diagnostic['line']}"),
                                       facts={"step": diagnostic, "before": txn})
+                _kept_plan(candidate, reuse)
                 candidate.rewrite, candidate.refused = _build(_builder("typescript_manager"), root, texts, txn,
-                                                              diagnostic, project)
+                                                              diagnostic, project, candidate)
                 out.append(candidate)
     return out
 
 
-def _build(builder, root: Path, texts: dict, txn: dict, step: dict, project: Project) -> tuple[Rewrite | None, str]:
+def _build(builder, root: Path, texts: dict, txn: dict, step: dict, project: Project,
+           candidate: Candidate) -> tuple[Rewrite | None, str]:
     """The builder's rewrite, or why there is none; a failure inside a builder is a refusal too
-    (the suggestion stays prose and the scan completes)."""
+    (the suggestion stays prose and the scan completes). The files it read are noted in
+    `candidate.files_read`. With a warm cache (`candidate.reused` set by the caller), a plan kept
+    there is taken instead."""
+    if candidate.reused:
+        return candidate.rewrite, candidate.refused
+    candidate.files_read = {step["file"]}
+    project = replace(project, reads=candidate.files_read)
     try:
         return builder(step["file"], _text(root, step["file"], texts), txn, step, project), ""
     except Refused as exc:

@@ -18,7 +18,6 @@ do less than `save()`: other statements touch the object in between, `save()` wr
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import libcst as cst
 
@@ -26,18 +25,19 @@ from . import python_syntax as syntax
 from .edits import Refused, Rewrite, diff_edits
 
 
-def rewrite(path: str, text: str, txn: dict, step: dict, project=None) -> Rewrite:
+def rewrite(path: str, text: str, txn: dict, step: dict, project=None, whole: bool = False) -> Rewrite:
     if step.get("via") or step.get("api") != "save" or step.get("kind") != "write":
         where = f" in {step['via'][-1]}" if step.get("via") else ""
         raise Refused(f"the statement is {step.get('api')}(){where}; only a save() in the transaction's "
                       "body is rewritten automatically")
-    module = syntax.parse(text)
-    located = module and syntax.find_call(module, step["line"], "save", text)
+    located = syntax.locate(text, step["line"], "save", imports="F", whole=whole)
     if not located or not isinstance(located.call.func, cst.Attribute) \
             or not isinstance(located.call.func.value, cst.Name):
         raise Refused(f"the save() on line {step['line']} was not found")
     obj = located.call.func.value.value
     suite = located.parents.get(located.statement)
+    if located.span is not None and suite is located.module:  # a module-level save(): its block is the module
+        return rewrite(path, text, txn, step, project, whole=True)
     if not isinstance(suite, cst.IndentedBlock | cst.Module):
         raise Refused("the save() is not a statement of its own")
     body = list(suite.body)
@@ -47,7 +47,7 @@ def rewrite(path: str, text: str, txn: dict, step: dict, project=None) -> Rewrit
     attributes = [a for a, _ in assigns]
     _check_update_fields(located.call, attributes)
     if project is not None:
-        _check_model(project.root, project.entities, step.get("entity"))
+        _check_model(project.read, project.entities, step.get("entity"))
     values = [cst.Arg(keyword=cst.Name(a), value=v, equal=cst.AssignEqual(
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))) for a, v in assigns]
     queryset = cst.Call(func=cst.Attribute(read.func.value, cst.Name("filter")), args=read.args)
@@ -68,12 +68,18 @@ def rewrite(path: str, text: str, txn: dict, step: dict, project=None) -> Rewrit
         elif i not in assign_at:
             new_body.append(statement)
     original = located.module
-    module = _import_f(original, original.deep_replace(suite, suite.with_changes(body=new_body)))
+    rewritten = original.deep_replace(suite, suite.with_changes(body=new_body))
+    if located.span is None:
+        new_text = _import_f(original, rewritten).code
+    else:
+        new_text = _import_f_alone(located, located.text_with(text, rewritten))
+        if new_text is None:
+            return rewrite(path, text, txn, step, project, whole=True)
     entity_name = step.get("entity") or "the row"
     return Rewrite(
         kind="f-expression",
         title=f"Update {entity_name}.{', '.join(attributes)} in the database: update() with F()",
-        edits=diff_edits(path, text, module.code),
+        edits=diff_edits(path, text, new_text),
         verified=False,
         claim=f"the {entity_name} update no longer depends on a value read in the transaction",
         step_line=step["line"])
@@ -166,7 +172,7 @@ def _check_update_fields(save: cst.Call, attributes: list[str]) -> None:
     raise Refused("save() without update_fields writes every column (auto_now fields too), update() only the changed ones")
 
 
-def _check_model(root: Path, entities: dict, name: str | None) -> None:
+def _check_model(read, entities: dict, name: str | None) -> None:
     """update() skips an overridden save() and auto_now fields: look for them in the model's class
     and the entity classes it names as bases."""
     pending, seen = [name], set()
@@ -176,7 +182,7 @@ def _check_model(root: Path, entities: dict, name: str | None) -> None:
             continue
         seen.add(entity["name"])
         try:
-            lines = (root / entity["file"]).read_text("utf-8").splitlines()[entity["line"] - 1:]
+            lines = read(entity["file"]).splitlines()[entity["line"] - 1:]
         except OSError as exc:
             raise Refused(f"the model {entity['name']} cannot be read") from exc
         if not lines:
@@ -188,6 +194,17 @@ def _check_model(root: Path, entities: dict, name: str | None) -> None:
                 break
             if "def save(" in line or "auto_now" in line:
                 raise Refused(f"{entity['name']} overrides save() or has auto_now fields, which update() skips")
+
+
+def _import_f_alone(located: syntax.Located, text: str) -> str | None:
+    """_import_f where `located` is a statement alone: the module's imports come from its outline
+    (locate parsed the whole module when F is not imported but occurs in it)."""
+    imported = located.outline.f_import
+    if imported is None:
+        return syntax.with_import(located, text, "from django.db.models import F\n")
+    if imported[0] in ("django.db.models", "django.db.models.expressions"):
+        return text
+    raise Refused("the name F means something else in this module")
 
 
 def _import_f(original: cst.Module, module: cst.Module) -> cst.Module:

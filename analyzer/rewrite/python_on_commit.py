@@ -17,7 +17,7 @@ from .edits import Refused, Rewrite, diff_edits
 NOT_MOVABLE = {"sleep", "input"}  # waiting or asking: nothing to defer
 
 
-def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewrite:
+def rewrite(path: str, text: str, txn: dict, effect: dict, project=None, whole: bool = False) -> Rewrite:
     short = effect["callee"].rsplit(".", 2)
     name = ".".join(short[-2:]) if short[-1] in ("delay", "apply_async", "send") else short[-1]
     if effect["category"] in NOT_MOVABLE:
@@ -25,8 +25,7 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewr
     if effect.get("via"):
         raise Refused(f"{name} runs in {effect['via'][-1]}, called from the transaction; "
                       "deferring it there affects every caller")
-    module = syntax.parse(text)
-    located = module and syntax.find_call(module, effect["line"], effect["callee"], text)
+    located = syntax.locate(text, effect["line"], effect["callee"], imports="transaction", whole=whole)
     if not located:
         raise Refused(f"the call to {name} on line {effect['line']} was not found")
     if effect["category"] == "storage" and effect["callee"].endswith(".save") and not _saves_no_row(located.call):
@@ -38,7 +37,7 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewr
     if not (len(statement.body) == 1 and isinstance(statement.body[0], cst.Expr)
             and statement.body[0].value is located.call):
         raise Refused(f"the result of {name} is used where it is called")
-    wrappers = (project.wrappers if project else frozenset()) | syntax.local_atomic_wrappers(located.module, text)
+    wrappers = syntax.AtomicWrappers(located, text, project.wrappers if project else frozenset())
     _check_surroundings(located, txn, name, wrappers)
     function = syntax.enclosing_function(located)
     if function is not None:
@@ -48,8 +47,9 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewr
             raise Refused(f"{', '.join(sorted(rebound))} is assigned again after the call; "
                           "a deferred call would see the later value")
     module = located.module
-    local = syntax.transaction_import(module)
-    if local is None and "transaction" in syntax.names_in(module):
+    local = syntax.transaction_import(module) if located.span is None else located.outline.transaction
+    # (with a statement alone, locate made sure the name does not occur when it is not imported)
+    if local is None and located.span is None and "transaction" in syntax.names_in(module):
         raise Refused("the name `transaction` means something else in this module")
     deferred = cst.Call(
         func=cst.Attribute(cst.Name(local or "transaction"), cst.Name("on_commit")),
@@ -58,9 +58,15 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None) -> Rewr
     new_text = _spliced(text, module, statement, new_statement, located.lines.get(statement)) if local else None
     if new_text is None:
         new_module = module.deep_replace(statement, new_statement)
-        if local is None:
-            new_module = syntax.add_import(new_module, "from django.db import transaction\n")
-        new_text = new_module.code
+        if local is not None:
+            new_text = located.text_with(text, new_module)
+        elif located.span is None:
+            new_text = syntax.add_import(new_module, "from django.db import transaction\n").code
+        else:
+            new_text = syntax.with_import(located, located.text_with(text, new_module),
+                                          "from django.db import transaction\n")
+            if new_text is None:
+                return rewrite(path, text, txn, effect, project, whole=True)
     return Rewrite(
         kind="on-commit",
         title=f"Run {name} after commit: {local or 'transaction'}.on_commit(lambda: ...)",

@@ -4,6 +4,7 @@ decide whether moving it is safe (loops, try blocks, nested atomic blocks, later
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -17,12 +18,98 @@ from . import checks
 
 @dataclass
 class Located:
-    module: cst.Module
+    module: cst.Module  # the whole module, or the top-level statement around the call alone (see locate)
     call: cst.Call
     statement: cst.CSTNode  # the statement line holding the call (SimpleStatementLine)
     ancestors: list[cst.CSTNode]  # innermost first, up to the module
     lines: dict  # node -> start line in the module, for the nodes of the top-level statement around the call
     parents: dict
+    span: tuple[int, int] | None = None  # offsets in the text of `module` when it is one statement alone
+    outline: checks.Outline | None = None  # the whole text's top level, with a statement alone
+
+    def text_with(self, text: str, module: cst.Module) -> str:
+        """`text` with the located module's code replaced by `module`'s (a rewrite of it)."""
+        if self.span is None:
+            return module.code
+        start, end = self.span
+        return text[:start] + module.code + text[end:]
+
+
+def locate(text: str, line: int, callee: str, imports: str | None = None, whole: bool = False) -> Located | None:
+    """find_call in `text`, parsing with libcst only the top-level statement around `line` (from
+    its first line to the next statement's), found by Python's own parser; libcst's parse of a
+    whole module cost seconds where a rewrite reads one function.
+
+    The whole module is parsed instead (as find_call always did) when the compiler does not
+    accept the text, the statement does not parse alone as one statement, or `imports` (a name a
+    rewrite may import) is not imported at module level but occurs in the text: whether the
+    module already uses that name is then read from libcst's tree."""
+    found = None if whole else _statement_alone(text, line)
+    if found is None or (imports is not None and _import_of(found[2], imports) is None and _mentions(text, imports)):
+        module = parse(text)
+        return module and find_call(module, line, callee, text)
+    module, span, top = found
+    located = _find(module, (0, _line_of(top, span[0]) - 1), line, callee)
+    if located is not None:
+        located.span, located.outline = span, top
+    return located
+
+
+def _line_of(top: checks.Outline, offset: int) -> int:
+    return bisect.bisect_right(top.offsets, offset)
+
+
+def _import_of(top: checks.Outline, name: str):
+    return top.transaction if name == "transaction" else top.f_import
+
+
+def _mentions(text: str, name: str) -> bool:
+    """`name` occurs in `text` as a word (any non-ASCII character counts as part of a name)."""
+    return re.search(rf"(?<![0-9A-Za-z_\x80-\U0010ffff]){re.escape(name)}(?![0-9A-Za-z_\x80-\U0010ffff])", text) is not None
+
+
+def _statement_alone(text: str, line: int) -> tuple[cst.Module, tuple[int, int], checks.Outline] | None:
+    top = checks.outline(text)
+    if top is None:
+        return None
+    starts = [start for start, _end in top.groups]
+    index = bisect.bisect_right(starts, line) - 1
+    if index < 0 or line > top.groups[index][1]:
+        return None
+    return _parsed_alone(text, index)
+
+
+@lru_cache(maxsize=64)
+def _parsed_alone(text: str, index: int) -> tuple[cst.Module, tuple[int, int], checks.Outline] | None:
+    top = checks.outline(text)
+    start = top.offsets[top.groups[index][0] - 1]
+    end = top.offsets[top.groups[index + 1][0] - 1] if index + 1 < len(top.groups) else len(text)
+    try:
+        module = parse_unchecked(text[start:end])
+    except cst.ParserSyntaxError:
+        return None
+    if len(module.body) != 1 or module.header:
+        return None
+    return module, (start, end), top
+
+
+def with_import(located: Located, text: str, line: str) -> str | None:
+    """`text` (the module of `located` with its rewrite applied to the statement alone) with the
+    import statement `line` where add_import puts it: after the module's leading imports (and
+    docstring). None when that place is not above the statement (the caller parses the module)."""
+    top = located.outline
+    index = 0
+    for position, kind in enumerate(top.kinds):
+        if kind == "import" or (position == 0 and kind == "expr"):
+            index = position + 1
+        else:
+            break
+    if index == 0 or top.groups[index - 1][1] >= len(top.offsets):
+        return None
+    at = top.offsets[top.groups[index - 1][1]]
+    if at > located.span[0]:
+        return None
+    return text[:at] + line + text[at:]
 
 
 def dotted(node: cst.CSTNode) -> str:
@@ -157,6 +244,10 @@ def find_call(module: cst.Module, line: int, callee: str, text: str | None = Non
     found_top = _top_level_at(module, line, text)
     if found_top is None:
         return None
+    return _find(module, found_top, line, callee)
+
+
+def _find(module: cst.Module, found_top: tuple[int, int], line: int, callee: str) -> Located | None:
     lines, parents, order = _lines_and_parents(module, *found_top)
     last = callee.rsplit(".", 1)[-1]
     matches = [node for node in order if isinstance(node, cst.Call) and lines.get(node) == line
@@ -199,6 +290,42 @@ def local_atomic_wrappers(module: cst.Module, text: str | None = None) -> frozen
     return frozenset(statement.name.value for statement, window in zip(module.body, windows)
                      if isinstance(statement, cst.FunctionDef) and "atomic" in window
                      and "atomic" in module.code_for_node(statement.body))
+
+
+class AtomicWrappers:
+    """The module-level functions of `located`'s module whose body enters `atomic`
+    (local_atomic_wrappers), asked name by name: with a statement alone, only a function a
+    rewrite asks about (the item of a `with` around the call) is parsed, alone, once."""
+
+    def __init__(self, located: Located, text: str, known=frozenset()) -> None:
+        self._located, self._text, self._known = located, text, known
+        self._answers: dict[str, bool] = {}
+
+    def __contains__(self, name: str) -> bool:
+        if name in self._known:
+            return True
+        if name not in self._answers:
+            self._answers[name] = self._is_wrapper(name)
+        return self._answers[name]
+
+    def _is_wrapper(self, name: str) -> bool:
+        located, text = self._located, self._text
+        if located.span is None:
+            return name in local_atomic_wrappers(located.module, text)
+        top = located.outline
+        for index, (kind, defined) in enumerate(zip(top.kinds, top.names)):
+            if kind != "def" or defined != name:
+                continue
+            start = top.offsets[top.groups[index - 1][1]] if index else 0
+            stop = top.offsets[top.groups[index + 1][0] - 1] if index + 1 < len(top.groups) else len(text)
+            if "atomic" not in text[start:stop]:
+                continue
+            alone = _parsed_alone(text, index)
+            if alone is None:
+                return name in local_atomic_wrappers(parse(text), text)
+            if "atomic" in alone[0].code_for_node(alone[0].body[0].body):
+                return True
+        return False
 
 
 def enclosing_function(located: Located) -> cst.FunctionDef | None:

@@ -14,8 +14,6 @@ or listeners save() would maintain and increment() would not (@UpdateDateColumn,
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from . import typescript_syntax as syntax
 from .edits import Edit, Refused, Rewrite
 
@@ -49,7 +47,7 @@ def rewrite(path: str, text: str, txn: dict, step: dict, project=None) -> Rewrit
            if i not in {read_at, save_at, *(c[0] for c in changes)}):
         raise Refused(f"{obj} is used elsewhere; increment() would leave it stale")
     if project is not None:
-        _check_entity(project.root, project.entities.get(entity), entity)
+        _check_entity(project.read, project.entities.get(entity), entity)
     indent = syntax.indentation(text, statements[save_at]["start"])
     calls = [f"await {manager}.{'increment' if op == '+' else 'decrement'}({entity}, {where}, \"{attribute}\", {amount});"
              for _i, attribute, op, amount in changes]
@@ -98,11 +96,11 @@ def _delta(assignment: dict, obj: str) -> tuple[str, str]:
     return op, amount if not any(c in amount for c in "+-?:,") else f"({amount})"
 
 
-def _check_entity(root: Path, entity: dict | None, name: str) -> None:
+def _check_entity(read, entity: dict | None, name: str) -> None:
     if entity is None:
         raise Refused(f"{name} is not a known entity")
     try:
-        lines = (root / entity["file"]).read_text("utf-8").splitlines()
+        lines = read(entity["file"]).splitlines()
     except OSError as exc:
         raise Refused(f"the entity {name} cannot be read") from exc
     # From the decorators above the class to the end of the file: the class body and its listeners.

@@ -3,9 +3,11 @@ with the edits applied confirms each rewrite's claim. Only then is a rewrite `ve
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
+from ..cache import ScanCache
 from ..core import graph as graph_mod
 from ..core.flatten import flatten
 from . import checks, typescript_syntax
@@ -14,15 +16,41 @@ from .plan import Candidate, step_index
 from .project_copy import edited_copy
 
 
-def verify(root: Path, frontend: str, config, candidates: list[Candidate], entities: dict, cache=None) -> None:
+def verify(root: Path, frontend: str, config, candidates: list[Candidate], entities: dict, cache=None,
+           reuse=None) -> None:
     """Marks each candidate's rewrite verified (or says in `refused` why not), in place.
 
     `cache` (analyzer.cache.ScanCache) is the work of the scan of `root`: re-analysis of each
-    rewritten copy then walks only the transactions that reach a rewritten definition."""
-    pending = [c for c in candidates if c.rewrite is not None and _parses(root, c) and _names_known(root, c, entities)]
+    rewritten copy then walks only the transactions that reach a rewritten definition.
+    `reuse` (analyzer.cache.rewrites.RewriteReuse) holds plans and verifications of an earlier
+    scan: a round whose candidates are all unchanged is not re-analysed (the rounds are formed as
+    without it, from every candidate)."""
+    pending = []
+    for candidate in candidates:
+        if candidate.rewrite is None:
+            if not candidate.reused and candidate.files_read and reuse is not None:
+                reuse.keep_plan(candidate, candidate.files_read)
+            continue
+        if candidate.reused or (_parses(root, candidate) and _names_known(root, candidate, entities)):
+            pending.append(candidate)
+        if not candidate.reused and reuse is not None:
+            reuse.keep_plan(candidate, candidate.files_read)
     while pending:
         batch, pending = _round(root, pending)
-        _check_round(root, frontend, config, batch, cache)
+        context = reuse.round_context(batch) if reuse is not None else None
+        changed = [c for c in batch if not _kept_verdict(c, reuse, context)]
+        if changed:
+            _check_round(root, frontend, config, batch, cache, changed, reuse, context)
+
+
+def _kept_verdict(candidate: Candidate, reuse, context) -> bool:
+    verdict = reuse.verdict(candidate, context) if reuse is not None else None
+    if verdict is None:
+        return False
+    candidate.refused, candidate.makes_one_shot = verdict["refused"], verdict["makes_one_shot"]
+    candidate.rewrite = replace(candidate.rewrite, verified=True) if verdict["verified"] else None
+    candidate.reused = "verified"
+    return True
 
 
 def _parses(root: Path, candidate: Candidate) -> bool:
@@ -92,43 +120,82 @@ def _round(root: Path, pending: list[Candidate]) -> tuple[list[Candidate], list[
     return batch, later
 
 
-def _check_round(root: Path, frontend: str, config, batch: list[Candidate], cache=None) -> None:
+def _check_round(root: Path, frontend: str, config, batch: list[Candidate], cache=None, checked=None,
+                 reuse=None, context=None) -> None:
+    """Re-analyses a copy with the edits of the whole `batch` and checks the claims of `checked`
+    (by default, the whole batch)."""
     from ..scan import scan  # the scan itself calls this module after its analysis
 
+    checked = batch if checked is None else checked
     edits = {e for c in batch for e in c.rewrite.edits}
     originals = {path: (root / path).read_text("utf-8") for path in edits_by_path(edits)}
+    observed = _ObservedCache(cache.read_only()) if cache else None
     try:
         with edited_copy(root, edits) as copy:
             # claims are about explicit transactions
             # claims are about the batch's transactions: TypeScript walks only those of their files
             walk_files = sorted({c.transaction.rsplit(":", 1)[0] for c in batch}) if frontend == "typeorm" else None
-            result = scan(copy, config, frontend, rewrites=False, autocommit=False,
-                          cache=cache.read_only() if cache else None, walk_files=walk_files)
+            result = scan(copy, config, frontend, rewrites=False, autocommit=False, cache=observed, walk_files=walk_files)
     except Exception as exc:  # noqa: BLE001 - a failed re-analysis leaves the suggestions in prose
-        for candidate in batch:
+        for candidate in checked:  # (not kept in the warm cache: the failure may not come from the inputs)
             candidate.refused = f"the rewritten code could not be re-analysed ({type(exc).__name__}: {exc})"[:300]
             candidate.rewrite = None
         return
     by_path = edits_by_path(edits)
     transactions = {r["id"]: r for r in result.records if r["type"] == "transaction"}
     verdicts = {t["id"]: t for t in result.analyses["pk"]["transactions"]}
-    for candidate in batch:
+    reached = _files_reached(observed)
+    claims = {"originals": originals, "by_path": by_path, "records": result.records}
+    for candidate in checked:
         file, line = candidate.transaction.rsplit(":", 1)
         new_line = map_line(originals[file], by_path[file], int(line)) if file in originals else int(line)
         new_id = f"{file}:{new_line}"
-        after = transactions.get(new_id)
-        if after is None:
-            candidate.refused = "re-analysis of the rewritten code no longer finds the transaction"
-            candidate.rewrite = None
-            continue
-        context = {"originals": originals, "by_path": by_path, "records": result.records}
-        problem = _statements_kept(candidate, after) or _CLAIMS[candidate.rewrite.kind](candidate, after, context)
-        if problem:
-            candidate.refused = f"re-analysis of the rewritten code does not confirm it: {problem}"
-            candidate.rewrite = None
-            continue
-        candidate.rewrite = replace(candidate.rewrite, verified=True)
-        candidate.makes_one_shot = verdicts[new_id]["interactivity"] == "one-shot"
+        own = {e.path for e in candidate.rewrite.edits}
+        _confirm(candidate, transactions.get(new_id), verdicts.get(new_id), claims)
+        if reuse is not None:
+            reuse.keep_verdict(candidate, context, reached.get(new_id, set()) | own)
+
+
+def _confirm(candidate: Candidate, after: dict | None, verdict: dict | None, claims: dict) -> None:
+    """Verified, or refused with the reason: what re-analysis found of the candidate's transaction."""
+    if after is None:
+        candidate.refused = "re-analysis of the rewritten code no longer finds the transaction"
+        candidate.rewrite = None
+        return
+    problem = _statements_kept(candidate, after) or _CLAIMS[candidate.rewrite.kind](candidate, after, claims)
+    if problem:
+        candidate.refused = f"re-analysis of the rewritten code does not confirm it: {problem}"
+        candidate.rewrite = None
+        return
+    candidate.rewrite = replace(candidate.rewrite, verified=True)
+    candidate.makes_one_shot = verdict["interactivity"] == "one-shot"
+
+
+class _ObservedCache(ScanCache):
+    """The scan's own work, read-only, for the scan of a rewritten copy; what that scan would
+    have kept is held here (which files each transaction's walk read), never written."""
+
+    def __init__(self, shared: ScanCache) -> None:
+        super().__init__(None, frozen=True)
+        self._shared = shared
+        self.kept: dict[str, dict] = {}
+
+    def tables(self, frontend: str) -> dict:
+        return self._shared.tables(frontend)
+
+    def keep(self, frontend: str, tables: dict) -> None:
+        self.kept[frontend] = tables
+
+
+def _files_reached(observed) -> dict[str, set[str]]:
+    """Per transaction id of the copy (Django), the files its walk read definitions from."""
+    out: dict[str, set[str]] = {}
+    if observed is None:
+        return out
+    for key, entry in observed.kept.get("django", {}).get("transactions", {}).items():
+        rel, line = json.loads(key)[:2]
+        out[f"{rel}:{line}"] = {r[0] for r in entry.get("reach", [])}
+    return out
 
 
 def _effect_left(candidate: Candidate, after: dict, context: dict) -> str | None:
