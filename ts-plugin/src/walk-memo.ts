@@ -15,6 +15,9 @@ import { Value } from "./values";
  *  it is thrown often, and an Error records the stack each time). */
 const NOT_COMPARABLE = { notComparable: true };
 
+/** Contexts whose text would be longer than this are not compared (not worth it). The length
+ *  is that of a text naming each piece (strings as JSON, compiler objects as `#id`) with
+ *  spaces between: the fingerprint is a list of numbers, the limit is measured as text. */
 const MAX_KEY_CHARS = 50_000;
 
 /** A node, symbol or type: compared by identity. */
@@ -28,9 +31,38 @@ function isCompilerObject(o: object): boolean {
  *  result the objects of the new call where the recorded one returned objects of its context. */
 type Paths = Map<object, (string | number)[]>;
 
+// Structural tokens of a fingerprint; every other token is an interned string, number or
+// other primitive (positive, from 16 up) or a compiler object (negative).
+const OPEN_ARRAY = 1, CLOSE = 2, OPEN_MAP = 3, OPEN_SET = 4, OPEN_OBJECT = 5, NULL = 6, UNDEFINED = 7, TRUE = 8, FALSE = 9, FUNCTION = 10, COLON = 11;
+const FIRST_INTERNED = 16;
+/** Length of each structural token's text (`[`, `}`, `M{`, `S{`, `{`, `null`, ..., `:`). */
+const TOKEN_CHARS = [0, 1, 1, 2, 2, 1, 4, 9, 4, 5, 2, 1];
+
+/** A context's fingerprint: equal token lists exactly when the contexts hold the same values
+ *  (compiler objects by identity); `hash` is the tokens' hash (for a Map key, never trusted alone). */
+export interface Fingerprint {
+  tokens: number[];
+  hash: number;
+}
+
+interface Interned {
+  token: number;
+  /** length of its text in the measured key (a string value as JSON, a key as is) */
+  chars: number;
+}
+
+/** No key path step (the context itself). */
+const ROOT = Symbol("root");
+
 export class ContextFingerprint {
   private ids = new WeakMap<object, number>();
   private next = 0;
+  // Strings and other primitives get a token each. V8 keeps a string's hash in the string,
+  // so a string met again costs one Map lookup, not a JSON text copied into a joined key.
+  private values = new Map<string, Interned>();
+  private keys = new Map<string, Interned>();
+  private others = new Map<unknown, Interned>();
+  private nextToken = FIRST_INTERNED;
 
   private idOf(o: object): number {
     let id = this.ids.get(o);
@@ -41,72 +73,122 @@ export class ContextFingerprint {
     return id;
   }
 
-  /** Text equal for two contexts exactly when they hold the same values (compiler objects by
-   *  identity); undefined when the context holds something not comparable by content
-   *  (a closure's frame, a cycle) or is too large to be worth comparing. */
-  of(parts: unknown[], paths?: Paths): string | undefined {
-    const out: string[] = [];
+  private intern<K>(table: Map<K, Interned>, v: K, text: () => string): Interned {
+    let got = table.get(v);
+    if (got === undefined) {
+      got = { token: this.nextToken++, chars: text().length };
+      table.set(v, got);
+    }
+    return got;
+  }
+
+  /** The fingerprint of a context; undefined when it holds something not comparable by
+   *  content (a closure's frame, a cycle) or is too large to be worth comparing. */
+  of(parts: unknown[], paths?: Paths): Fingerprint | undefined {
+    return this.walk(parts, paths, true);
+  }
+
+  /** Whether a value can be compared by content (`of` would give a fingerprint). */
+  comparable(parts: unknown[]): boolean {
+    return this.walk(parts, undefined, false) !== undefined;
+  }
+
+  private walk(parts: unknown[], paths: Paths | undefined, build: boolean): Fingerprint | undefined {
+    const out: number[] = [];
     let size = 0;
-    // the text's length so far (pieces and the spaces between them): past the limit the answer
-    // is known (undefined) and the rest of the context need not be visited
+    // the measured text's length so far (pieces and the spaces between them): past the limit
+    // the answer is known (undefined) and the rest of the context need not be visited
     let chars = -1;
-    const put = (piece: string): void => {
-      chars += piece.length + 1;
+    const put = (token: number, length: number): void => {
+      chars += length + 1;
       if (chars > MAX_KEY_CHARS) throw NOT_COMPARABLE;
-      out.push(piece);
+      if (build) out.push(token);
     };
+    const mark = (token: number): void => put(token, TOKEN_CHARS[token]);
     const active = new Set<object>();
-    const visit = (v: unknown, path: (string | number)[] | undefined): void => {
+    const visit = (v: unknown, parent: (string | number)[] | undefined, a: string | number | typeof ROOT, b?: string | number): void => {
       if (++size > MAX_KEY_CHARS) throw NOT_COMPARABLE;
-      if (v === null || v === undefined || typeof v !== "object") {
-        put(typeof v === "string" ? JSON.stringify(v) : typeof v === "function" ? "fn" : String(v));
-        return;
+      if (v === null) return mark(NULL);
+      if (v === undefined) return mark(UNDEFINED);
+      if (typeof v !== "object") {
+        if (typeof v === "string") {
+          const s = this.intern(this.values, v, () => JSON.stringify(v));
+          return put(s.token, s.chars);
+        }
+        if (v === true) return mark(TRUE);
+        if (v === false) return mark(FALSE);
+        if (typeof v === "function") return mark(FUNCTION);
+        const o = this.intern(this.others, v, () => String(v));
+        return put(o.token, o.chars);
       }
       if (isCompilerObject(v)) {
-        put(`#${this.idOf(v)}`);
-        return;
+        const id = this.idOf(v);
+        return put(-id, String(id).length + 1);
       }
       if (active.has(v)) throw NOT_COMPARABLE;
       const proto = Object.getPrototypeOf(v);
       if (proto !== Object.prototype && proto !== Array.prototype && proto !== Map.prototype && proto !== Set.prototype) throw NOT_COMPARABLE;
-      if (paths && path && !paths.has(v)) paths.set(v, path);
+      // key paths are made for objects only, each object's first path kept
+      let path: (string | number)[] | undefined;
+      if (paths && parent) {
+        path = a === ROOT ? parent : b === undefined ? [...parent, a] : [...parent, a, b];
+        if (!paths.has(v)) paths.set(v, path);
+      }
       active.add(v);
       if (Array.isArray(v)) {
-        put("[");
-        for (let i = 0; i < v.length; i++) visit(v[i], path && [...path, i]);
-        put("]");
+        mark(OPEN_ARRAY);
+        for (let i = 0; i < v.length; i++) visit(v[i], path, i);
+        mark(CLOSE);
       } else if (v instanceof Map) {
-        put("M{");
+        mark(OPEN_MAP);
         for (const [k, x] of v) {
-          put(JSON.stringify(k) ?? "");
-          visit(x, path && [...path, "m", k]);
+          // a key as JSON (a string key quoted)
+          const s = typeof k === "string" ? this.intern(this.values, k, () => JSON.stringify(k)) : this.intern(this.others, `json:${JSON.stringify(k) ?? ""}`, () => JSON.stringify(k) ?? "");
+          put(s.token, s.chars);
+          visit(x, path, "m", k as string | number);
         }
-        put("}");
+        mark(CLOSE);
       } else if (v instanceof Set) {
-        put("S{");
-        for (const x of v) visit(x, path && [...path, "s"]);
-        put("}");
+        mark(OPEN_SET);
+        for (const x of v) visit(x, path, "s");
+        mark(CLOSE);
       } else {
-        put("{");
+        mark(OPEN_OBJECT);
         for (const k of Object.keys(v)) {
           const x = (v as Record<string, unknown>)[k];
           if (x === undefined) continue;
-          put(k);
-          put(":");
-          visit(x, path && [...path, k]);
+          const s = this.intern(this.keys, k, () => k);
+          put(s.token, s.chars);
+          mark(COLON);
+          visit(x, path, k);
         }
-        put("}");
+        mark(CLOSE);
       }
       active.delete(v);
     };
     try {
-      visit(parts, paths ? [] : undefined);
+      visit(parts, paths ? [] : undefined, ROOT);
     } catch (e) {
       if (e === NOT_COMPARABLE) return undefined;
       throw e;
     }
-    return out.join(" ");
+    return { tokens: out, hash: build ? hashTokens(out) : 0 };
   }
+}
+
+function hashTokens(tokens: number[]): number {
+  let h = 0x811c9dc5 ^ tokens.length;
+  for (let i = 0; i < tokens.length; i++) {
+    h = Math.imul(h ^ tokens[i], 0x01000193);
+    h ^= h >>> 15;
+  }
+  return h >>> 0;
+}
+
+export function sameTokens(a: number[], b: number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 export interface Recording {
@@ -203,8 +285,30 @@ export function underChain(steps: Step[], via: string[]): boolean {
 /** Recordings shared by the walks of one scan: a helper called in the same context by two
  *  transactions walks the same way (the key holds the walk mode and state). */
 export class WalkMemo {
-  readonly recordings = new Map<string, Recording>();
+  /** recordings by their key's hash (a key is the fingerprint of the walk state and context) */
+  private readonly recordings = new Map<number, { key: number[]; recording: Recording }[]>();
   readonly fingerprints = new ContextFingerprint();
+
+  find(key: Fingerprint): Recording | undefined {
+    return this.recordings.get(key.hash)?.find((r) => sameTokens(r.key, key.tokens))?.recording;
+  }
+
+  keep(key: Fingerprint, recording: Recording): void {
+    const bucket = this.recordings.get(key.hash);
+    if (!bucket) {
+      this.recordings.set(key.hash, [{ key: key.tokens, recording }]);
+      return;
+    }
+    const same = bucket.find((r) => sameTokens(r.key, key.tokens));
+    if (same) same.recording = recording;
+    else bucket.push({ key: key.tokens, recording });
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const bucket of this.recordings.values()) n += bucket.length;
+    return n;
+  }
   /** calls answered from a recording (for tests and profiling) */
   replays = 0;
 }
@@ -226,3 +330,9 @@ export function taintAbove(open: OpenRecording[], index: number): void {
   for (const o of open) if (o.stackBase > index) o.tainted = true;
 }
 
+
+/** One fingerprint after another (a walk state, then a call's context). */
+export function joinPrints(first: Fingerprint, second: Fingerprint): Fingerprint {
+  const tokens = first.tokens.concat(0, second.tokens);
+  return { tokens, hash: hashTokens(tokens) };
+}

@@ -25,7 +25,7 @@ import { EffectReach } from "./reach";
 import { placeEffectsAt } from "./effect-sites";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
 import { ReadLog } from "./warm-reads";
-import { OpenRecording, Recording, replay, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
+import { Fingerprint, joinPrints, OpenRecording, Recording, replay, sameTokens, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
 export interface WalkEnv {
@@ -1685,11 +1685,11 @@ export class TransactionWalk {
     }
     // a helper called with a context seen before in this transaction: replay its walk
     const context = this.memo && !inline && !parent && !promiseExecutor ? [args, thisValue] : undefined;
-    const contextText = context && this.memo!.fingerprints.of(context);
-    const key = contextText !== undefined ? this.memoKey(fn, contextText, exactArgs) : undefined;
-    const recorded = key !== undefined ? this.memo!.recordings.get(key) : undefined;
+    const contextPrint = context && this.memo!.fingerprints.of(context);
+    const key = contextPrint !== undefined ? this.memoKey(fn, contextPrint, exactArgs) : undefined;
+    const recorded = key !== undefined ? this.memo!.find(key) : undefined;
     if (recorded && this.nodes + recorded.nodes <= NODE_BUDGET) return this.replayWalk(recorded, frame, context!);
-    const mark = key !== undefined ? this.startRecording(frame, contextText!) : undefined;
+    const mark = key !== undefined ? this.startRecording(frame, contextPrint!) : undefined;
     const via = inline ? frame.via : [...frame.via, name];
     const f = new Frame(fn, via, depth, [...frame.stack, fn], inline ? frame.thisValue : thisValue, frame.sink, parent ?? (inline ? frame : undefined));
     f.inPromiseExecutor = promiseExecutor || (inline && frame.inPromiseExecutor);
@@ -1727,12 +1727,12 @@ export class TransactionWalk {
 
   /** What a helper's walk can depend on besides its own code: arguments, receiver, and the
    *  transaction's state. undefined when that cannot be compared by content. */
-  private memoKey(fn: ts.FunctionLikeDeclaration, contextText: string, exactArgs: boolean): string | undefined {
+  private memoKey(fn: ts.FunctionLikeDeclaration, context: Fingerprint, exactArgs: boolean): Fingerprint | undefined {
     const loop = this.loops[this.loops.length - 1];
     const state = [fn, exactArgs, this.mode, this.site.startCall ?? null, this.recording, this.manualPending, this.ended, this.everStarted, [...this.runnerSyms],
       loop ? [loop.node, loop.starts] : null, this.executorTimer ? this.executorTimer.at : null, [...this.failingReads]];
-    const stateText = this.memo!.fingerprints.of(state);
-    return stateText === undefined ? undefined : `${stateText}\n${contextText}`;
+    const statePrint = this.memo!.fingerprints.of(state);
+    return statePrint === undefined ? undefined : joinPrints(statePrint, context);
   }
 
   private stateMark(): string {
@@ -1740,22 +1740,23 @@ export class TransactionWalk {
       this.executorTimer ? "t" : "", this.failingReads.length].join("|");
   }
 
-  private startRecording(frame: Frame, contextText: string) {
+  private startRecording(frame: Frame, context: Fingerprint) {
     const open: OpenRecording = { stackBase: frame.stack.length, tainted: false };
     this.memoOpen.push(open);
     return {
       open, sink: frame.sink, sinkStart: frame.sink.length, counter: this.counter, diagnostics: this.diagnostics.length, nodes: this.nodes,
-      state: this.stateMark(), timer: this.executorTimer, context: contextText, reads: this.env.reads?.mark(),
+      state: this.stateMark(), timer: this.executorTimer, context, reads: this.env.reads?.mark(),
     };
   }
 
-  private finishRecording(mark: ReturnType<TransactionWalk["startRecording"]>, key: string, context: unknown[], frame: Frame, result: Value): void {
+  private finishRecording(mark: ReturnType<TransactionWalk["startRecording"]>, key: Fingerprint, context: unknown[], frame: Frame, result: Value): void {
     if (mark.open.tainted || frame.sink !== mark.sink || this.stateMark() !== mark.state || this.executorTimer !== mark.timer) return;
     // the walk must have left its context as it found it (no argument or receiver changed)
     const paths = new Map<object, (string | number)[]>();
-    if (this.memo!.fingerprints.of(context, paths) !== mark.context) return;
+    const after = this.memo!.fingerprints.of(context, paths);
+    if (!after || !sameTokens(after.tokens, mark.context.tokens)) return;
     // a result holding a closure shares the frame it was made in: walk such calls each time
-    if (this.memo!.fingerprints.of([result]) === undefined) return;
+    if (!this.memo!.fingerprints.comparable([result])) return;
     const steps = frame.sink.slice(mark.sinkStart);
     if (!underChain(steps, frame.via)) return;
     const draft: Recording = {
@@ -1765,7 +1766,7 @@ export class TransactionWalk {
     };
     // kept as a copy: the caller goes on to change what it was given
     const copy = replay(draft, mark.counter, frame.via, context);
-    this.memo!.recordings.set(key, { ...draft, steps: copy.steps, result: copy.result, diagnostics: draft.diagnostics.map((d) => ({ ...d })) });
+    this.memo!.keep(key, { ...draft, steps: copy.steps, result: copy.result, diagnostics: draft.diagnostics.map((d) => ({ ...d })) });
   }
 
   private replayWalk(rec: Recording, frame: Frame, context: unknown[]): Value {
