@@ -25,7 +25,7 @@ import { EffectReach } from "./reach";
 import { placeEffectsAt } from "./effect-sites";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
 import { ReadLog } from "./warm-reads";
-import { Fingerprint, joinPrints, OpenRecording, Recording, replay, sameTokens, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
+import { Fingerprint, memoKey, MemoKey, OpenRecording, Recording, replay, samePrint, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
 export interface WalkEnv {
@@ -1688,7 +1688,7 @@ export class TransactionWalk {
     const contextPrint = context && this.memo!.fingerprints.of(context);
     const key = contextPrint !== undefined ? this.memoKey(fn, contextPrint, exactArgs) : undefined;
     const recorded = key !== undefined ? this.memo!.find(key) : undefined;
-    if (recorded && this.nodes + recorded.nodes <= NODE_BUDGET) return this.replayWalk(recorded, frame, context!);
+    if (recorded && this.nodes + recorded.nodes <= NODE_BUDGET) return this.replayWalk(recorded, frame, context!, key!);
     const mark = key !== undefined ? this.startRecording(frame, contextPrint!) : undefined;
     const via = inline ? frame.via : [...frame.via, name];
     const f = new Frame(fn, via, depth, [...frame.stack, fn], inline ? frame.thisValue : thisValue, frame.sink, parent ?? (inline ? frame : undefined));
@@ -1727,17 +1727,19 @@ export class TransactionWalk {
 
   /** What a helper's walk can depend on besides its own code: arguments, receiver, and the
    *  transaction's state. undefined when that cannot be compared by content. */
-  private memoKey(fn: ts.FunctionLikeDeclaration, context: Fingerprint, exactArgs: boolean): Fingerprint | undefined {
+  private memoKey(fn: ts.FunctionLikeDeclaration, context: Fingerprint, exactArgs: boolean): MemoKey | undefined {
     const loop = this.loops[this.loops.length - 1];
     const state = [fn, exactArgs, this.mode, this.site.startCall ?? null, this.recording, this.manualPending, this.ended, this.everStarted, [...this.runnerSyms],
-      loop ? [loop.node, loop.starts] : null, this.executorTimer ? this.executorTimer.at : null, [...this.failingReads]];
+      loop ? [loop.node, loop.starts] : null, this.executorTimer ? this.executorTimer.at : null, { uses: [...this.failingReads] }];
     const statePrint = this.memo!.fingerprints.of(state);
-    return statePrint === undefined ? undefined : joinPrints(statePrint, context);
+    return statePrint === undefined ? undefined : memoKey(statePrint, context);
   }
 
+  /** The state a recorded walk must leave as it found it (the failing reads it adds are
+   *  recorded and added again at each replay). */
   private stateMark(): string {
     return [this.recording, this.manualPending, this.ended, this.everStarted, this.runnerSyms.size, this.loops.map((l) => l.starts).join(","),
-      this.executorTimer ? "t" : "", this.failingReads.length].join("|");
+      this.executorTimer ? "t" : ""].join("|");
   }
 
   private startRecording(frame: Frame, context: Fingerprint) {
@@ -1745,37 +1747,40 @@ export class TransactionWalk {
     this.memoOpen.push(open);
     return {
       open, sink: frame.sink, sinkStart: frame.sink.length, counter: this.counter, diagnostics: this.diagnostics.length, nodes: this.nodes,
-      state: this.stateMark(), timer: this.executorTimer, context, reads: this.env.reads?.mark(),
+      state: this.stateMark(), timer: this.executorTimer, context, reads: this.env.reads?.mark(), failing: this.failingReads.length,
     };
   }
 
-  private finishRecording(mark: ReturnType<TransactionWalk["startRecording"]>, key: Fingerprint, context: unknown[], frame: Frame, result: Value): void {
+  private finishRecording(mark: ReturnType<TransactionWalk["startRecording"]>, key: MemoKey, context: unknown[], frame: Frame, result: Value): void {
     if (mark.open.tainted || frame.sink !== mark.sink || this.stateMark() !== mark.state || this.executorTimer !== mark.timer) return;
     // the walk must have left its context as it found it (no argument or receiver changed)
     const paths = new Map<object, (string | number)[]>();
     const after = this.memo!.fingerprints.of(context, paths);
-    if (!after || !sameTokens(after.tokens, mark.context.tokens)) return;
+    if (!after || !samePrint(after, mark.context)) return;
     // a result holding a closure shares the frame it was made in: walk such calls each time
     if (!this.memo!.fingerprints.comparable([result])) return;
     const steps = frame.sink.slice(mark.sinkStart);
     if (!underChain(steps, frame.via)) return;
     const draft: Recording = {
       steps, result, diagnostics: this.diagnostics.slice(mark.diagnostics), firstId: mark.counter, idCount: this.counter - mark.counter,
-      nodes: this.nodes - mark.nodes, viaBase: frame.via.length, paths,
+      nodes: this.nodes - mark.nodes, viaBase: frame.via.length, paths, order: key.order, failingReads: this.failingReads.slice(mark.failing),
       reads: mark.reads === undefined ? undefined : this.env.reads?.since(mark.reads),
     };
     // kept as a copy: the caller goes on to change what it was given
-    const copy = replay(draft, mark.counter, frame.via, context);
-    this.memo!.keep(key, { ...draft, steps: copy.steps, result: copy.result, diagnostics: draft.diagnostics.map((d) => ({ ...d })) });
+    const copy = replay(draft, mark.counter, frame.via, context, key.order);
+    // an earlier step id from outside the context (not renamed at a replay): not kept
+    if (copy.foreign) return;
+    this.memo!.keep(key, { ...draft, steps: copy.steps, result: copy.result, failingReads: copy.failingReads, diagnostics: draft.diagnostics.map((d) => ({ ...d })) });
   }
 
-  private replayWalk(rec: Recording, frame: Frame, context: unknown[]): Value {
-    const { steps, result } = replay(rec, this.counter, frame.via, context);
+  private replayWalk(rec: Recording, frame: Frame, context: unknown[], key: MemoKey): Value {
+    const { steps, result, failingReads } = replay(rec, this.counter, frame.via, context, key.order);
     this.memo!.replays++;
     this.counter += rec.idCount;
     this.nodes += rec.nodes;
     if (rec.reads) this.env.reads?.add(rec.reads);
     frame.sink.push(...steps);
+    this.failingReads.push(...failingReads);
     for (const d of rec.diagnostics) this.diagnostics.push({ ...d });
     return result;
   }
