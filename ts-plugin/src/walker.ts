@@ -12,7 +12,7 @@ import { EntityIndex, EntityInfo, typeormExportName } from "./entities";
 import { HandleTypes } from "./handles";
 import { DiagnosticRecord, Predicate, Source, StatementKind, StatementStep, Step, TransactionRecord } from "./ir";
 import { calledDeclaration } from "./callee-names";
-import { lineOf, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
+import { lineOf, Origin, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
 import { compositeKeys, FIND_OPERATOR_NAMES, pkEquals } from "./predicates";
 import { RepositoryAccessor } from "./request-context";
 import { relPath } from "./program";
@@ -64,6 +64,15 @@ const PROMISE_COMBINATORS = new Set(["all", "allSettled", "race", "any"]);
 /** methods of a promise whose callbacks are walked with what it resolves to (promiseChain) */
 const PROMISE_CHAIN = new Set(["then", "catch", "finally"]);
 const NODE_BUDGET = 250_000;
+
+interface CatalogMatch {
+  own: StatementKind | undefined;
+  callee: string;
+  m: ReturnType<typeof matchEffect>;
+}
+/** What a catalog says about a library call, by its origin (an OriginResolver keeps one origin
+ *  object per node). */
+const CATALOG_MATCHES = new WeakMap<UserCatalog, WeakMap<Origin, CatalogMatch>>();
 /** Calls that, on an untyped receiver, could start database work besides the repository methods. */
 const UNTYPED_ORM_ENTRY_POINTS = new Set(["createQueryBuilder", "query", "getRepository", "transaction", "increment", "decrement", "softDelete", "restore"]);
 
@@ -1340,6 +1349,19 @@ export class TransactionWalk {
     return { sources: normSources([...args.flatMap((a) => a.sources), { kind: "constant" }]) };
   }
 
+  /** The user's statement or the effect a library call is (the same for every walk of it). */
+  private catalogMatch(origin: Origin): CatalogMatch {
+    let known = CATALOG_MATCHES.get(this.env.catalog);
+    if (!known) CATALOG_MATCHES.set(this.env.catalog, (known = new WeakMap()));
+    let got = known.get(origin);
+    if (!got) {
+      const callee = calleeOf(origin.module, origin.path);
+      got = { own: lookupCallee(this.env.catalog.statements, callee), callee, m: matchEffect(origin.module, origin.path, this.env.catalog.effects) };
+      known.set(origin, got);
+    }
+    return got;
+  }
+
   /** Calls that are neither ORM statements nor boundaries: effects, the app's own functions,
    *  callbacks, and library calls whose callbacks we walk in place. */
   private genericCall(call: ts.CallExpression, frame: Frame, recv: Value | undefined): Value {
@@ -1351,9 +1373,8 @@ export class TransactionWalk {
         if (this.recording) this.executorTimer ??= { at: call, callee: "setTimeout", via: frame.via };
         return UNKNOWN;
       }
-      const own = lookupCallee(this.env.catalog.statements, calleeOf(origin.module, origin.path));
-      if (own) return this.userStatement(call, frame, own, calleeOf(origin.module, origin.path));
-      const m = matchEffect(origin.module, origin.path, this.env.catalog.effects);
+      const { own, callee, m } = this.catalogMatch(origin);
+      if (own) return this.userStatement(call, frame, own, callee);
       if (m) {
         const args = this.evalArgs(call, frame);
         if (m.category === "sleep") {
