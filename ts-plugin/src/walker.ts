@@ -1625,7 +1625,9 @@ export class TransactionWalk {
     }
     let decl: ts.Declaration | undefined;
     if (call) decl = this.soleImplementation(ts.isPropertyAccessExpression(e) ? e.name : e);
-    if (call && !decl) {
+    // a called member the checker cannot name (an `any` receiver) has no declared signature
+    const unnamed = !!call && !decl && stripParens(call.expression) === e && ts.isPropertyAccessExpression(e) && !this.checker.getSymbolAtLocation(e.name);
+    if (call && !decl && !unnamed) {
       const sig = this.checker.getResolvedSignature(call);
       if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) decl = sig.declaration;
     }
