@@ -193,6 +193,9 @@ export class RequestContextIndex {
     // signature of every method call the walk meets costs more than the rest of the walk.
     const callee = stripParens(call.expression);
     const member = ts.isPropertyAccessExpression(callee) ? this.checker.getSymbolAtLocation(callee.name) : undefined;
+    // a member the checker cannot name (its receiver is `any` or lacks it): no signature
+    // declares it, and resolving one would type every argument for nothing
+    if (ts.isPropertyAccessExpression(callee) && !member) return undefined;
     if (member?.declarations?.length && !member.declarations.some((d) => ts.isMethodDeclaration(d) && ts.isClassDeclaration(d.parent) &&
         isAppSource(d.getSourceFile()) && this.isTransactionalConnection(d.parent, handles))) return undefined;
     const sig = this.checker.getResolvedSignature(call);

@@ -165,6 +165,13 @@ function sourceKey(s: Source): string {
 /** Deduplicated, deterministically ordered sources. A `constant` next to real sources adds
  *  nothing and is dropped; `unknown` likewise when something better is known. */
 export function normSources(list: Source[]): Source[] {
+  if (list.length === 1) {
+    const s = list[0];
+    const c: Source = { kind: s.kind };
+    if (s.name !== undefined) c.name = s.name;
+    if (s.step !== undefined) c.step = s.step;
+    return [c];
+  }
   const map = new Map<string, Source>();
   for (const s of list) {
     const c: Source = { kind: s.kind };

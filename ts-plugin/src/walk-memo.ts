@@ -7,6 +7,9 @@
 // changed its arguments or receiver, the transaction's state (started, ended, runners), nor met
 // a cut-off that depends on where it was called from (the depth limit, recursion into a caller,
 // the node budget).
+// Step ids in a context are compared by their order, not their numbers: a helper given the row
+// of step s10 walks as it does given the row of step s14 (the ids it emits are those of its
+// context, renamed in the same order, and its own, shifted), so one recording serves both.
 import * as ts from "typescript";
 import { DiagnosticRecord, Step } from "./ir";
 import { Value } from "./values";
@@ -15,6 +18,9 @@ import { Value } from "./values";
  *  it is thrown often, and an Error records the stack each time). */
 const NOT_COMPARABLE = { notComparable: true };
 
+/** Contexts whose text would be longer than this are not compared (not worth it). The length
+ *  is that of a text naming each piece (strings as JSON, compiler objects as `#id`) with
+ *  spaces between: the fingerprint is a list of numbers, the limit is measured as text. */
 const MAX_KEY_CHARS = 50_000;
 
 /** A node, symbol or type: compared by identity. */
@@ -28,9 +34,74 @@ function isCompilerObject(o: object): boolean {
  *  result the objects of the new call where the recorded one returned objects of its context. */
 type Paths = Map<object, (string | number)[]>;
 
+// Structural tokens of a fingerprint; every other token is an interned string, number or
+// other primitive (positive, from 16 up) or a compiler object (negative).
+const OPEN_ARRAY = 1, CLOSE = 2, OPEN_MAP = 3, OPEN_SET = 4, OPEN_OBJECT = 5, NULL = 6, UNDEFINED = 7, TRUE = 8, FALSE = 9, FUNCTION = 10, COLON = 11, STEP_ID = 12;
+const FIRST_INTERNED = 16;
+/** Length of each structural token's text (`[`, `}`, `M{`, `S{`, `{`, `null`, ..., `:`). */
+const TOKEN_CHARS = [0, 1, 1, 2, 2, 1, 4, 9, 4, 5, 2, 1];
+
+/** Members holding a step id (`s12`), and those holding a collection of step ids. */
+const STEP_ID_KEYS = new Set(["step", "insertStep", "insertResult", "id"]);
+const STEP_IDS_KEY = "uses";
+const STEP_ID_TEXT = /^s\d+$/;
+
+/** A context's fingerprint: equal tokens and ids exactly when the contexts hold the same values
+ *  (compiler objects by identity). A step id is a `STEP_ID` token, its number in `ids`. */
+export interface Fingerprint {
+  tokens: number[];
+  /** the step ids met, in order */
+  ids: number[];
+}
+
+/** What a recording is found by: the walk state's and the context's fingerprints with their
+ *  step ids replaced by their rank among them; `hash` is the tokens' hash (a Map key, never
+ *  trusted alone). */
+export interface MemoKey {
+  tokens: number[];
+  hash: number;
+  /** the distinct step ids, in increasing order (rank -> id) */
+  order: number[];
+}
+
+export function memoKey(state: Fingerprint, context: Fingerprint): MemoKey {
+  const all = state.ids.concat(context.ids);
+  if (all.length === 0) {
+    const tokens = state.tokens.concat(0, context.tokens, 0);
+    return { tokens, hash: hashTokens(tokens), order: [] };
+  }
+  const order = [...new Set(all)].sort((a, b) => a - b);
+  const rank = new Map(order.map((id, i) => [id, i]));
+  const tokens = state.tokens.concat(0, context.tokens, 0);
+  for (const id of all) tokens.push(rank.get(id)!);
+  return { tokens, hash: hashTokens(tokens), order };
+}
+
+export function samePrint(a: Fingerprint, b: Fingerprint): boolean {
+  return sameTokens(a.tokens, b.tokens) && sameTokens(a.ids, b.ids);
+}
+
+/** How a value is read: as is, as a step id, or as a collection of step ids. */
+const PLAIN = 0, ID = 1, IDS = 2;
+
+interface Interned {
+  token: number;
+  /** length of its text in the measured key (a string value as JSON, a key as is) */
+  chars: number;
+}
+
+/** No key path step (the context itself). */
+const ROOT = Symbol("root");
+
 export class ContextFingerprint {
   private ids = new WeakMap<object, number>();
   private next = 0;
+  // Strings and other primitives get a token each. V8 keeps a string's hash in the string,
+  // so a string met again costs one Map lookup, not a JSON text copied into a joined key.
+  private values = new Map<string, Interned>();
+  private keys = new Map<string, Interned>();
+  private others = new Map<unknown, Interned>();
+  private nextToken = FIRST_INTERNED;
 
   private idOf(o: object): number {
     let id = this.ids.get(o);
@@ -41,72 +112,131 @@ export class ContextFingerprint {
     return id;
   }
 
-  /** Text equal for two contexts exactly when they hold the same values (compiler objects by
-   *  identity); undefined when the context holds something not comparable by content
-   *  (a closure's frame, a cycle) or is too large to be worth comparing. */
-  of(parts: unknown[], paths?: Paths): string | undefined {
-    const out: string[] = [];
+  private fresh<K>(table: Map<K, Interned>, v: K, text: string): Interned {
+    const got = { token: this.nextToken++, chars: text.length };
+    table.set(v, got);
+    return got;
+  }
+
+  /** The fingerprint of a context; undefined when it holds something not comparable by
+   *  content (a closure's frame, a cycle) or is too large to be worth comparing. */
+  of(parts: unknown[], paths?: Paths): Fingerprint | undefined {
+    return this.walk(parts, paths, true);
+  }
+
+  /** Whether a value can be compared by content (`of` would give a fingerprint). */
+  comparable(parts: unknown[]): boolean {
+    return this.walk(parts, undefined, false) !== undefined;
+  }
+
+  private walk(parts: unknown[], paths: Paths | undefined, build: boolean): Fingerprint | undefined {
+    const out: number[] = [];
+    const ids: number[] = [];
     let size = 0;
-    // the text's length so far (pieces and the spaces between them): past the limit the answer
-    // is known (undefined) and the rest of the context need not be visited
+    // the measured text's length so far (pieces and the spaces between them): past the limit
+    // the answer is known (undefined) and the rest of the context need not be visited
     let chars = -1;
-    const put = (piece: string): void => {
-      chars += piece.length + 1;
+    const put = (token: number, length: number): void => {
+      chars += length + 1;
       if (chars > MAX_KEY_CHARS) throw NOT_COMPARABLE;
-      out.push(piece);
+      if (build) out.push(token);
     };
+    const mark = (token: number): void => put(token, TOKEN_CHARS[token]);
     const active = new Set<object>();
-    const visit = (v: unknown, path: (string | number)[] | undefined): void => {
+    const visit = (v: unknown, parent: (string | number)[] | undefined, a: string | number | typeof ROOT, b: string | number | undefined, as: number): void => {
       if (++size > MAX_KEY_CHARS) throw NOT_COMPARABLE;
-      if (v === null || v === undefined || typeof v !== "object") {
-        put(typeof v === "string" ? JSON.stringify(v) : typeof v === "function" ? "fn" : String(v));
-        return;
+      if (v === null) return mark(NULL);
+      if (v === undefined) return mark(UNDEFINED);
+      if (typeof v !== "object") {
+        if (typeof v === "string") {
+          if (as === ID && STEP_ID_TEXT.test(v)) {
+            if (build) ids.push(Number(v.slice(1)));
+            return put(STEP_ID, v.length + 2);
+          }
+          const s = this.values.get(v) ?? this.fresh(this.values, v, JSON.stringify(v));
+          return put(s.token, s.chars);
+        }
+        if (v === true) return mark(TRUE);
+        if (v === false) return mark(FALSE);
+        if (typeof v === "function") return mark(FUNCTION);
+        const o = this.others.get(v) ?? this.fresh(this.others, v, String(v));
+        return put(o.token, o.chars);
       }
-      if (isCompilerObject(v)) {
-        put(`#${this.idOf(v)}`);
-        return;
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== Array.prototype && proto !== Map.prototype && proto !== Set.prototype) {
+        // compiler objects are instances of the compiler's own classes
+        if (!isCompilerObject(v)) throw NOT_COMPARABLE;
+        const id = this.idOf(v);
+        return put(-id, String(id).length + 1);
       }
       if (active.has(v)) throw NOT_COMPARABLE;
-      const proto = Object.getPrototypeOf(v);
-      if (proto !== Object.prototype && proto !== Array.prototype && proto !== Map.prototype && proto !== Set.prototype) throw NOT_COMPARABLE;
-      if (paths && path && !paths.has(v)) paths.set(v, path);
+      // key paths are made for objects only, each object's first path kept
+      let path: (string | number)[] | undefined;
+      if (paths && parent) {
+        path = a === ROOT ? parent : b === undefined ? [...parent, a] : [...parent, a, b];
+        if (!paths.has(v)) paths.set(v, path);
+      }
       active.add(v);
       if (Array.isArray(v)) {
-        put("[");
-        for (let i = 0; i < v.length; i++) visit(v[i], path && [...path, i]);
-        put("]");
+        mark(OPEN_ARRAY);
+        for (let i = 0; i < v.length; i++) visit(v[i], path, i, undefined, as === IDS ? ID : PLAIN);
+        mark(CLOSE);
       } else if (v instanceof Map) {
-        put("M{");
+        mark(OPEN_MAP);
         for (const [k, x] of v) {
-          put(JSON.stringify(k) ?? "");
-          visit(x, path && [...path, "m", k]);
+          // a key as JSON (a string key quoted)
+          let s: Interned;
+          if (typeof k === "string") s = this.values.get(k) ?? this.fresh(this.values, k, JSON.stringify(k));
+          else {
+            const text = JSON.stringify(k) ?? "";
+            s = this.others.get(`json:${text}`) ?? this.fresh(this.others, `json:${text}`, text);
+          }
+          put(s.token, s.chars);
+          visit(x, path, "m", k as string | number, PLAIN);
         }
-        put("}");
+        mark(CLOSE);
       } else if (v instanceof Set) {
-        put("S{");
-        for (const x of v) visit(x, path && [...path, "s"]);
-        put("}");
+        mark(OPEN_SET);
+        for (const x of v) visit(x, path, "s", undefined, as === IDS ? ID : PLAIN);
+        mark(CLOSE);
       } else {
-        put("{");
-        for (const k of Object.keys(v)) {
+        mark(OPEN_OBJECT);
+        // own members only: a plain object's prototype has no enumerable ones
+        for (const k in v) {
           const x = (v as Record<string, unknown>)[k];
           if (x === undefined) continue;
-          put(k);
-          put(":");
-          visit(x, path && [...path, k]);
+          const s = this.keys.get(k) ?? this.fresh(this.keys, k, k);
+          put(s.token, s.chars);
+          mark(COLON);
+          visit(x, path, k, undefined, STEP_ID_KEYS.has(k) ? ID : k === STEP_IDS_KEY ? IDS : PLAIN);
         }
-        put("}");
+        mark(CLOSE);
       }
       active.delete(v);
     };
     try {
-      visit(parts, paths ? [] : undefined);
+      visit(parts, paths ? [] : undefined, ROOT, undefined, PLAIN);
     } catch (e) {
       if (e === NOT_COMPARABLE) return undefined;
       throw e;
     }
-    return out.join(" ");
+    return { tokens: out, ids };
   }
+}
+
+function hashTokens(tokens: number[]): number {
+  let h = 0x811c9dc5 ^ tokens.length;
+  for (let i = 0; i < tokens.length; i++) {
+    h = Math.imul(h ^ tokens[i], 0x01000193);
+    h ^= h >>> 15;
+  }
+  return h >>> 0;
+}
+
+export function sameTokens(a: number[], b: number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 export interface Recording {
@@ -122,6 +252,10 @@ export interface Recording {
   viaBase: number;
   /** objects of the recorded context, by path */
   paths: Paths;
+  /** the step ids of the recorded context and walk state, in increasing order */
+  order: number[];
+  /** reads that throw when they find nothing, added by the walk (step ids) */
+  failingReads: string[];
   /** functions the recorded walk entered (warm-reads.ts), added again at each replay */
   reads?: ts.Node[];
 }
@@ -138,21 +272,34 @@ function at(root: unknown, path: (string | number)[]): unknown {
   return cur;
 }
 
-/** A copy of recorded steps/values for a new call: step ids shifted, call chains re-rooted at
- *  the caller's, objects of the old context replaced by those of the new one. */
-export function replay(rec: Recording, firstId: number, via: string[], context: unknown[]): { steps: Step[]; result: Value } {
+/** A copy of recorded steps/values for a new call: the walk's own step ids shifted, those of
+ *  its context renamed to the new context's of the same rank (`order`), call chains re-rooted
+ *  at the caller's, objects of the old context replaced by those of the new one. `foreign`:
+ *  the copy holds an earlier step id that is not its context's (it cannot be renamed). */
+export function replay(rec: Recording, firstId: number, via: string[], context: unknown[], order: number[]): { steps: Step[]; result: Value; failingReads: string[]; foreign: boolean } {
   const shift = firstId - rec.firstId;
+  const rank = new Map(rec.order.map((id, i) => [id, i]));
+  let foreign = false;
   const remap = (id: string): string => {
     const n = Number(id.slice(1));
-    return n > rec.firstId && n <= rec.firstId + rec.idCount ? `s${n + shift}` : id;
+    if (n > rec.firstId && n <= rec.firstId + rec.idCount) return `s${n + shift}`;
+    if (!STEP_ID_TEXT.test(id)) return id;
+    const r = rank.get(n);
+    if (r === undefined) {
+      foreign = true;
+      return id;
+    }
+    return `s${order[r]}`;
   };
   const copies = new Map<object, unknown>();
   const copy = (v: unknown, key?: string): unknown => {
     if (v === null || v === undefined || typeof v !== "object") {
-      if (typeof v === "string" && (key === "step" || key === "insertStep" || key === "id")) return remap(v);
+      if (typeof v === "string" && key !== undefined && STEP_ID_KEYS.has(key)) return remap(v);
       return v;
     }
-    if (isCompilerObject(v)) return v;
+    // compiler objects, frames and other walk objects are shared
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== Array.prototype && proto !== Map.prototype && proto !== Set.prototype) return v;
     const mine = rec.paths.get(v);
     if (mine) {
       const now = at(context, mine);
@@ -164,7 +311,7 @@ export function replay(rec: Recording, firstId: number, via: string[], context: 
       if (key === "via") return [...via, ...(v as string[]).slice(rec.viaBase)];
       const out: unknown[] = [];
       copies.set(v, out);
-      for (const x of v) out.push(key === "uses" && typeof x === "string" ? remap(x) : copy(x));
+      for (const x of v) out.push(key === STEP_IDS_KEY && typeof x === "string" ? remap(x) : copy(x));
       return out;
     }
     if (v instanceof Map) {
@@ -176,17 +323,16 @@ export function replay(rec: Recording, firstId: number, via: string[], context: 
     if (v instanceof Set) {
       const out = new Set();
       copies.set(v, out);
-      for (const x of v) out.add(key === "uses" && typeof x === "string" ? remap(x) : copy(x));
+      for (const x of v) out.add(key === STEP_IDS_KEY && typeof x === "string" ? remap(x) : copy(x));
       return out;
     }
-    const proto = Object.getPrototypeOf(v);
-    if (proto !== Object.prototype) return v; // frames and other walk objects are shared
     const out: Record<string, unknown> = {};
     copies.set(v, out);
     for (const k of Object.keys(v)) out[k] = copy((v as Record<string, unknown>)[k], k);
     return out;
   };
-  return { steps: rec.steps.map((s) => copy(s) as Step), result: copy(rec.result) as Value };
+  const steps = rec.steps.map((s) => copy(s) as Step);
+  return { steps, result: copy(rec.result) as Value, failingReads: rec.failingReads.map(remap), foreign };
 }
 
 /** Do all recorded steps (nested ones too) hang below the caller's call chain? */
@@ -203,8 +349,30 @@ export function underChain(steps: Step[], via: string[]): boolean {
 /** Recordings shared by the walks of one scan: a helper called in the same context by two
  *  transactions walks the same way (the key holds the walk mode and state). */
 export class WalkMemo {
-  readonly recordings = new Map<string, Recording>();
+  /** recordings by their key's hash (a key is the fingerprint of the walk state and context) */
+  private readonly recordings = new Map<number, { key: number[]; recording: Recording }[]>();
   readonly fingerprints = new ContextFingerprint();
+
+  find(key: MemoKey): Recording | undefined {
+    return this.recordings.get(key.hash)?.find((r) => sameTokens(r.key, key.tokens))?.recording;
+  }
+
+  keep(key: MemoKey, recording: Recording): void {
+    const bucket = this.recordings.get(key.hash);
+    if (!bucket) {
+      this.recordings.set(key.hash, [{ key: key.tokens, recording }]);
+      return;
+    }
+    const same = bucket.find((r) => sameTokens(r.key, key.tokens));
+    if (same) same.recording = recording;
+    else bucket.push({ key: key.tokens, recording });
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const bucket of this.recordings.values()) n += bucket.length;
+    return n;
+  }
   /** calls answered from a recording (for tests and profiling) */
   replays = 0;
 }
@@ -225,4 +393,3 @@ export function taintAll(open: OpenRecording[]): void {
 export function taintAbove(open: OpenRecording[], index: number): void {
   for (const o of open) if (o.stackBase > index) o.tainted = true;
 }
-

@@ -12,7 +12,7 @@ import { EntityIndex, EntityInfo, typeormExportName } from "./entities";
 import { HandleTypes } from "./handles";
 import { DiagnosticRecord, Predicate, Source, StatementKind, StatementStep, Step, TransactionRecord } from "./ir";
 import { calledDeclaration } from "./callee-names";
-import { lineOf, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
+import { lineOf, Origin, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
 import { compositeKeys, FIND_OPERATOR_NAMES, pkEquals } from "./predicates";
 import { RepositoryAccessor } from "./request-context";
 import { relPath } from "./program";
@@ -25,7 +25,7 @@ import { EffectReach } from "./reach";
 import { placeEffectsAt } from "./effect-sites";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
 import { ReadLog } from "./warm-reads";
-import { OpenRecording, Recording, replay, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
+import { Fingerprint, memoKey, MemoKey, OpenRecording, Recording, replay, samePrint, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
 export interface WalkEnv {
@@ -64,6 +64,15 @@ const PROMISE_COMBINATORS = new Set(["all", "allSettled", "race", "any"]);
 /** methods of a promise whose callbacks are walked with what it resolves to (promiseChain) */
 const PROMISE_CHAIN = new Set(["then", "catch", "finally"]);
 const NODE_BUDGET = 250_000;
+
+interface CatalogMatch {
+  own: StatementKind | undefined;
+  callee: string;
+  m: ReturnType<typeof matchEffect>;
+}
+/** What a catalog says about a library call, by its origin (an OriginResolver keeps one origin
+ *  object per node). */
+const CATALOG_MATCHES = new WeakMap<UserCatalog, WeakMap<Origin, CatalogMatch>>();
 /** Calls that, on an untyped receiver, could start database work besides the repository methods. */
 const UNTYPED_ORM_ENTRY_POINTS = new Set(["createQueryBuilder", "query", "getRepository", "transaction", "increment", "decrement", "softDelete", "restore"]);
 
@@ -1340,6 +1349,19 @@ export class TransactionWalk {
     return { sources: normSources([...args.flatMap((a) => a.sources), { kind: "constant" }]) };
   }
 
+  /** The user's statement or the effect a library call is (the same for every walk of it). */
+  private catalogMatch(origin: Origin): CatalogMatch {
+    let known = CATALOG_MATCHES.get(this.env.catalog);
+    if (!known) CATALOG_MATCHES.set(this.env.catalog, (known = new WeakMap()));
+    let got = known.get(origin);
+    if (!got) {
+      const callee = calleeOf(origin.module, origin.path);
+      got = { own: lookupCallee(this.env.catalog.statements, callee), callee, m: matchEffect(origin.module, origin.path, this.env.catalog.effects) };
+      known.set(origin, got);
+    }
+    return got;
+  }
+
   /** Calls that are neither ORM statements nor boundaries: effects, the app's own functions,
    *  callbacks, and library calls whose callbacks we walk in place. */
   private genericCall(call: ts.CallExpression, frame: Frame, recv: Value | undefined): Value {
@@ -1351,9 +1373,8 @@ export class TransactionWalk {
         if (this.recording) this.executorTimer ??= { at: call, callee: "setTimeout", via: frame.via };
         return UNKNOWN;
       }
-      const own = lookupCallee(this.env.catalog.statements, calleeOf(origin.module, origin.path));
-      if (own) return this.userStatement(call, frame, own, calleeOf(origin.module, origin.path));
-      const m = matchEffect(origin.module, origin.path, this.env.catalog.effects);
+      const { own, callee, m } = this.catalogMatch(origin);
+      if (own) return this.userStatement(call, frame, own, callee);
       if (m) {
         const args = this.evalArgs(call, frame);
         if (m.category === "sleep") {
@@ -1604,7 +1625,9 @@ export class TransactionWalk {
     }
     let decl: ts.Declaration | undefined;
     if (call) decl = this.soleImplementation(ts.isPropertyAccessExpression(e) ? e.name : e);
-    if (call && !decl) {
+    // a called member the checker cannot name (an `any` receiver) has no declared signature
+    const unnamed = !!call && !decl && stripParens(call.expression) === e && ts.isPropertyAccessExpression(e) && !this.checker.getSymbolAtLocation(e.name);
+    if (call && !decl && !unnamed) {
       const sig = this.checker.getResolvedSignature(call);
       if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) decl = sig.declaration;
     }
@@ -1685,11 +1708,11 @@ export class TransactionWalk {
     }
     // a helper called with a context seen before in this transaction: replay its walk
     const context = this.memo && !inline && !parent && !promiseExecutor ? [args, thisValue] : undefined;
-    const contextText = context && this.memo!.fingerprints.of(context);
-    const key = contextText !== undefined ? this.memoKey(fn, contextText, exactArgs) : undefined;
-    const recorded = key !== undefined ? this.memo!.recordings.get(key) : undefined;
-    if (recorded && this.nodes + recorded.nodes <= NODE_BUDGET) return this.replayWalk(recorded, frame, context!);
-    const mark = key !== undefined ? this.startRecording(frame, contextText!) : undefined;
+    const contextPrint = context && this.memo!.fingerprints.of(context);
+    const key = contextPrint !== undefined ? this.memoKey(fn, contextPrint, exactArgs) : undefined;
+    const recorded = key !== undefined ? this.memo!.find(key) : undefined;
+    if (recorded && this.nodes + recorded.nodes <= NODE_BUDGET) return this.replayWalk(recorded, frame, context!, key!);
+    const mark = key !== undefined ? this.startRecording(frame, contextPrint!) : undefined;
     const via = inline ? frame.via : [...frame.via, name];
     const f = new Frame(fn, via, depth, [...frame.stack, fn], inline ? frame.thisValue : thisValue, frame.sink, parent ?? (inline ? frame : undefined));
     f.inPromiseExecutor = promiseExecutor || (inline && frame.inPromiseExecutor);
@@ -1727,54 +1750,60 @@ export class TransactionWalk {
 
   /** What a helper's walk can depend on besides its own code: arguments, receiver, and the
    *  transaction's state. undefined when that cannot be compared by content. */
-  private memoKey(fn: ts.FunctionLikeDeclaration, contextText: string, exactArgs: boolean): string | undefined {
+  private memoKey(fn: ts.FunctionLikeDeclaration, context: Fingerprint, exactArgs: boolean): MemoKey | undefined {
     const loop = this.loops[this.loops.length - 1];
     const state = [fn, exactArgs, this.mode, this.site.startCall ?? null, this.recording, this.manualPending, this.ended, this.everStarted, [...this.runnerSyms],
-      loop ? [loop.node, loop.starts] : null, this.executorTimer ? this.executorTimer.at : null, [...this.failingReads]];
-    const stateText = this.memo!.fingerprints.of(state);
-    return stateText === undefined ? undefined : `${stateText}\n${contextText}`;
+      loop ? [loop.node, loop.starts] : null, this.executorTimer ? this.executorTimer.at : null, { uses: [...this.failingReads] }];
+    const statePrint = this.memo!.fingerprints.of(state);
+    return statePrint === undefined ? undefined : memoKey(statePrint, context);
   }
 
+  /** The state a recorded walk must leave as it found it (the failing reads it adds are
+   *  recorded and added again at each replay). */
   private stateMark(): string {
     return [this.recording, this.manualPending, this.ended, this.everStarted, this.runnerSyms.size, this.loops.map((l) => l.starts).join(","),
-      this.executorTimer ? "t" : "", this.failingReads.length].join("|");
+      this.executorTimer ? "t" : ""].join("|");
   }
 
-  private startRecording(frame: Frame, contextText: string) {
+  private startRecording(frame: Frame, context: Fingerprint) {
     const open: OpenRecording = { stackBase: frame.stack.length, tainted: false };
     this.memoOpen.push(open);
     return {
       open, sink: frame.sink, sinkStart: frame.sink.length, counter: this.counter, diagnostics: this.diagnostics.length, nodes: this.nodes,
-      state: this.stateMark(), timer: this.executorTimer, context: contextText, reads: this.env.reads?.mark(),
+      state: this.stateMark(), timer: this.executorTimer, context, reads: this.env.reads?.mark(), failing: this.failingReads.length,
     };
   }
 
-  private finishRecording(mark: ReturnType<TransactionWalk["startRecording"]>, key: string, context: unknown[], frame: Frame, result: Value): void {
+  private finishRecording(mark: ReturnType<TransactionWalk["startRecording"]>, key: MemoKey, context: unknown[], frame: Frame, result: Value): void {
     if (mark.open.tainted || frame.sink !== mark.sink || this.stateMark() !== mark.state || this.executorTimer !== mark.timer) return;
     // the walk must have left its context as it found it (no argument or receiver changed)
     const paths = new Map<object, (string | number)[]>();
-    if (this.memo!.fingerprints.of(context, paths) !== mark.context) return;
+    const after = this.memo!.fingerprints.of(context, paths);
+    if (!after || !samePrint(after, mark.context)) return;
     // a result holding a closure shares the frame it was made in: walk such calls each time
-    if (this.memo!.fingerprints.of([result]) === undefined) return;
+    if (!this.memo!.fingerprints.comparable([result])) return;
     const steps = frame.sink.slice(mark.sinkStart);
     if (!underChain(steps, frame.via)) return;
     const draft: Recording = {
       steps, result, diagnostics: this.diagnostics.slice(mark.diagnostics), firstId: mark.counter, idCount: this.counter - mark.counter,
-      nodes: this.nodes - mark.nodes, viaBase: frame.via.length, paths,
+      nodes: this.nodes - mark.nodes, viaBase: frame.via.length, paths, order: key.order, failingReads: this.failingReads.slice(mark.failing),
       reads: mark.reads === undefined ? undefined : this.env.reads?.since(mark.reads),
     };
     // kept as a copy: the caller goes on to change what it was given
-    const copy = replay(draft, mark.counter, frame.via, context);
-    this.memo!.recordings.set(key, { ...draft, steps: copy.steps, result: copy.result, diagnostics: draft.diagnostics.map((d) => ({ ...d })) });
+    const copy = replay(draft, mark.counter, frame.via, context, key.order);
+    // an earlier step id from outside the context (not renamed at a replay): not kept
+    if (copy.foreign) return;
+    this.memo!.keep(key, { ...draft, steps: copy.steps, result: copy.result, failingReads: copy.failingReads, diagnostics: draft.diagnostics.map((d) => ({ ...d })) });
   }
 
-  private replayWalk(rec: Recording, frame: Frame, context: unknown[]): Value {
-    const { steps, result } = replay(rec, this.counter, frame.via, context);
+  private replayWalk(rec: Recording, frame: Frame, context: unknown[], key: MemoKey): Value {
+    const { steps, result, failingReads } = replay(rec, this.counter, frame.via, context, key.order);
     this.memo!.replays++;
     this.counter += rec.idCount;
     this.nodes += rec.nodes;
     if (rec.reads) this.env.reads?.add(rec.reads);
     frame.sink.push(...steps);
+    this.failingReads.push(...failingReads);
     for (const d of rec.diagnostics) this.diagnostics.push({ ...d });
     return result;
   }

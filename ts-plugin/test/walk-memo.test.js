@@ -106,3 +106,55 @@ test("a deep chain of helpers is followed to the end without a depth bound, and 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+const RENAMED = `
+import { DataSource, EntityManager } from "typeorm";
+import { User, Account } from "./entities";
+export class Helpers {
+  async credit(em: EntityManager, user: User, amount: number) {
+    const account = await em.findOneByOrFail(Account, { ownerId: user.id });
+    account.balance = account.balance + amount;
+    await em.save(account);
+    return account;
+  }
+}
+export class Service {
+  constructor(private ds: DataSource, private h: Helpers) {}
+  async pay(from: string) {
+    await this.ds.transaction(async (em) => {
+      const a = await em.findOneBy(User, { email: from });
+      await this.h.credit(em, a, 5);
+      await em.update(User, { email: from }, { name: "paid" });
+    });
+  }
+  async refund(to: string) {
+    await this.ds.transaction(async (em) => {
+      await em.findOneBy(Account, { id: 1 });
+      const b = await em.findOneBy(User, { email: to });
+      await this.h.credit(em, b, 5);
+      await em.update(User, { email: to }, { name: "refunded" });
+    });
+  }
+}
+`;
+
+test("a helper given a row of another step is replayed with its ids renamed, and its failing reads added again", () => {
+  const dir = makeApp({ "src/entities.ts": ENTITIES, "src/service.ts": RENAMED });
+  try {
+    const r = bothWays(dir);
+    assert.equal(r.replayed, r.walked);
+    // credit(em, b) in refund differs from credit(em, a) in pay only in the step of its row
+    assert.ok(r.replays >= 1, `replays: ${r.replays}`);
+    const txs = r.replayed.trimEnd().split("\n").map((l) => JSON.parse(l)).filter((x) => x.type === "transaction" && x.boundary !== "autocommit");
+    const refund = txs.find((t) => t.function.endsWith("refund"));
+    const st = statements(refund);
+    const user = st.find((s) => s.entity === "User" && s.kind === "read");
+    const account = st.filter((s) => s.entity === "Account" && s.kind === "read")[1];
+    // the helper's read uses refund's user row (its step id renamed), and the update after
+    // it runs only when that read found its row (the failing read, added again)
+    assert.match(JSON.stringify(account.predicate), new RegExp(`"step":"${user.id}"`));
+    assert.match(JSON.stringify(refund.steps), new RegExp(`"node":"branch","uses":\\[\\{"kind":"result","step":"${account.id}"`));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
