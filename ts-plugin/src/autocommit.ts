@@ -162,7 +162,11 @@ function markRegions(checker: ts.TypeChecker, units: Map<FunctionNode, Unit>, bo
  *  untyped receiver, to name its candidates: the methods of that name). */
 function calleeNames(units: Map<FunctionNode, Unit>): Map<string, Unit[]> {
   const out = new Map<string, Unit[]>();
-  const add = (name: string, u: Unit) => out.set(name, [...(out.get(name) ?? []), u]);
+  const add = (name: string, u: Unit) => {
+    const known = out.get(name);
+    if (known) known.push(u);
+    else out.set(name, [u]);
+  };
   for (const [fn, u] of units) {
     const name = fn.name ?? (fn.parent && (ts.isVariableDeclaration(fn.parent) || ts.isPropertyDeclaration(fn.parent) || ts.isPropertyAssignment(fn.parent)) ? fn.parent.name : undefined);
     if (name && (ts.isIdentifier(name) || ts.isPrivateIdentifier(name) || ts.isStringLiteral(name))) add(name.text, u);

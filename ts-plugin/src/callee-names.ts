@@ -35,6 +35,8 @@ export class CalleeNameFilter {
       const key = callee.argumentExpression;
       return ts.isStringLiteralLike(key) ? names.has(key.text) : true;
     }
+    // `import("./module")` loads a module, it calls no function of the application
+    if (callee.kind === ts.SyntaxKind.ImportKeyword) return false;
     if (!ts.isIdentifier(callee)) return true;
     if (names.has(callee.text)) return true;
     const sym = this.checker.getSymbolAtLocation(callee);
@@ -42,9 +44,28 @@ export class CalleeNameFilter {
     const target = unalias(this.checker, sym);
     if (!target) return false;
     if (target !== sym && names.has(target.name)) return true;
+    const declarations = target.declarations ?? [];
+    // declared only in declaration files (a library's function, a global such as `Number`):
+    // no application function, whose body is what the names stand for, can be the callee
+    if (declarations.length > 0 && declarations.every((d) => d.getSourceFile().isDeclarationFile)) return false;
+    // a `const` or default export holding a function written there is that function: it is
+    // one of them only under its own name (the holder's was asked above)
+    const literal = declarations.length === 1 ? fixedFunction(declarations[0]) : undefined;
+    if (literal) return !!literal.name && names.has(literal.name.text);
     // a local alias (`const run = this.start`) or a parameter may hold any function
-    return (target.declarations ?? []).some((d) => !ts.isFunctionDeclaration(d) && !ts.isClassDeclaration(d) && !ts.isMethodDeclaration(d));
+    return declarations.some((d) => !ts.isFunctionDeclaration(d) && !ts.isClassDeclaration(d) && !ts.isMethodDeclaration(d));
   }
+}
+
+/** The function expression a `const` or an `export default` is bound to for good (through
+ *  the parentheses, `as` and `satisfies` declaredNames looks through); undefined for any other
+ *  declaration or value. */
+function fixedFunction(d: ts.Declaration): ts.ArrowFunction | ts.FunctionExpression | undefined {
+  const constant = ts.isVariableDeclaration(d) && ts.isVariableDeclarationList(d.parent) && (d.parent.flags & ts.NodeFlags.Const) !== 0;
+  const value = constant ? d.initializer : ts.isExportAssignment(d) && !d.isExportEquals ? d.expression : undefined;
+  let fn = value;
+  while (fn && (ts.isParenthesizedExpression(fn) || ts.isAsExpression(fn) || ts.isSatisfiesExpression(fn))) fn = fn.expression;
+  return fn && (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) ? fn : undefined;
 }
 
 /**

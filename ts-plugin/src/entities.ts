@@ -101,6 +101,35 @@ export function decoratorName(checker: ts.TypeChecker, expr: ts.Expression): str
   return name ?? undefined;
 }
 
+/**
+ * The names under which TypeORM's EntitySchema can be written at a `new`: its own, and every
+ * name an import or export gives something under another name anywhere in the program (a
+ * renaming specifier, a default import, `import x = ...`), since an alias chain from TypeORM to
+ * a `new` renames it only through those. typeormExportName decides among them.
+ */
+function schemaNames(program: ts.Program): Set<string> {
+  const out = new Set(["EntitySchema"]);
+  const visit = (statements: ts.NodeArray<ts.Statement>): void => {
+    for (const st of statements) {
+      if (ts.isImportDeclaration(st) && st.importClause) {
+        if (st.importClause.name) out.add(st.importClause.name.text);
+        const bindings = st.importClause.namedBindings;
+        if (bindings && ts.isNamedImports(bindings)) for (const el of bindings.elements) if (el.propertyName) out.add(el.name.text);
+      } else if (ts.isExportDeclaration(st) && st.exportClause && ts.isNamedExports(st.exportClause)) {
+        for (const el of st.exportClause.elements) if (el.propertyName) out.add(el.name.text);
+      } else if (ts.isImportEqualsDeclaration(st)) {
+        out.add(st.name.text);
+      } else if (ts.isModuleDeclaration(st)) {
+        let body = st.body;
+        while (body && ts.isModuleDeclaration(body)) body = body.body;
+        if (body && ts.isModuleBlock(body)) visit(body.statements);
+      }
+    }
+  };
+  for (const sf of program.getSourceFiles()) visit(sf.statements);
+  return out;
+}
+
 function decoratorsOf(node: ts.Node): ts.Decorator[] {
   return ts.canHaveDecorators(node) ? [...(ts.getDecorators(node) ?? [])] : [];
 }
@@ -216,14 +245,23 @@ export class EntityIndex {
 
   constructor(private checker: ts.TypeChecker, private rootDir: string) {}
 
-  build(files: ts.SourceFile[]): void {
+  /** `program`: the whole program, to ask the checker only about `new` expressions that can
+   *  name TypeORM's EntitySchema (schemaNames); without it every `new` is asked about. */
+  build(files: ts.SourceFile[], program?: ts.Program): void {
     const facts = new Map<ts.ClassDeclaration, ClassFacts>();
     const classes: ts.ClassDeclaration[] = [];
     const schemas: ts.NewExpression[] = [];
+    const names = program && schemaNames(program);
+    const mayBeSchema = (e: ts.Expression): boolean => {
+      if (!names) return true;
+      e = stripParens(e);
+      const id = ts.isIdentifier(e) ? e : ts.isPropertyAccessExpression(e) ? e.name : undefined;
+      return !!id && names.has(id.text);
+    };
     for (const sf of files) {
       const visit = (n: ts.Node) => {
         if (ts.isClassDeclaration(n)) classes.push(n);
-        else if (ts.isNewExpression(n) && typeormExportName(this.checker, n.expression) === "EntitySchema") schemas.push(n);
+        else if (ts.isNewExpression(n) && mayBeSchema(n.expression) && typeormExportName(this.checker, n.expression) === "EntitySchema") schemas.push(n);
         ts.forEachChild(n, visit);
       };
       visit(sf);

@@ -126,11 +126,38 @@ export interface MetaRecord {
 
 /** JSON with keys sorted at every level (arrays keep their order). */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value);
-  if (Array.isArray(value)) return "[" + value.map(canonicalJson).join(",") + "]";
+  indexLikeKey = false;
+  const text = JSON.stringify(value, sortedKeys);
+  return indexLikeKey ? writeSorted(value) : text;
+}
+
+/** Set when sortedKeys met a key that looks like an array index: JavaScript lists such keys
+ *  first, in numeric order, whatever the insertion order, so a copy cannot hold them sorted. */
+let indexLikeKey = false;
+const INDEX_LIKE = /^(0|[1-9][0-9]*)$/;
+
+/** JSON.stringify's replacer: each object as a copy with its keys in sorted order. */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
   const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
-  return "{" + keys.map((k) => JSON.stringify(k) + ":" + canonicalJson(obj[k])).join(",") + "}";
+  const keys = Object.keys(obj).sort();
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    if (INDEX_LIKE.test(k)) indexLikeKey = true;
+    out[k] = obj[k];
+  }
+  return out;
+}
+
+/** The canonical form written piece by piece, as JSON.stringify would with sorted keys
+ *  (undefined and function members left out of objects, null in arrays). */
+function writeSorted(value: unknown): string {
+  if (typeof value === "function") return "null";
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return "[" + value.map(writeSorted).join(",") + "]";
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined && typeof obj[k] !== "function").sort();
+  return "{" + keys.map((k) => JSON.stringify(k) + ":" + writeSorted(obj[k])).join(",") + "}";
 }
 
 function cmp(a: string | number, b: string | number): number {

@@ -9,6 +9,7 @@ import { DiagnosticRecord } from "./ir";
 import { stubFor } from "./stubs";
 import { memoizedChecker } from "./checker-memo";
 import { builtinModules } from "module";
+import { blankedMigration } from "./migration-bodies";
 import { fileRule, folderRule, isCompiledLib, isMigrationSource, ScopeCounter, UNCOUNTED_FOLDERS } from "./scope";
 
 /** Node's own modules: never "not installed" (their types come from @types/node). */
@@ -407,7 +408,7 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
         refused.set(resolved, ["parse-error", `nesting ${depth} levels deep (the limit is ${MAX_NESTING}); file not analysed`]);
         return ts.createSourceFile(fileName, "", languageVersion);
       }
-      return ts.createSourceFile(fileName, text, languageVersion, true);
+      return ts.createSourceFile(fileName, blankedMigration(fileName, text, languageVersion) ?? text, languageVersion);
     }
     const sf = baseGetSourceFile(fileName, languageVersion, onError, shouldCreate);
     if (sf && isShared) sharedFiles.set(key, sf);

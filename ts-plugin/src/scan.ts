@@ -51,10 +51,16 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
   const { checker, rootDir, files } = setup;
   const diagnostics: DiagnosticRecord[] = [...setup.diagnostics];
   const appFiles = new Set(files.map((f) => path.resolve(f.fileName)));
-  const isAppFile = (sf: ts.SourceFile) => appFiles.has(path.resolve(sf.fileName));
+  // asked for every node the walks meet: the answer kept per source file (path.resolve is not cheap)
+  const appFile = new Map<ts.SourceFile, boolean>();
+  const isAppFile = (sf: ts.SourceFile) => {
+    let known = appFile.get(sf);
+    if (known === undefined) appFile.set(sf, (known = appFiles.has(path.resolve(sf.fileName))));
+    return known;
+  };
 
   const entities = new EntityIndex(checker, rootDir);
-  entities.build(files);
+  entities.build(files, setup.program);
   const boundaries = new BoundaryFinder(checker, rootDir, setup.program);
   boundaries.find(files);
   timings.lap("ts-entities-boundaries");
