@@ -1,4 +1,4 @@
-"""The index remembers its answers (resolved names, class bases, the call graph) and forgets
+"""The index remembers its answers (resolved names, class bases, MROs, the call graph) and forgets
 them when a module is added; a scan pauses the garbage collector and gives it back as it was."""
 
 from __future__ import annotations
@@ -25,6 +25,10 @@ def test_a_module_added_later_changes_the_remembered_answers():
                                       "class View(Base):\n    def get(self):\n        place_order()\n"))
     assert index.resolve("shop.views", "place_order") == "shop.services.place_order"
     assert index.class_bases(index.cls("shop.views.View")) == ["shop.base.Base"]
+    mro = index.mro("shop.views.View")
+    assert [c.qualname for c in mro] == ["shop.views.View"]  # shop.base is not indexed yet
+    mro.clear()  # a caller's own list: the remembered answer stays
+    assert [c.qualname for c in index.mro("shop.views.View")] == ["shop.views.View"]
     assert "shop.views.View.get" in index.call_graph()
     assert list(index.call_graph().predecessors("shop.views.View.get")) == []
     # `shop.services` re-exports the function from a module added now: the old answers are stale.

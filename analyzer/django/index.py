@@ -278,6 +278,7 @@ class RepoIndex:
         self._call_graph = None
         self.__dict__.pop("_children", None)
         self.__dict__.pop("_linearizations", None)
+        self.__dict__.pop("_mros", None)
 
     def _add_class(self, cls: ClassInfo) -> None:
         self.classes[cls.qualname] = cls
@@ -397,7 +398,15 @@ class RepoIndex:
         return list(kept[1])
 
     def mro(self, qualname: str) -> list[ClassInfo]:
-        """The class and its in-repository ancestors, nearest first (cycle safe)."""
+        """The class and its in-repository ancestors, nearest first (cycle safe). Remembered
+        until a module is added (the walks ask for the same few classes thousands of times)."""
+        mros = self.__dict__.setdefault("_mros", {})
+        kept = mros.get(qualname)
+        if kept is None:
+            kept = mros[qualname] = tuple(self._ancestors(qualname))
+        return list(kept)
+
+    def _ancestors(self, qualname: str) -> list[ClassInfo]:
         seen, order, queue = set(), [], [qualname]
         while queue:
             current = queue.pop(0)
