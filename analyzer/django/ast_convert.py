@@ -348,9 +348,7 @@ class _Converter:
     def _bare(self, kind: str, start: int, **fields):
         """A node without valued tokens (an operator, `pass`, `...`): ends where the last token was."""
         node = self._n(kind, None, **fields)
-        self.starts[node] = start + self.off
-        self.ends[node] = self.last
-        return node
+        return self._done(node, start)
 
     def _name(self, value: str, line: int):
         return self._leaf("Name", value, line, line)
@@ -415,9 +413,7 @@ class _Converter:
             return self._leaf("Name", repr(value), node.lineno, node.end_lineno, node)
         if value is Ellipsis:
             made = _MAKE["Ellipsis"](self._p(node))
-            self.starts[made] = node.lineno + self.off
-            self.ends[made] = self.last
-            return made
+            return self._done(made, node.lineno)
         if isinstance(value, (str, bytes)):
             return self._strings(node, [])
         text = self._text(node)
@@ -473,9 +469,7 @@ class _Converter:
         body = raw[body_start:len(raw) - len(quote)]
         parts = self._fparts(body, line, values)
         made = _MAKE["FormattedString"](self._no_pos, parts=parts, start=raw[:body_start], end=quote)
-        self.starts[made] = line + self.off
-        self.ends[made] = self.last
-        return made
+        return self._done(made, line)
 
     def _fparts(self, body: str, line: int, values: list) -> list:
         parts = []
@@ -567,8 +561,7 @@ class _Converter:
             j = k
         made = _MAKE["FormattedStringExpression"](self._no_pos, expression=expression, conversion=conversion,
                      format_spec=format_spec)
-        self.starts[made] = line + self.off
-        self.ends[made] = self.last
+        self._done(made, line)
         parts.append(made)
         return j + 1
 
@@ -772,8 +765,7 @@ class _Converter:
         for asynchronous, target, iter_, ifs, gen_start in reversed(made):
             comp = _MAKE["CompFor"](self._no_pos, asynchronous=asynchronous, target=target, iter=iter_, ifs=ifs,
                            inner_for_in=inner)
-            self.starts[comp] = gen_start + self.off
-            self.ends[comp] = self.last
+            self._done(comp, gen_start)
             inner = comp
         return inner
 
@@ -845,14 +837,10 @@ class _Converter:
         if statements[0].lineno == header_line:
             body = self._small_line(statements)
             made = _MAKE["SimpleStatementSuite"](self._no_pos, body=body)
-            self.starts[made] = header_line + self.off
-            self.ends[made] = self.last
-            return made
+            return self._done(made, header_line)
         body = self.statements(statements)
         made = _MAKE["IndentedBlock"](self._no_pos, body=body)
-        self.starts[made] = header_line + self.off
-        self.ends[made] = self.last
-        return made
+        return self._done(made, header_line)
 
     def statements(self, statements: list) -> list:
         out = []
