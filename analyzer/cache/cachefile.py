@@ -30,6 +30,12 @@ VERSION = 2
 _ENTRIES, _VALUE = "entries", "value"
 
 
+def text_digest(text: str) -> str:
+    """What names a text in the cache (contents, keys, values): 128 bits of blake2b; lone
+    surrogates (from file names and sources decoded with surrogateescape) are kept, not refused."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """txscan's version and a digest of its own Python sources: a development build whose code

@@ -25,7 +25,6 @@ transactions, must be recorded as reached by each of them).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -33,10 +32,7 @@ from collections.abc import Callable
 from ..django.index import ModuleInfo, RepoIndex
 from ..django.thread_memo import primed_memos
 from . import index_facts
-
-
-def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+from .cachefile import text_digest
 
 
 @dataclasses.dataclass
@@ -79,7 +75,7 @@ class DjangoReuse:
 
     # -- index ---------------------------------------------------------------------------
     def index_add(self, index: RepoIndex, source) -> ModuleInfo:
-        content = _digest(source.text)
+        content = text_digest(source.text)
         kept = self.old.get("files", {}).get(source.rel)
         if kept and kept[0] == content and kept[1] == index.package_prefix:
             info = index.add_info(index_facts.load(kept[3], source))
@@ -93,7 +89,7 @@ class DjangoReuse:
     def _import_digests(self, index: RepoIndex) -> dict[str, str]:
         """Per module (by file), a digest of its module-level imports."""
         if not hasattr(self, "_imports"):
-            self._imports = {info.rel: _digest(json.dumps(info.imports, sort_keys=True))
+            self._imports = {info.rel: text_digest(json.dumps(info.imports, sort_keys=True))
                              for info in index.modules.values()}
         return self._imports
 
@@ -109,7 +105,7 @@ class DjangoReuse:
         facts = [index.package_prefix, auth_user,
                  sorted((name, info.rel, shapes[info.rel][2] if info.rel in shapes else "", imports[info.rel])
                         for name, info in index.modules.items())]
-        key = _digest(json.dumps(facts))
+        key = text_digest(json.dumps(facts))
         kept = self.old.get("entities", {}).get(key)
         if kept is not None:
             self.written["entities"][key] = kept
@@ -138,7 +134,7 @@ class DjangoReuse:
             "atomic_requests": atomic_requests,
             "primed_memos": sorted(primed_memos(ctx)),  # walks stop at these (thread_memo.py)
         }
-        self.digest = _digest(json.dumps(facts, sort_keys=True, default=list))
+        self.digest = text_digest(json.dumps(facts, sort_keys=True, default=list))
         self._ctx = ctx
         parse = ctx.parse_definition
 
@@ -167,7 +163,7 @@ class DjangoReuse:
         if lines is None:
             info = self._module_by_rel().get(rel)
             lines = self._lines[rel] = info.source.lines_with_ends if info else []
-        return _digest("".join(lines[first - 1:last]))
+        return text_digest("".join(lines[first - 1:last]))
 
     def _module_by_rel(self) -> dict[str, ModuleInfo]:
         if not hasattr(self, "_by_rel"):

@@ -25,12 +25,10 @@ import json
 from pathlib import Path
 
 from .. import __version__
+from ..rewrite.edits import edits_by_path
+from .cachefile import text_digest
 
 TABLE = "rewrites"
-
-
-def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def _dumps(value) -> str:
@@ -38,7 +36,7 @@ def _dumps(value) -> str:
 
 
 def edits_digest(edits) -> str:
-    return _digest(_dumps(sorted([e.path, e.start, e.end, e.text] for e in edits)))
+    return text_digest(_dumps(sorted([e.path, e.start, e.end, e.text] for e in edits)))
 
 
 class RewriteReuse:
@@ -52,7 +50,7 @@ class RewriteReuse:
         self.written: dict = {"candidates": {}}
         self.root = root
         self._result = result
-        self._settings = _digest(_dumps([__version__, result.frontend, dataclasses.asdict(config)]))
+        self._settings = text_digest(_dumps([__version__, result.frontend, dataclasses.asdict(config)]))
         self._files: dict[str, str | None] = {}
         self._records: dict[int, str] = {}
         self._shared: str | None = None
@@ -69,7 +67,7 @@ class RewriteReuse:
 
     def _record(self, txn: dict) -> str:
         if id(txn) not in self._records:
-            self._records[id(txn)] = _digest(_dumps(txn))
+            self._records[id(txn)] = text_digest(_dumps(txn))
         return self._records[id(txn)]
 
     def _shared_inputs(self) -> str:
@@ -78,7 +76,7 @@ class RewriteReuse:
             records = self._result.records
             entities = [r for r in records if r["type"] == "entity"]
             wrappers = sorted({r["wrapper"] for r in records if r["type"] == "transaction" and r.get("wrapper")})
-            self._shared = _digest(_dumps([self._settings, entities, wrappers]))
+            self._shared = text_digest(_dumps([self._settings, entities, wrappers]))
         return self._shared
 
     def _project_facts(self) -> str:
@@ -88,10 +86,10 @@ class RewriteReuse:
                 tables = self._cache.tables("django") if self._cache is not None else {}
                 digests = sorted({t.get("digest", "") for t in tables.get("transactions", {}).values()})
                 imports = {rel: facts[3].get("imports") for rel, facts in sorted(tables.get("files", {}).items())}
-                self._project = _digest(_dumps([digests, imports]))
+                self._project = text_digest(_dumps([digests, imports]))
             else:
                 files = sorted(f["path"] for f in self._result.files)
-                self._project = _digest(_dumps([[path, self.file_digest(path)] for path in files]))
+                self._project = text_digest(_dumps([[path, self.file_digest(path)] for path in files]))
         return self._project
 
     @staticmethod
@@ -99,7 +97,7 @@ class RewriteReuse:
         return _dumps([candidate.transaction, *candidate.suggestion])
 
     def _plan_digest(self, candidate) -> str:
-        return _digest(_dumps([self._shared_inputs(), self._record(candidate.facts["before"]),
+        return text_digest(_dumps([self._shared_inputs(), self._record(candidate.facts["before"]),
                                candidate.facts["step"], list(candidate.suggestion)]))
 
     # -- planning ----------------------------------------------------------------------------
@@ -113,10 +111,7 @@ class RewriteReuse:
         if entry is None or entry.get("plan") != self._plan_digest(candidate) \
                 or any(self.file_digest(rel) != digest for rel, digest in entry["plan_files"].items()):
             return None
-        kept = {k: v for k, v in entry.items() if k != "verdict"}
-        if "verdict" in entry:
-            kept["verdict"] = entry["verdict"]
-        self.written["candidates"][key] = kept
+        kept = self.written["candidates"][key] = dict(entry)
         return kept
 
     def keep_plan(self, candidate, files_read) -> None:
@@ -134,11 +129,9 @@ class RewriteReuse:
     # -- verification --------------------------------------------------------------------------
     def round_context(self, batch) -> dict:
         edits = [e for c in batch for e in c.rewrite.edits]
-        by_path: dict[str, list] = {}
-        for edit in set(edits):
-            by_path.setdefault(edit.path, []).append(edit)
+        by_path = edits_by_path(set(edits))
         texts = sorted({(e.path, e.text) for e in edits})
-        return {"digest": _digest(_dumps([self._project_facts(), texts])),
+        return {"digest": text_digest(_dumps([self._project_facts(), texts])),
                 "edits": {path: edits_digest(found) for path, found in by_path.items()}}
 
     def _file_state(self, rel: str, context: dict) -> list:

@@ -19,13 +19,13 @@ The callee's step ids in its returned value are renamed to fresh ids of the call
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from . import orm_catalog as orm
+from ..cache.cachefile import text_digest
 from ..cache.values import decode, encode, fingerprint
 from ..ir import diagnostic
 from .context import Context, ParsedModule
@@ -253,7 +253,7 @@ def _fingerprint(encoded) -> str:
     """What names a returned value in a walk's `asked` list: a digest of its cache text (equal
     values, equal digests), not the text itself, which the cache would otherwise hold once per
     caller that asked."""
-    return hashlib.blake2b(fingerprint(encoded).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return text_digest(fingerprint(encoded))
 
 
 def _text_of(sites: FunctionSites | None) -> str:
