@@ -64,6 +64,7 @@ def _collect(ctx: Context, ref: str) -> frozenset[str] | None:
     models: set[str] = set()
     for other in ctx.index.modules.values():
         text = other.source.text
+        other_tree = tree if other is info else None  # each module parsed once, when its text names something
         if other is not info and name in text:
             other_tree = _parse(text)
             if other_tree is None or any(_mutates(node, name) for node in other_tree.body):
@@ -72,7 +73,9 @@ def _collect(ctx: Context, ref: str) -> frozenset[str] | None:
             short = writer.rpartition(".")[2]
             if short not in text:
                 continue
-            found = _registrations(ctx, other, _parse(text), writer, index, param, attr)
+            if other_tree is None:
+                other_tree = _parse(text)
+            found = _registrations(ctx, other, other_tree, writer, index, param, attr)
             if found is None:
                 return None
             models |= found
@@ -93,9 +96,10 @@ def _written_key(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str):
     locals_: dict[str, tuple[str, str]] = {}
     key = None
     for node in ast.walk(function):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and _param_attribute(node.value, params):
-            locals_[node.targets[0].id] = _param_attribute(node.value, params)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            bound = _param_attribute(node.value, params)
+            if bound:
+                locals_[node.targets[0].id] = bound
     for node in ast.walk(function):
         if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
             return False
