@@ -1,6 +1,8 @@
-"""The autocommit phase's walks shared with a helper process (analyzer/django/autocommit_parallel.py):
-the scan's output is the one a scan without the helper gives, the scan walks what the helper did
-not, and a helper that fails, hangs or sends damaged data changes nothing but the time taken."""
+"""Helper processes of a scan (analyzer/forked.py). The autocommit phase's walks shared with a
+helper (analyzer/django/autocommit_parallel.py): the scan's output is the one a scan without the
+helper gives, the scan walks what the helper did not, and a helper that fails, hangs or sends
+damaged data changes nothing but the time taken. The warm cache's file written in the
+background is the file written in the scan's process, there when the scan returns."""
 
 from __future__ import annotations
 
@@ -10,14 +12,17 @@ import sys
 import time
 
 import pytest
-
-from analyzer import ir
-from analyzer.cache.django import DjangoReuse
-from analyzer.django import autocommit_parallel, frontend
 from conftest import SAMPLES
 
+from analyzer import forked, ir
+from analyzer.cache import ScanCache, cachefile
+from analyzer.cache.django import DjangoReuse
+from analyzer.config import load
+from analyzer.django import autocommit_parallel, frontend
+from analyzer.scan import scan
+
 DJANGO_SAMPLES = sorted(p for p in (SAMPLES / "django").iterdir() if (p / "manage.py").is_file())
-ENV = autocommit_parallel.ENV
+ENV = forked.ENV
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the helper runs on Linux only")
 
@@ -47,7 +52,8 @@ def test_the_command_prints_the_same_json_with_and_without_the_helper(tmp_path):
     outputs = []
     for setting in ("0", "wait", "1"):
         done = subprocess.run([sys.executable, "-m", "analyzer.cli", "scan", str(shop), "--format", "json", "--no-db",
-                               "--no-cache", "--ir", str(tmp_path / f"{setting}.ir")], capture_output=True, text=True,
+                               "--no-cache", "--ir", str(tmp_path / f"{setting}.ir")], check=False, capture_output=True,
+                              text=True,
                               env={**os.environ, ENV: setting})
         assert done.returncode == 0, done.stderr[-2000:]
         outputs.append((done.stdout, (tmp_path / f"{setting}.ir").read_text("utf-8")))
@@ -105,3 +111,37 @@ def test_no_helper_when_turned_off_or_for_a_small_project(monkeypatch):
     assert not autocommit_parallel.wanted(autocommit_parallel.MIN_FUNCTIONS - 1)
     monkeypatch.setenv(ENV, "1")
     assert autocommit_parallel.wanted(1)
+
+
+def _cold_scan_cache_file(root, tmp_path, setting: str, monkeypatch) -> bytes:
+    monkeypatch.setenv(ENV, setting)
+    folder = tmp_path / f"cache-{setting}"
+    result = scan(root, load(root), cache=ScanCache(folder), rewrites=False)
+    assert result.records
+    return (folder / "django.json").read_bytes()
+
+
+def test_the_cache_file_written_in_the_background_is_the_one_written_in_the_scan(tmp_path, monkeypatch):
+    root = SAMPLES / "django" / "shop"
+    alone = _cold_scan_cache_file(root, tmp_path, "0", monkeypatch)
+    writers = []
+    in_background = forked.in_background
+
+    def recording(task):
+        writers.append(in_background(task))
+        return writers[-1]
+
+    monkeypatch.setattr(forked, "in_background", recording)
+    assert _cold_scan_cache_file(root, tmp_path, "1", monkeypatch) == alone
+    assert len(writers) == 1 and isinstance(writers[0], forked.Background)  # it was written by a helper
+    # a writer that fails: the scan writes the file itself
+    scanning = os.getpid()
+    save = cachefile.save
+
+    def failing_in_the_helper(*args, **kwargs):
+        if os.getpid() != scanning:
+            raise RuntimeError("the writer fails")
+        save(*args, **kwargs)
+
+    monkeypatch.setattr(cachefile, "save", failing_in_the_helper)
+    assert _cold_scan_cache_file(root, tmp_path / "failing", "1", monkeypatch) == alone

@@ -17,23 +17,21 @@ reads when it needs one, and whatever has not arrived is walked in the scan. The
 stopped (SIGKILL) and reaped when the phase ends. A helper that fails to start, crashes or
 falls behind costs nothing but its own time; its error is never part of the scan's output.
 
-TXSCAN_AUTOCOMMIT_HELPER=0 turns the helper off, =1 on whatever the project's size, =wait on
-and waited for (up to WAIT_SECONDS) before the phase starts (tests, measuring the helper's share);
-by default it runs on Linux with two usable cores when the project has MIN_FUNCTIONS functions.
+It runs where analyzer/forked.py allows helpers, for projects of MIN_FUNCTIONS functions or
+more (TXSCAN_HELPERS=1: any size; =wait: the phase waits for it, up to WAIT_SECONDS, first).
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import pickle
 import signal
 import struct
-import sys
 import tempfile
 import time
 
-ENV = "TXSCAN_AUTOCOMMIT_HELPER"
+from .. import forked
+
 # Below this many functions the walks take less than starting a process over the heap does.
 MIN_FUNCTIONS = 200
 WAIT_SECONDS = 600
@@ -41,16 +39,10 @@ _LENGTH = struct.Struct("<I")
 
 
 def wanted(function_count: int) -> bool:
-    setting = os.environ.get(ENV, "")
-    if setting == "0" or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
-        return False
-    if setting in ("1", "wait"):
-        return True
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return cores >= 2 and function_count >= MIN_FUNCTIONS
+    return forked.allowed() and (function_count >= MIN_FUNCTIONS or forked.setting() in ("1", "wait"))
 
 
-def start(ctx, boundaries: list, reuse) -> "Helper | None":
+def start(ctx, boundaries: list, reuse) -> Helper | None:
     """A helper walking the autocommit walks of this scan (None: the phase walks them alone).
     `reuse` must be the scan's DjangoReuse: walks are passed on as its cache entries."""
     from ..cache.django import DjangoReuse
@@ -61,11 +53,8 @@ def start(ctx, boundaries: list, reuse) -> "Helper | None":
         channel = _channel()
     except OSError:
         return None
-    sys.stdout.flush()
-    sys.stderr.flush()
-    try:
-        pid = os.fork()
-    except OSError:
+    pid = forked.fork()
+    if pid is None:
         os.close(channel)
         return None
     if pid == 0:  # pragma: no cover - the helper process (its walks are checked by the scan's tests)
@@ -77,14 +66,13 @@ def _channel() -> int:
     """A file only this scan and its helper hold: in memory where the system allows it."""
     if hasattr(os, "memfd_create"):
         return os.memfd_create("txscan-autocommit", os.MFD_CLOEXEC)
-    handle = tempfile.TemporaryFile()
-    return os.dup(handle.fileno())
+    with tempfile.TemporaryFile() as handle:
+        return os.dup(handle.fileno())
 
 
 def _helper_main(ctx, boundaries: list, reuse, channel: int) -> None:  # pragma: no cover - runs in the helper
     status = 0
     try:
-        gc.freeze()  # the scan's heap, as forked: never traversed (nor copied page by page) here
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)  # nothing the helper does reaches the scan's output
         os.dup2(devnull, 2)
@@ -126,9 +114,9 @@ class Helper:
         self.pending: dict[str, list[dict]] = {}
         self.received = 0
 
-    def shared(self, reuse) -> "SharedReuse":
+    def shared(self, reuse) -> SharedReuse:
         """The scan's cache use with this helper's walks (waited for first when asked to)."""
-        if os.environ.get(ENV) == "wait":
+        if forked.setting() == "wait":
             self._wait(WAIT_SECONDS)
         return SharedReuse(reuse, self)
 
