@@ -212,7 +212,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
         result = django_frontend.scan(root, options, reuse)
         if reuse is not None:
             with timing.phase("cache"):
-                cache.keep("django", reuse.written, background=True)  # written while the scan goes on
+                cache.keep_in_background("django", reuse.written)  # written while the scan goes on
         records, files, lines = result.records, result.files, result.lines
         walked = reuse.walked if reuse is not None else None
     # The same input gives the same IR wherever it is checked out: the root is named, not located.

@@ -27,6 +27,7 @@ class ScanCache:
         self.frozen = frozen
         self._tables: dict[str, dict] = {}
         self._writing = None  # a file being written by a forked process (analyzer/forked.py)
+        self._background = False
 
     def read_only(self) -> "ScanCache":
         """The same tables, never replaced: for scans of rewritten copies, whose results are
@@ -41,10 +42,17 @@ class ScanCache:
                 self._tables[frontend] = cachefile.load(self.folder, frontend) if self.folder else {}
         return self._tables[frontend]
 
-    def keep(self, frontend: str, tables: dict, background: bool = False) -> None:
-        """The tables of the scan just made become the cache (entries it did not use are dropped).
-        `background`: the file (of the tables as they are now) is written by a forked process
-        while the scan goes on; settle() waits for it."""
+    def keep_in_background(self, frontend: str, tables: dict) -> None:
+        """keep(), its file (of the tables as they are now) written by a forked process while the
+        scan goes on; settle() waits for it."""
+        self._background = True
+        try:
+            self.keep(frontend, tables)
+        finally:
+            self._background = False
+
+    def keep(self, frontend: str, tables: dict) -> None:
+        """The tables of the scan just made become the cache (entries it did not use are dropped)."""
         if self.frozen:
             return
         self.settle()
@@ -57,7 +65,7 @@ class ScanCache:
                 def save() -> None:
                     cachefile.save(folder, frontend, tables, read)
 
-                self._writing = forked.in_background(save) if background else None
+                self._writing = forked.in_background(save) if self._background else None
                 if self._writing is None:
                     save()
 
