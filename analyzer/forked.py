@@ -6,9 +6,10 @@ without pickling or re-importing anything. Two kinds are used: the autocommit ph
 (cache/__init__.py). Neither changes what a scan outputs; each falls back to doing its work in
 the scan's own process when it cannot start or fails.
 
-TXSCAN_HELPERS=0 keeps every scan in one process (where every core is busy anyway: a survey
-with -j 2); =1 starts the autocommit helper whatever the project's size; =wait also makes the
-autocommit phase wait for it first (tests, measuring its share).
+Helpers start only with a core to spare (allowed()): not on a busy machine, nor in a survey
+whose jobs already use every core. TXSCAN_HELPERS=0 keeps every scan in one process; =1 starts
+helpers whatever the load and the autocommit helper whatever the project's size; =wait also
+makes the autocommit phase wait for it first (tests, measuring its share).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import sys
 from collections.abc import Callable
 
 ENV = "TXSCAN_HELPERS"
+# How much of a core the others may be using (load average) for one to count as spare.
+SPARE = 0.5
 
 
 def setting() -> str:
@@ -26,12 +29,15 @@ def setting() -> str:
 
 
 def allowed() -> bool:
-    """Whether helper processes may be started here: Linux (fork is safe there), two usable
-    cores, and not turned off."""
+    """Whether helper processes may be started here: Linux (fork is safe there), not turned
+    off, and a core to spare: two usable cores, the last minute's load average under one core
+    less than that (on a busy machine a helper only takes time from the scan it helps)."""
     if setting() == "0" or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
         return False
+    if setting() in ("1", "wait"):
+        return True
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return cores >= 2 or setting() in ("1", "wait")
+    return cores >= 2 and os.getloadavg()[0] < cores - 1 + SPARE
 
 
 def fork() -> int | None:
