@@ -17,8 +17,9 @@ reads when it needs one, and whatever has not arrived is walked in the scan. The
 stopped (SIGKILL) and reaped when the phase ends. A helper that fails to start, crashes or
 falls behind costs nothing but its own time; its error is never part of the scan's output.
 
-It runs where analyzer/forked.py allows helpers, for projects of MIN_FUNCTIONS functions or
-more (TXSCAN_HELPERS=1: any size; =wait: the phase waits for it, up to WAIT_SECONDS, first).
+It runs where analyzer/forked.py allows helpers, in cold scans (the warm cache holds no walks)
+of projects of MIN_FUNCTIONS functions or more (TXSCAN_HELPERS=1: any scan; =wait: the phase
+waits for it, up to WAIT_SECONDS, first).
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def start(ctx, boundaries: list, reuse) -> Helper | None:
 
     if not isinstance(reuse, DjangoReuse) or not wanted(len(ctx.index.functions)):
         return None
+    if reuse.old.get("autocommit") and forked.setting() not in ("1", "wait"):
+        return None  # a warm scan: the cache holds the walks, the phase costs little
     try:
         channel = _channel()
     except OSError:
