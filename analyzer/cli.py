@@ -16,6 +16,54 @@ from . import __version__, process
 # `txscan --version`, `--help` and a JSON scan do not pay for what they do not use
 # (tests/test_startup.py).
 
+def _options_without_pydantic() -> None:
+    """Convert the values of path, string, flag and enum options without pydantic.
+
+    typer 0.2x converts each option of the command it runs with a pydantic TypeAdapter, built on
+    every run: importing pydantic and building the adapters is 0.1 s of CPU, a tenth of a scan of
+    a 17k-line project. These options need typer's own checks only (choices, path checks), which
+    are plain functions of typer; other annotations (numbers, lists) keep typer's conversion.
+    Messages are the ones typer gives. A typer without this machinery is left as it is."""
+    try:
+        from typer import _coercion, core
+        from typer._click.exceptions import BadParameter
+        from typer._param_types import coerce_cli_choice, coerce_cli_path
+    except ImportError:
+        return
+    if not hasattr(core, "build_runtime_param") or not hasattr(_coercion, "RuntimeParam"):
+        return
+    typer_build = core.build_runtime_param
+
+    class PlainRuntimeParam(_coercion.RuntimeParam):
+        def _coerce_value(self, value, param, ctx):
+            info = self.parameter_info
+            if isinstance(self.annotation, type) and issubclass(self.annotation, Enum):
+                try:
+                    return coerce_cli_choice(value, choices=list(self.annotation), case_sensitive=info.case_sensitive,
+                                             ctx=ctx)
+                except ValueError as exc:
+                    raise BadParameter(f"Value error, {exc}", ctx=ctx, param=param) from exc
+            if self.annotation is Path and isinstance(value, str):
+                return coerce_cli_path(Path(value), info, path_type=Path, param=param, ctx=ctx)
+            if (self.annotation is str and isinstance(value, str)) or (self.annotation is bool and isinstance(value, bool)):
+                return value
+            return typer_build(_coercion.TypeDescriptor(self.annotation, info, None))._coerce_value(value, param, ctx)
+
+    PlainRuntimeParam.__abstractmethods__ = frozenset()
+
+    def build_runtime_param(descriptor):
+        annotation, info = descriptor.annotation, descriptor.parameter_info
+        plain = annotation in (str, bool, Path) or (isinstance(annotation, type) and issubclass(annotation, Enum))
+        if plain and descriptor.file_annotation is None and getattr(info, "parser", None) is None \
+                and getattr(info, "click_type", None) is None:
+            return PlainRuntimeParam(parameter_info=info, annotation=annotation)
+        return typer_build(descriptor)
+
+    core.build_runtime_param = build_runtime_param
+
+
+_options_without_pydantic()
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Static analysis of database transactions in Django and TypeORM applications.")
 USAGE_ERROR = 2

@@ -173,8 +173,16 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
     one, the work of this scan is still kept in memory when rewrites are verified, so that the
     re-analysis of each rewritten copy walks only the transactions the rewrite reaches.
     `walk_files` (TypeScript): only the explicit transactions found in these files are walked."""
+    if cache is None:
+        cache = default_for(root)
+    if cache is None and rewrites:
+        cache = ScanCache()
     with large_heap_pace():
-        return _scan(root, config, frontend, rewrites, cache, autocommit, walk_files)
+        try:
+            return _scan(root, config, frontend, rewrites, cache, autocommit, walk_files)
+        finally:
+            if cache is not None:
+                cache.settle()  # the warm cache's file, written in the background (cache/__init__.py)
 
 
 def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cache: ScanCache | None,
@@ -185,10 +193,6 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
     started = time.perf_counter()
     with timing.phase("detect"):
         frontend = frontend or detect_frontend(root)
-        if cache is None:
-            cache = default_for(root)
-    if cache is None and rewrites:
-        cache = ScanCache()
     walked = None
     if frontend == "typeorm":
         with timing.phase("typescript"):
@@ -208,7 +212,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
         result = django_frontend.scan(root, options, reuse)
         if reuse is not None:
             with timing.phase("cache"):
-                cache.keep("django", reuse.written)
+                cache.keep_in_background("django", reuse.written)  # written while the scan goes on
         records, files, lines = result.records, result.files, result.lines
         walked = reuse.walked if reuse is not None else None
     # The same input gives the same IR wherever it is checked out: the root is named, not located.

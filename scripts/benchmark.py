@@ -142,6 +142,8 @@ def _run(command: list[str], env: dict | None = None) -> tuple[float, float, flo
 def _env(timings: Path) -> dict:
     env = {"PYTHONHASHSEED": "0", "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
            "TXSCAN_TIMINGS_FILE": str(timings), "TXSCAN_TS_TIMINGS_FILE": str(timings) + ".ts"}
+    if "TXSCAN_HELPERS" in os.environ:  # helper processes forced on or off (analyzer/forked.py)
+        env["TXSCAN_HELPERS"] = os.environ["TXSCAN_HELPERS"]
     return env
 
 

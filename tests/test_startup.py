@@ -110,3 +110,16 @@ def test_a_host_that_calls_main_survives_a_scan(tmp_path):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0
     assert "host still running 0" in result.stderr
+
+
+def test_scan_options_are_converted_without_pydantic(tmp_path):
+    """typer would build a pydantic adapter per option (analyzer/cli.py): paths, enums and flags
+    are converted with typer's own checks, and a refused choice keeps typer's message."""
+    modules, result = imported("scan", str(SHOP), "--format", "json", "--no-db", "--no-cache", "--cda", "auto",
+                               "--frontend", "django", "--ir", str(tmp_path / "out.ir"))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads(result.stdout)["cda_mode"] == "auto" and (tmp_path / "out.ir").is_file()
+    assert "pydantic" not in modules
+    _modules, refused = imported("scan", str(SHOP), "--no-db", "--format", "xml")
+    assert refused.returncode == 2
+    assert "Invalid value for '--format' / '-f': Value error, 'xml' is not one of 'table', 'json'." in refused.stderr

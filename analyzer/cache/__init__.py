@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .. import timing
+from .. import forked, timing
 from . import cachefile, location
 
 _PROJECT_CACHES = contextvars.ContextVar("project_caches", default=False)
@@ -26,6 +26,8 @@ class ScanCache:
         self.folder = folder
         self.frozen = frozen
         self._tables: dict[str, dict] = {}
+        self._writing = None  # a file being written by a forked process (analyzer/forked.py)
+        self._background = False
 
     def read_only(self) -> "ScanCache":
         """The same tables, never replaced: for scans of rewritten copies, whose results are
@@ -40,15 +42,40 @@ class ScanCache:
                 self._tables[frontend] = cachefile.load(self.folder, frontend) if self.folder else {}
         return self._tables[frontend]
 
+    def keep_in_background(self, frontend: str, tables: dict) -> None:
+        """keep(), its file (of the tables as they are now) written by a forked process while the
+        scan goes on; settle() waits for it."""
+        self._background = True
+        try:
+            self.keep(frontend, tables)
+        finally:
+            self._background = False
+
     def keep(self, frontend: str, tables: dict) -> None:
         """The tables of the scan just made become the cache (entries it did not use are dropped)."""
         if self.frozen:
             return
+        self.settle()
         read = self._tables.get(frontend)
         self._tables[frontend] = tables
         if self.folder is not None:
             with timing.phase("cache"):
-                cachefile.save(self.folder, frontend, tables, read)
+                folder = self.folder
+
+                def save() -> None:
+                    cachefile.save(folder, frontend, tables, read)
+
+                self._writing = forked.in_background(save) if self._background else None
+                if self._writing is None:
+                    save()
+
+    def settle(self) -> None:
+        """Wait for the file written in the background; written here if that failed."""
+        writing, self._writing = self._writing, None
+        if writing is not None:
+            with timing.phase("cache"):
+                if not writing.finish():
+                    writing.task()
 
 
 @contextmanager

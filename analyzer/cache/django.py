@@ -299,6 +299,9 @@ class DjangoReuse:
             self.written["autocommit_facts"][info.rel] = kept
         return kept["facts"]
 
+    def sites_arrived(self, key: str) -> list[dict]:
+        return []  # walks of another process (django/autocommit_parallel.py) come through its SharedReuse
+
     def sites_keep(self, key: str, entry: dict) -> None:
         kept = self.written["autocommit"].setdefault(key, [])
         if not any(e is entry for e in kept):
@@ -409,6 +412,9 @@ class NoReuse:
         return {}
 
     def sites_kept(self, key: str) -> list:
+        return []
+
+    def sites_arrived(self, key: str) -> list:
         return []
 
     def sites_keep(self, key: str, entry: dict) -> None:

@@ -199,9 +199,12 @@ class _Autocommit:
                 return True
         return False
 
+    def site_records(self, walked: WalkedFunction) -> list[dict]:
+        return _site_records(walked, self.in_span)
+
     def records(self) -> list[dict]:
         entries = self.entry_points(self.explicit)
-        self.walks = CallSites(self.ctx, self.walkable, lambda walked: _site_records(walked, self.in_span), self.reuse)
+        self.walks = CallSites(self.ctx, self.walkable, self.site_records, self.reuse)
         modules = self.module_walks()
         walked = [self.walks.function(self.index.functions[name]) if self.walkable(name) else None
                   for name in self.reachable(entries, modules)]

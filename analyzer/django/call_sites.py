@@ -160,6 +160,8 @@ class CallSites:
                                                   entry["asked"], entry, reported=False))
         found = next((v for v in self.variants[key] if self._same_answers(key, level, v.asked)), None)
         if found is None:
+            found = self._arrived(key, level)
+        if found is None:
             sites, entry = self.reuse.sites_walk(key, lambda: self._unkept_marked(walk(level)))
             found = Variant(sites, entry["asked"], None if entry.get("unkept") else entry)
             self.variants[key].append(found)
@@ -170,6 +172,17 @@ class CallSites:
             self.reuse.sites_keep(key, found.entry)
         self.at[(key, level)] = found
         return found
+
+    def _arrived(self, key: str, level: int) -> Variant | None:
+        """A walk of `key` another process made since `key` was first asked for
+        (autocommit_parallel.py), checked as a kept one is."""
+        for entry in self.reuse.sites_arrived(key):
+            variant = Variant(FunctionSites.from_entry(entry) if entry["walked"] else None, entry["asked"], entry,
+                              reported=False)
+            self.variants[key].append(variant)
+            if self._same_answers(key, level, variant.asked):
+                return variant
+        return None
 
     @staticmethod
     def _unkept_marked(walked: tuple) -> tuple:

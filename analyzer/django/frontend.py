@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..ir import diagnostic
-from . import library_models, project
+from . import autocommit_parallel, library_models, project
 from .boundaries import (
     Boundary, atomic_requests_settings, candidates, find_boundaries, find_wrappers, is_view_module, view_functions,
 )
@@ -154,18 +154,26 @@ def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult
         # A class decorated with method_decorator is parsed whole, and its methods on their own
         # too: the same boundary can be found twice.
         unique.setdefault((boundary.parsed.info.rel, boundary.line), boundary)
-    for boundary in sorted(unique.values(), key=lambda b: (b.parsed.info.rel, b.line, b.function)):
-        txn, txn_diagnostics, problems = reuse.transaction(ctx, boundary, _walk, find_boundaries, view_functions)
-        if txn is not None:
-            transactions.append((txn, txn_diagnostics))
-        diagnostics.extend(problems)
-    lap = timing.lap("walk", lap)
-    if options.autocommit:
-        from .autocommit import autocommit_transactions  # not imported by scans without them (lint)
+    # The autocommit phase's walks start now in a second process where there is a second core
+    # (autocommit_parallel.py); the phase below takes what it made and walks the rest.
+    helper = autocommit_parallel.start(ctx, list(unique.values()), reuse) if options.autocommit else None
+    try:
+        for boundary in sorted(unique.values(), key=lambda b: (b.parsed.info.rel, b.line, b.function)):
+            txn, txn_diagnostics, problems = reuse.transaction(ctx, boundary, _walk, find_boundaries, view_functions)
+            if txn is not None:
+                transactions.append((txn, txn_diagnostics))
+            diagnostics.extend(problems)
+        lap = timing.lap("walk", lap)
+        if options.autocommit:
+            from .autocommit import autocommit_transactions  # not imported by scans without them (lint)
 
-        transactions += [(txn, []) for txn in autocommit_transactions(
-            ctx, list(unique.values()), [txn for txn, _ in transactions], reuse)]
-        timing.lap("autocommit", lap)
+            shared = reuse if helper is None else helper.shared(reuse)
+            transactions += [(txn, []) for txn in autocommit_transactions(
+                ctx, list(unique.values()), [txn for txn, _ in transactions], shared)]
+            timing.lap("autocommit", lap)
+    finally:
+        if helper is not None:
+            helper.stop()
     release_summaries(ctx)
     diagnostics.extend(ctx.diagnostics)
     records = [{"ir": 1, "type": "meta", "frontend": "django", "root": root.name}]

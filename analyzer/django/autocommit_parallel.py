@@ -1,0 +1,193 @@
+"""The autocommit phase's walks shared with a second process, on a machine with a second core.
+
+The autocommit phase (autocommit.py) walks every function with ORM code reached outside
+transactions, each on its own (call_sites.py); a walk's result depends on the function and what
+its callees return, never on the order functions are reached in, which is what lets the warm
+cache keep walks and hand them back. A helper process uses the same property: forked once the
+index, the models and the boundaries are known (before the transactions are walked), it walks
+every function with ORM code, in the reverse of the order the autocommit phase reaches them in
+(descending names), and passes each walk on as the cache would keep it. The scan itself walks
+the transactions, then runs the autocommit phase as always, taking a walk the helper already
+made (checked like a cached one: the callees it asked must answer the same) instead of making
+it. The records are built, ordered and merged by the scan itself, so its output is the one a
+scan without the helper gives.
+
+The scan never waits for the helper: walks arrive in an anonymous in-memory file the scan
+reads when it needs one, and whatever has not arrived is walked in the scan. The helper is
+stopped (SIGKILL) and reaped when the phase ends. A helper that fails to start, crashes or
+falls behind costs nothing but its own time; its error is never part of the scan's output.
+
+It runs where analyzer/forked.py allows helpers, in cold scans (the warm cache holds no walks)
+of projects of MIN_FUNCTIONS functions or more (TXSCAN_HELPERS=1: any scan; =wait: the phase
+waits for it, up to WAIT_SECONDS, first).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import struct
+import tempfile
+import time
+
+from .. import forked
+
+# Below this many functions the walks take less than starting a process over the heap does.
+MIN_FUNCTIONS = 200
+WAIT_SECONDS = 600
+_LENGTH = struct.Struct("<I")
+
+
+def wanted(function_count: int) -> bool:
+    return forked.allowed() and (function_count >= MIN_FUNCTIONS or forked.setting() in ("1", "wait"))
+
+
+def start(ctx, boundaries: list, reuse) -> Helper | None:
+    """A helper walking the autocommit walks of this scan (None: the phase walks them alone).
+    `reuse` must be the scan's DjangoReuse: walks are passed on as its cache entries."""
+    from ..cache.django import DjangoReuse
+
+    if not isinstance(reuse, DjangoReuse) or not wanted(len(ctx.index.functions)):
+        return None
+    if reuse.old.get("autocommit") and forked.setting() not in ("1", "wait"):
+        return None  # a warm scan: the cache holds the walks, the phase costs little
+    try:
+        channel = _channel()
+    except OSError:
+        return None
+    pid = forked.fork()
+    if pid is None:
+        os.close(channel)
+        return None
+    if pid == 0:  # pragma: no cover - the helper process (its walks are checked by the scan's tests)
+        _helper_main(ctx, boundaries, reuse, channel)
+    return Helper(pid, channel)
+
+
+def _channel() -> int:
+    """A file only this scan and its helper hold: in memory where the system allows it."""
+    if hasattr(os, "memfd_create"):
+        return os.memfd_create("txscan-autocommit", os.MFD_CLOEXEC)
+    with tempfile.TemporaryFile() as handle:
+        return os.dup(handle.fileno())
+
+
+def _helper_main(ctx, boundaries: list, reuse, channel: int) -> None:  # pragma: no cover - runs in the helper
+    status = 0
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)  # nothing the helper does reaches the scan's output
+        os.dup2(devnull, 2)
+        _walk_all(ctx, boundaries, reuse, channel)
+    except BaseException:  # noqa: BLE001 - the scan walks what did not arrive
+        status = 1
+    finally:
+        os._exit(status)
+
+
+def _walk_all(ctx, boundaries: list, reuse, channel: int) -> None:  # pragma: no cover - runs in the helper
+    from .autocommit import _Autocommit
+    from .call_sites import CallSites
+
+    original = reuse.sites_walk
+
+    def passing_on(key: str, walk):
+        result, entry = original(key, walk)
+        if not entry.get("unkept"):
+            frame = pickle.dumps((key, entry), pickle.HIGHEST_PROTOCOL)
+            os.write(channel, _LENGTH.pack(len(frame)) + frame)
+        return result, entry
+
+    reuse.sites_walk = passing_on
+    phase = _Autocommit(ctx, boundaries, [], reuse)
+    phase.walks = CallSites(ctx, phase.walkable, phase.site_records, reuse)
+    for qualname in sorted(ctx.index.functions, reverse=True):
+        if phase.walkable(qualname):
+            phase.walks.function(ctx.index.functions[qualname])
+
+
+class Helper:
+    """The scan's side: walks read as they arrive, the helper stopped when the phase ends."""
+
+    def __init__(self, pid: int, channel: int) -> None:
+        self.pid = pid
+        self.channel = channel
+        self.offset = 0
+        self.pending: dict[str, list[dict]] = {}
+        self.received = 0
+
+    def shared(self, reuse) -> SharedReuse:
+        """The scan's cache use with this helper's walks (waited for first when asked to)."""
+        if forked.setting() == "wait":
+            self._wait(WAIT_SECONDS)
+        return SharedReuse(reuse, self)
+
+    def _wait(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while self.pid > 0 and time.monotonic() < deadline:
+            done, _status = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                self.pid = 0
+                break
+            time.sleep(0.005)
+
+    def take(self, key: str) -> list[dict]:
+        """The walks of `key` arrived so far and not taken before."""
+        self._read()
+        return self.pending.pop(key, [])
+
+    def _read(self) -> None:
+        if self.channel < 0:
+            return
+        try:
+            size = os.fstat(self.channel).st_size
+            while self.offset + _LENGTH.size <= size:
+                header = os.pread(self.channel, _LENGTH.size, self.offset)
+                (length,) = _LENGTH.unpack(header)
+                end = self.offset + _LENGTH.size + length
+                if end > size:
+                    break  # still being written
+                key, entry = pickle.loads(os.pread(self.channel, length, self.offset + _LENGTH.size))
+                self.pending.setdefault(key, []).append(entry)
+                self.offset = end
+                self.received += 1
+        except Exception:  # noqa: BLE001 - a damaged channel of any kind: the rest is walked in the scan
+            self._close()
+
+    def stop(self) -> None:
+        """End the helper (done or not) and reap it; its file goes with it."""
+        if self.pid > 0:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            try:
+                os.waitpid(self.pid, 0)
+            except ChildProcessError:
+                pass
+            self.pid = 0
+        self._close()
+
+    def _close(self) -> None:
+        if self.channel >= 0:
+            os.close(self.channel)
+            self.channel = -1
+        self.pending.clear()
+
+
+class SharedReuse:
+    """The scan's cache use (DjangoReuse) with the helper's walks added to what is kept."""
+
+    def __init__(self, reuse, helper: Helper) -> None:
+        self._reuse = reuse
+        self._helper = helper
+
+    def __getattr__(self, name: str):
+        return getattr(self._reuse, name)
+
+    def sites_kept(self, key: str) -> list[dict]:
+        return self._reuse.sites_kept(key) + self._helper.take(key)
+
+    def sites_arrived(self, key: str) -> list[dict]:
+        return self._helper.take(key)

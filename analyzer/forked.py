@@ -1,0 +1,90 @@
+"""Helper processes forked from a scan, on a machine with a second core (Linux).
+
+A forked process shares the scan's heap as it is (the index, the models, the tables to write)
+without pickling or re-importing anything. Two kinds are used: the autocommit phase's walks
+(django/autocommit_parallel.py) and the warm cache's file, written while the scan goes on
+(cache/__init__.py). Neither changes what a scan outputs; each falls back to doing its work in
+the scan's own process when it cannot start or fails.
+
+Helpers start only with a core to spare (allowed()): not on a busy machine, nor in a survey
+whose jobs already use every core. TXSCAN_HELPERS=0 keeps every scan in one process; =1 starts
+helpers whatever the load and the autocommit helper whatever the project's size; =wait also
+makes the autocommit phase wait for it first (tests, measuring its share).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+from collections.abc import Callable
+
+ENV = "TXSCAN_HELPERS"
+# How much of a core the others may be using (load average) for one to count as spare.
+SPARE = 0.5
+
+
+def setting() -> str:
+    return os.environ.get(ENV, "")
+
+
+def allowed() -> bool:
+    """Whether helper processes may be started here: Linux (fork is safe there), not turned
+    off, and a core to spare: two usable cores, the last minute's load average under one core
+    less than that (on a busy machine a helper only takes time from the scan it helps)."""
+    if setting() == "0" or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
+        return False
+    if setting() in ("1", "wait"):
+        return True
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cores >= 2 and os.getloadavg()[0] < cores - 1 + SPARE
+
+
+def fork() -> int | None:
+    """os.fork() with the scan's buffered output flushed first (else printed twice); None when
+    no process could be started. In the child, the collector leaves the inherited heap alone
+    (freezing it keeps it from being traversed, and its pages from being copied one by one)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid == 0:
+        gc.freeze()
+    return pid
+
+
+class Background:
+    """A task run in a forked process; finish() waits for it."""
+
+    def __init__(self, pid: int, task: Callable[[], None]) -> None:
+        self.pid = pid
+        self.task = task
+
+    def finish(self) -> bool:
+        """Wait for the task; False when it did not end well (it is then the caller's to redo)."""
+        try:
+            _pid, status = os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            return False
+        return os.waitstatus_to_exitcode(status) == 0
+
+
+def in_background(task: Callable[[], None]) -> Background | None:
+    """`task()` in a forked process (None: not started, the caller runs it itself)."""
+    if not allowed():
+        return None
+    pid = fork()
+    if pid is None:
+        return None
+    if pid == 0:  # pragma: no cover - the forked process
+        status = 1
+        try:
+            task()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            status = 0
+        finally:
+            os._exit(status)
+    return Background(pid, task)

@@ -1,0 +1,147 @@
+"""Helper processes of a scan (analyzer/forked.py). The autocommit phase's walks shared with a
+helper (analyzer/django/autocommit_parallel.py): the scan's output is the one a scan without the
+helper gives, the scan walks what the helper did not, and a helper that fails, hangs or sends
+damaged data changes nothing but the time taken. The warm cache's file written in the
+background is the file written in the scan's process, there when the scan returns."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import SAMPLES
+
+from analyzer import forked, ir
+from analyzer.cache import ScanCache, cachefile
+from analyzer.cache.django import DjangoReuse
+from analyzer.config import load
+from analyzer.django import autocommit_parallel, frontend
+from analyzer.scan import scan
+
+DJANGO_SAMPLES = sorted(p for p in (SAMPLES / "django").iterdir() if (p / "manage.py").is_file())
+ENV = forked.ENV
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the helper runs on Linux only")
+
+
+def _scan(root, setting: str, monkeypatch) -> tuple[str, list[str]]:
+    """(the IR text, the functions and modules whose autocommit sites the scan itself walked)."""
+    monkeypatch.setenv(ENV, setting)
+    reuse = DjangoReuse({})
+    result = frontend.scan(root, frontend.Options(), reuse)
+    return ir.dumps(result.records), list(reuse.sites_walked)
+
+
+@pytest.mark.parametrize("root", DJANGO_SAMPLES, ids=lambda p: p.name)
+def test_walks_made_by_the_helper_give_the_output_of_a_scan_without_it(root, monkeypatch):
+    alone, walked_alone = _scan(root, "0", monkeypatch)
+    shared, walked_shared = _scan(root, "wait", monkeypatch)
+    assert '"boundary": "autocommit"' in alone  # the sample has autocommit statements to walk
+    assert shared == alone
+    # The helper walked the functions: the scan walked only module-level code (not the helper's).
+    functions_alone = [k for k in walked_alone if not k.startswith("module ")]
+    functions_shared = [k for k in walked_shared if not k.startswith("module ")]
+    assert functions_alone and len(functions_shared) < len(functions_alone)
+
+
+def test_the_command_prints_the_same_json_with_and_without_the_helper(tmp_path):
+    shop = SAMPLES / "django" / "shop"
+    outputs = []
+    for setting in ("0", "wait", "1"):
+        done = subprocess.run([sys.executable, "-m", "analyzer.cli", "scan", str(shop), "--format", "json", "--no-db",
+                               "--no-cache", "--ir", str(tmp_path / f"{setting}.ir")], check=False, capture_output=True,
+                              text=True,
+                              env={**os.environ, ENV: setting})
+        assert done.returncode == 0, done.stderr[-2000:]
+        outputs.append((done.stdout, (tmp_path / f"{setting}.ir").read_text("utf-8")))
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
+def _failing(*_args):
+    raise RuntimeError("the helper fails")
+
+
+def _hanging(*_args):
+    time.sleep(3600)
+
+
+def _damaging(_ctx, _boundaries, _reuse, channel):
+    os.write(channel, autocommit_parallel._LENGTH.pack(9) + b"not a pk!")
+
+
+@pytest.mark.parametrize("helper", [_failing, _damaging], ids=["fails", "sends-damaged-data"])
+def test_a_helper_that_fails_leaves_every_walk_to_the_scan(helper, monkeypatch):
+    root = SAMPLES / "django" / "shop"
+    alone, walked_alone = _scan(root, "0", monkeypatch)
+    monkeypatch.setattr(autocommit_parallel, "_walk_all", helper)
+    shared, walked_shared = _scan(root, "wait", monkeypatch)
+    assert shared == alone
+    assert walked_shared == walked_alone
+
+
+def test_a_helper_that_hangs_is_stopped_when_the_phase_ends(monkeypatch):
+    root = SAMPLES / "django" / "shop"
+    alone, _ = _scan(root, "0", monkeypatch)
+    started = []
+    start = autocommit_parallel.start
+
+    def recording_start(*args):
+        helper = start(*args)
+        started.append(helper.pid)
+        return helper
+
+    monkeypatch.setattr(autocommit_parallel, "_walk_all", _hanging)
+    monkeypatch.setattr(autocommit_parallel, "start", recording_start)
+    began = time.monotonic()
+    shared, _ = _scan(root, "1", monkeypatch)
+    assert shared == alone
+    assert time.monotonic() - began < 60
+    assert len(started) == 1
+    with pytest.raises(ChildProcessError):  # killed and reaped: no process left behind
+        os.waitpid(started[0], os.WNOHANG)
+
+
+def test_no_helper_when_turned_off_or_for_a_small_project(monkeypatch):
+    monkeypatch.setenv(ENV, "0")
+    assert not autocommit_parallel.wanted(100_000)
+    monkeypatch.delenv(ENV)
+    assert not autocommit_parallel.wanted(autocommit_parallel.MIN_FUNCTIONS - 1)
+    monkeypatch.setenv(ENV, "1")
+    assert autocommit_parallel.wanted(1)
+
+
+def _cold_scan_cache_file(root, tmp_path, setting: str, monkeypatch) -> bytes:
+    monkeypatch.setenv(ENV, setting)
+    folder = tmp_path / f"cache-{setting}"
+    result = scan(root, load(root), cache=ScanCache(folder), rewrites=False)
+    assert result.records
+    return (folder / "django.json").read_bytes()
+
+
+def test_the_cache_file_written_in_the_background_is_the_one_written_in_the_scan(tmp_path, monkeypatch):
+    root = SAMPLES / "django" / "shop"
+    alone = _cold_scan_cache_file(root, tmp_path, "0", monkeypatch)
+    writers = []
+    in_background = forked.in_background
+
+    def recording(task):
+        writers.append(in_background(task))
+        return writers[-1]
+
+    monkeypatch.setattr(forked, "in_background", recording)
+    assert _cold_scan_cache_file(root, tmp_path, "1", monkeypatch) == alone
+    assert len(writers) == 1 and isinstance(writers[0], forked.Background)  # it was written by a helper
+    # a writer that fails: the scan writes the file itself
+    scanning = os.getpid()
+    save = cachefile.save
+
+    def failing_in_the_helper(*args, **kwargs):
+        if os.getpid() != scanning:
+            raise RuntimeError("the writer fails")
+        save(*args, **kwargs)
+
+    monkeypatch.setattr(cachefile, "save", failing_in_the_helper)
+    assert _cold_scan_cache_file(root, tmp_path / "failing", "1", monkeypatch) == alone
