@@ -46,15 +46,15 @@ def close(order_id):
 """
 
 
+FILES = {"manage.py": "", "shop/__init__.py": "", "shop/models.py": MODELS, "shop/helpers.py": HELPERS,
+         "shop/orders.py": ORDERS}
+
+
 def _project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    (root / "shop").mkdir(parents=True)
-    (root / "manage.py").write_text("")
-    (root / "shop" / "__init__.py").write_text("")
-    (root / "shop" / "models.py").write_text(MODELS)
-    (root / "shop" / "helpers.py").write_text(HELPERS)
-    (root / "shop" / "orders.py").write_text(ORDERS)
-    return root
+    for path, text in ((tmp_path / "project" / rel, text) for rel, text in FILES.items()):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return tmp_path / "project"
 
 
 def _lint(path: Path, cache: bool, select: list[str] | None = None) -> tuple[int, dict]:
