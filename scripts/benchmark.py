@@ -17,10 +17,10 @@ Per application, in fresh processes, interleaved and repeated (--repeat; the min
   TypeScript: a comment is appended to the first transaction's file. `walked` counts the
   transactions the warm scan walked again (the others were reused).
 - lint: `txscan lint FILE --format json` after a one-line change, with the warm cache a lint of
-  the copy left (one lint first, not counted): `lint tx` changes the file of the first explicit
-  transaction (as the warm scan does) and lints it; `lint helper` changes the first file a
-  transaction's statement runs in that holds no explicit transaction (the line of that
-  statement; TypeScript: a comment appended) and lints that file. Each is quoted as a ratio of
+  the copy left (one lint first, not counted): `lint tx` adds a comment line after the first
+  explicit transaction's first line (TypeScript too, unlike the warm scan: lines below move) and
+  lints its file; `lint helper` adds one after a statement's line in the first file a
+  transaction's statement runs in that holds no explicit transaction, and lints that file. Each is quoted as a ratio of
   its CPU seconds to the cold scan's (`txscan lint` must stay under 20% of a cold scan). The
   project lint analyses is the copy: an empty `txscan.toml` marks its root when nothing else does.
 Wall time is start-up included (the process is started by this script); CPU seconds count the
@@ -209,11 +209,11 @@ def _measure_lint(copy: Path, cold: dict, timings: Path) -> dict:
     if not rel or not _lint_root_marked(copy, rel):
         return {}
     _lint_once(copy, rel, timings)  # the lint's own outputs in the warm cache (not counted)
-    _touch(copy, rel, cold.get("lint_line", 0))
+    _touch(copy, rel, cold.get("lint_line", 0), inside=True)
     out = {"tx": _lint_once(copy, rel, timings)}
     helper = cold.get("helper")
     if helper:
-        _touch(copy, helper[0], helper[1])
+        _touch(copy, helper[0], helper[1], inside=True)
         out["helper"] = _lint_once(copy, helper[0], timings)
     for measure in out.values():
         measure["ratio"] = measure["cpu_seconds"] / cold["cpu_seconds"] if cold["cpu_seconds"] else None
@@ -235,10 +235,17 @@ def _startup_once() -> tuple[float, float]:
     return wall, cpu
 
 
-def _touch(copy: Path, rel: str | None, line: int) -> None:
+def _touch(copy: Path, rel: str | None, line: int, inside: bool = False) -> None:
+    """A one-line change of `rel`: a comment line after `line` (Python), or appended (TypeScript,
+    unless `inside`: then after `line` too, moving what follows as an edit in a function does)."""
     if not rel:
         return
     target = copy / rel
+    if target.suffix != ".py" and inside:
+        lines = target.read_text("utf-8").splitlines(keepends=True)
+        lines.insert(min(line, len(lines)), "// benchmark: one changed line\n")
+        target.write_text("".join(lines), "utf-8")
+        return
     if target.suffix != ".py":
         with target.open("a", encoding="utf-8") as handle:
             handle.write("\n// benchmark: one changed file\n")
