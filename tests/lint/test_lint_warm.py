@@ -100,7 +100,7 @@ def test_finding_in_a_linted_helper_comes_from_a_transaction_in_a_file_not_linte
 
 
 def test_lint_leaves_the_autocommit_walks_of_the_cache_for_the_next_scan(tmp_path):
-    from analyzer.cache import ScanCache, cachefile
+    from analyzer.cache import ScanCache
     from analyzer.config import load
     from analyzer.scan import scan
 
