@@ -16,6 +16,13 @@ Per application, in fresh processes, interleaved and repeated (--repeat; the min
   below it in the file are changed (the transactions reaching them are walked again);
   TypeScript: a comment is appended to the first transaction's file. `walked` counts the
   transactions the warm scan walked again (the others were reused).
+- lint: `txscan lint FILE --format json` after a one-line change, with the warm cache a lint of
+  the copy left (one lint first, not counted): `lint tx` adds a comment line after the first
+  explicit transaction's first line (TypeScript too, unlike the warm scan: lines below move) and
+  lints its file; `lint helper` adds one after a statement's line in the first file a
+  transaction's statement runs in that holds no explicit transaction, and lints that file. Each is quoted as a ratio of
+  its CPU seconds to the cold scan's (`txscan lint` must stay under 20% of a cold scan). The
+  project lint analyses is the copy: an empty `txscan.toml` marks its root when nothing else does.
 Wall time is start-up included (the process is started by this script); CPU seconds count the
 node child too. Phases come from analyzer/timing.py (Django: index, models, boundaries, walk;
 TypeScript: ts-program, ts-entities-boundaries, ts-walk; both: start-up (the interpreter),
@@ -65,6 +72,8 @@ timing.add("start-up", max(0.0, began - float(os.environ["TXSCAN_BENCH_LAUNCHED"
 timing.add("imports", imported - began)
 timing.write_if_asked()
 analysis = result.analyses["pk"]
+explicit = [t for t in analysis["transactions"] if t["boundary"] != "autocommit"]
+txn_files = {t["file"] for t in explicit}
 summary = {
     "lines": result.lines, "files": len(result.files), "frontend": result.frontend,
     "transactions": len(analysis["transactions"]),
@@ -74,6 +83,12 @@ summary = {
                   (result.files[0]["path"] if result.files else None),
     "first_line": analysis["transactions"][0]["line"] if analysis["transactions"] else 0,
     "walked": None if result.walked is None else len(result.walked),
+    # lint: the file of the first explicit transaction, and the first file a transaction's
+    # statement runs in that holds none (a helper module)
+    "lint_file": explicit[0]["file"] if explicit else None,
+    "lint_line": explicit[0]["line"] if explicit else 0,
+    "helper": next(([s["file"], s["line"]] for t in explicit for s in t["statements"] if s["file"] not in txn_files),
+                   None),
     "finished": time.time(),
 }
 print(json.dumps(summary))
@@ -118,11 +133,11 @@ def _typescript_module() -> str:
     raise SystemExit("benchmark: the typescript module is not installed (run scripts/setup.sh)")
 
 
-def _run(command: list[str], env: dict | None = None) -> tuple[float, float, float, str]:
+def _run(command: list[str], env: dict | None = None, cwd: Path | None = None) -> tuple[float, float, float, str]:
     """Run a child to completion: (wall s, CPU s of it and its children, peak MiB, stdout)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
-        child = subprocess.Popen(command, stdout=out, stderr=err, env=env)
+        child = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=cwd)
         # wait4 gives this child's own usage (its reaped children included: the node process
         # of a TypeScript scan), so the peak is this run's, not the largest of the benchmark so far.
         _pid, status, usage = os.wait4(child.pid, 0)
@@ -170,6 +185,43 @@ def _scan_once(copy: Path, timings: Path) -> dict:
     return {"seconds": wall, "cpu_seconds": cpu, "peak_mib": peak, "phases": phases, **summary}
 
 
+def _lint_once(copy: Path, rel: str, timings: Path) -> dict:
+    """`txscan lint REL --format json` run in the copy, as a user runs it (start-up included)."""
+    wall, cpu, peak, out = _run([sys.executable, "-m", "analyzer.cli", "lint", rel, "--format", "json", "--exit-zero"],
+                                _env(timings), cwd=copy)
+    phases = _phases(timings)
+    phases["other"] = max(0.0, wall - sum(v for k, v in phases.items() if not k.startswith("ts-")))
+    return {"seconds": wall, "cpu_seconds": cpu, "peak_mib": peak, "phases": phases, "file": rel,
+            "findings": len(json.loads(out).get("findings", []))}
+
+
+def _lint_root_marked(copy: Path, rel: str) -> bool:
+    """Whether `txscan lint` of `rel` analyses the copy (marked with an empty txscan.toml when
+    no file marks the root there)."""
+    from analyzer.lint.project import find_root
+
+    if find_root(copy / rel) != copy.resolve():
+        (copy / "txscan.toml").write_text("", "utf-8")
+    return find_root(copy / rel) == copy.resolve()
+
+
+def _measure_lint(copy: Path, cold: dict, timings: Path) -> dict:
+    """The two lint measures of one copy (module docstring); {} when the copy has no transaction."""
+    rel = cold.get("lint_file")
+    if not rel or not _lint_root_marked(copy, rel):
+        return {}
+    _lint_once(copy, rel, timings)  # the lint's own outputs in the warm cache (not counted)
+    _touch(copy, rel, cold.get("lint_line", 0), inside=True)
+    out = {"tx": _lint_once(copy, rel, timings)}
+    helper = cold.get("helper")
+    if helper:
+        _touch(copy, helper[0], helper[1], inside=True)
+        out["helper"] = _lint_once(copy, helper[0], timings)
+    for measure in out.values():
+        measure["ratio"] = measure["cpu_seconds"] / cold["cpu_seconds"] if cold["cpu_seconds"] else None
+    return out
+
+
 def _bare_once(path: Path, frontend: str) -> float:
     if frontend == "typeorm":
         command = ["node", "-e", _BARE_TS, _typescript_module(), str(path)]
@@ -185,10 +237,17 @@ def _startup_once() -> tuple[float, float]:
     return wall, cpu
 
 
-def _touch(copy: Path, rel: str | None, line: int) -> None:
+def _touch(copy: Path, rel: str | None, line: int, inside: bool = False) -> None:
+    """A one-line change of `rel`: a comment line after `line` (Python), or appended (TypeScript,
+    unless `inside`: then after `line` too, moving what follows as an edit in a function does)."""
     if not rel:
         return
     target = copy / rel
+    if target.suffix != ".py" and inside:
+        lines = target.read_text("utf-8").splitlines(keepends=True)
+        lines.insert(min(line, len(lines)), "// benchmark: one changed line\n")
+        target.write_text("".join(lines), "utf-8")
+        return
     if target.suffix != ".py":
         with target.open("a", encoding="utf-8") as handle:
             handle.write("\n// benchmark: one changed file\n")
@@ -203,6 +262,7 @@ def measure(path: Path, repeat: int, scratch: Path) -> dict:
     bare = []
     warm = []
     startup = []
+    lints: dict[str, list[dict]] = {}
     for attempt in range(repeat):
         copy = scratch / f"{path.name}-{attempt}"
         shutil.copytree(path, copy, ignore=shutil.ignore_patterns("node_modules", ".git", ".txscan", "*.pyc"),
@@ -213,12 +273,15 @@ def measure(path: Path, repeat: int, scratch: Path) -> dict:
         _touch(copy, cold.get("first_file"), cold.get("first_line", 0))
         warm.append(_scan_once(copy, timings))
         startup.append(_startup_once())
+        lint = _measure_lint(copy, cold, timings)
+        for kind, measure in lint.items():
+            lints.setdefault(kind, []).append(measure)
         if not best or cold["seconds"] < best["seconds"]:
             best = cold
         shutil.rmtree(copy, ignore_errors=True)
     best_warm = min(warm, key=lambda r: r["seconds"])
-    best.pop("first_file", None)
-    best.pop("first_line", None)
+    for key in ("first_file", "first_line", "lint_file", "lint_line", "helper"):
+        best.pop(key, None)
     best.update({
         "warm_cpu_seconds": best_warm["cpu_seconds"],
         "startup_seconds": min(w for w, _ in startup),
@@ -228,6 +291,8 @@ def measure(path: Path, repeat: int, scratch: Path) -> dict:
         "warm_seconds": best_warm["seconds"],
         "warm_phases": best_warm["phases"],
         "warm_ratio": best_warm["seconds"] / best["seconds"] if best["seconds"] else None,
+        # each lint measure: the run of least CPU, its ratio to the cold scan of the same attempt
+        "lint": {kind: min(runs, key=lambda r: r["cpu_seconds"]) for kind, runs in lints.items()},
         "bare_parse_seconds": min(bare),
         "ratio_to_bare_parse": best["seconds"] / min(bare) if min(bare) else None,
         "lines_per_second": round(best["lines"] / best["seconds"]) if best["seconds"] else 0,
@@ -289,6 +354,10 @@ def main() -> int:
         warm_phases = " ".join(f"{k}={v:.2f}" for k, v in sorted(r["warm_phases"].items()))
         print(f"{'':<34} start-up {r['startup_seconds']:.2f} s (cpu {r['startup_cpu_seconds']:.2f})  "
               f"phases (warm) {warm_phases}")
+        for kind, lint in sorted(r["lint"].items()):
+            lint_phases = " ".join(f"{k}={v:.2f}" for k, v in sorted(lint["phases"].items()))
+            print(f"{'':<34} lint {kind} {lint['file']}: {lint['seconds']:.2f} s (cpu {lint['cpu_seconds']:.2f}, "
+                  f"{lint['ratio']:.2f} of cold cpu, {lint['findings']} findings)  phases {lint_phases}")
     return 0
 
 

@@ -137,15 +137,41 @@ def test_changed_helper_rewalks_the_transactions_that_reach_it_and_only_those(tm
     assert (documents, ir_after) == _outputs(root, None)[:2]
 
 
-def test_moved_definitions_are_walked_again(tmp_path):
-    """Lines are part of the IR: a definition that moved is not reused at its old lines."""
+def test_moved_definitions_are_reused_at_their_new_lines(tmp_path):
+    """Lines are part of the IR: a transaction reaching definitions that only moved is reused with
+    its locations moved with them, as a walk would find them."""
     root = _copy(tmp_path)
     folder = tmp_path / "cache"
-    _outputs(root, ScanCache(folder))
+    _documents, before, _walked = _outputs(root, ScanCache(folder))
     _shift_lines(root)
-    _documents, ir_text, walked = _outputs(root, ScanCache(folder))
-    transactions = [line for line in ir_text.splitlines() if '"type": "transaction"' in line]
-    assert 0 < len(walked) < len(transactions)
+    documents, ir_text, walked = _outputs(root, ScanCache(folder))
+    assert walked == []
+    assert (documents, ir_text) == _outputs(root, None)[:2]
+    assert ir_text != before and '"file": "shop/helpers.py"' in ir_text
+
+
+def test_changed_and_moved_definitions_rewalk_only_what_reaches_the_change(tmp_path):
+    """A line added inside one helper moves the helpers below it: the transactions reaching the
+    changed helper are walked again, those reaching only moved ones are reused at their new lines."""
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    _documents, ir_text, _walked = _outputs(root, ScanCache(folder))
+    _replace(root / "shop" / "helpers.py", "def reserve_stock(order, product, warehouse_code, quantity, ttl):\n",
+             "def reserve_stock(order, product, warehouse_code, quantity, ttl):\n    # one more line\n")
+    documents, ir_after, walked = _outputs(root, ScanCache(folder))
+    transactions = [json.loads(line) for line in ir_text.splitlines() if '"type": "transaction"' in line]
+
+    def reaches(value, name: str) -> bool:
+        if isinstance(value, dict):
+            return name in value.get("via", []) or any(reaches(v, name) for v in value.values())
+        return isinstance(value, list) and any(reaches(v, name) for v in value)
+
+    changed = sorted(t["id"] for t in transactions if reaches(t["steps"], "shop.helpers.reserve_stock"))
+    moved_only = [t["id"] for t in transactions
+                  if reaches(t["steps"], "shop.helpers.release_stock") and t["id"] not in changed]
+    assert changed and moved_only
+    assert sorted(walked) == changed
+    assert (documents, ir_after) == _outputs(root, None)[:2]
 
 
 def test_import_seen_by_no_other_module_rewalks_only_the_transactions_reaching_its_module(tmp_path):

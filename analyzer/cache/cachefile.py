@@ -78,6 +78,10 @@ class Entries(Mapping):
         self.read_texts[id(value)] = (value, text)
         return value
 
+    def texts(self) -> Iterator[tuple[str, str]]:
+        """(key, the entry's text as read) of every entry, decoded or not."""
+        return iter(self._texts.items())
+
     def decoded(self, key: str):
         """The value of `key` if it was decoded, else None (never decodes)."""
         return self._decoded.get(key)
@@ -169,7 +173,11 @@ def _lines(tables: dict, read: Mapping) -> Iterator[str]:
         if isinstance(table, Entries):
             texts.update(table.read_texts)
     for table, value in tables.items():
-        if isinstance(value, Mapping):
+        if isinstance(value, Entries) and value is read.get(table):
+            # a table kept whole, as it was read: every entry's text as read (none decoded here)
+            for key, text in value.texts():
+                yield f"{table}\t{_encode(key)}\t{text}\n"
+        elif isinstance(value, Mapping):
             before = read.get(table)
             for key, entry in value.items():
                 text = _text_read(entry, texts, before, key) or _encode(entry)

@@ -136,6 +136,11 @@ class DjangoReuse:
         }
         self.digest = text_digest(json.dumps(facts, sort_keys=True, default=list))
         self._ctx = ctx
+        if not options.autocommit:
+            # A scan without autocommit statements (`txscan lint`) leaves their walks as they
+            # were, undecoded: the next `txscan scan` checks and reuses them as it would have.
+            for table in ("autocommit", "autocommit_facts"):
+                self.written[table] = self.old.get(table, {})
         parse = ctx.parse_definition
 
         def recording_parse(info, qualname, first_line, end_line):
@@ -246,6 +251,11 @@ class DjangoReuse:
             self.written["transactions"][key] = kept
             ctx.diagnostics.extend(kept["parse_diagnostics"])
             return kept["result"]
+        moved = self._moved_entry(stub)
+        if moved is not None:
+            self.written["transactions"][key] = moved
+            ctx.diagnostics.extend(moved["parse_diagnostics"])
+            return moved["result"]
         self._reach = [list(stub.source)]
         try:
             *walked, reached = walk(ctx, self._materialize(ctx, stub, find_boundaries, view_functions))
@@ -266,6 +276,67 @@ class DjangoReuse:
         }
         return result
 
+
+    # -- definitions that only moved ------------------------------------------------------------
+    # Lines are part of the IR, so a definition that moved (a line added or removed above it)
+    # used to make every transaction reaching it be walked again. When every definition a kept
+    # transaction read has the same text, imports and module as then, only some at other lines,
+    # its result is the old one with each location inside a moved definition moved with it; a
+    # location in a file with moved definitions that lies in none of the definitions read (its
+    # new line unknown) makes the transaction be walked again.
+    def _moved_entry(self, stub: BoundaryStub) -> dict | None:
+        """The kept entry of this boundary's transaction, moved to today's lines, or None."""
+        rel = stub.parsed.info.rel
+        for old_line, old_key in self._kept_by_boundary().get((rel, stub.function, stub.kind), ()):
+            kept = self.old["transactions"].get(old_key)
+            if kept is None or kept["digest"] != self.digest:
+                continue
+            spans: dict[str, list[tuple[int, int, int]]] = {}
+            reach = []
+            for entry in kept["reach"]:
+                delta = self._moved_by(*entry)
+                if delta is None:
+                    break
+                spans.setdefault(entry[0], []).append((entry[2], entry[3], delta))
+                reach.append([entry[0], entry[1], entry[2] + delta, entry[3] + delta, *entry[4:]])
+            else:
+                moves = {path: found for path, found in spans.items() if any(d for _a, _b, d in found)}
+                try:
+                    if _new_line(moves, rel, old_line) != stub.line:
+                        continue
+                    result = _moved(kept["result"], moves)
+                    diagnostics = _moved(kept["parse_diagnostics"], moves)
+                except _Unmovable:
+                    return None
+                record = result[0]
+                if isinstance(record, dict) and record.get("type") == "transaction":
+                    record["id"] = f"{record['file']}:{record['line']}"
+                return {"digest": kept["digest"], "reach": reach, "parse_diagnostics": diagnostics, "result": result}
+        return None
+
+    def _kept_by_boundary(self) -> dict[tuple[str, str, str], list[tuple[int, str]]]:
+        """The kept transactions by (file, function, boundary kind): their old lines and keys."""
+        if not hasattr(self, "_by_boundary"):
+            self._by_boundary: dict[tuple[str, str, str], list[tuple[int, str]]] = {}
+            for key in self.old.get("transactions", {}):
+                try:
+                    rel, line, function, kind = json.loads(key)
+                except (ValueError, TypeError):
+                    continue
+                self._by_boundary.setdefault((rel, function, kind), []).append((line, key))
+        return self._by_boundary
+
+    def _moved_by(self, rel: str, qualname: str, first: int, last: int, digest: str, imports: str) -> int | None:
+        """How many lines a definition read then moved (0: same place), None when it changed."""
+        index = self._ctx.index
+        now = index.functions.get(qualname) or index.classes.get(qualname)
+        if now is None or now.end_line - now.line != last - first:
+            return None
+        module = index.modules.get(now.module)
+        if (module is None or module.rel != rel or self._imports.get(rel) != imports
+                or self._definition_digest(rel, now.line, now.end_line) != digest):
+            return None
+        return now.line - first
 
     # -- autocommit call sites ------------------------------------------------------------------
     # Per function (or module's top-level code), by qualified name: the walks made of it, each
@@ -339,6 +410,37 @@ class DjangoReuse:
             if module is not None:
                 entries.append([module.rel, qualname, fn.line, fn.end_line])
         return entries
+
+
+class _Unmovable(Exception):
+    """A kept location lies in a file whose definitions moved, outside every definition read."""
+
+
+def _new_line(moves: dict[str, list[tuple[int, int, int]]], path: str, line: int) -> int:
+    """Today's line of an old location (`moves`: per file, old spans of definitions and how far
+    each moved; files with nothing moved are absent)."""
+    spans = moves.get(path)
+    if spans is None:
+        return line
+    deltas = {delta for first, last, delta in spans if first <= line <= last}
+    if len(deltas) != 1:
+        raise _Unmovable(path, line)
+    return line + deltas.pop()
+
+
+def _moved(value, moves: dict[str, list[tuple[int, int, int]]]):
+    """A copy of a kept JSON value with every location (`file` with `line`, `end_line`) moved."""
+    if isinstance(value, list):
+        return [_moved(v, moves) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: _moved(v, moves) for k, v in value.items()}
+    path = value.get("file")
+    if isinstance(path, str) and path in moves:
+        for field in ("line", "end_line"):
+            if isinstance(value.get(field), int):
+                out[field] = _new_line(moves, path, value[field])
+    return out
 
 
 def _visible_imports(index: RepoIndex) -> dict[str, dict[str, str]]:

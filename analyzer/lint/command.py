@@ -6,6 +6,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from .. import timing
 from .baseline import BaselineError
 from .formats import RENDERERS
 from .formats.common import use_colour
@@ -25,13 +26,22 @@ def main(paths: list[Path], output_format: str = "concise", select: list[str] | 
          settings_file: Path | None = None, baseline: Path | None = None, write_baseline: Path | None = None,
          frontend: str | None = None, fix: bool = False, diff: bool = False, stream=None, cache: bool = False) -> int:
     """`cache`: scans use the project's warm cache (.txscan/cache), as the command line does."""
+    status = _main(paths, output_format, select, extend_select, ignore, exit_zero, settings_file, baseline,
+                   write_baseline, frontend, fix, diff, stream, cache)
+    timing.write_if_asked()  # scripts/benchmark.py's phases, only when TXSCAN_TIMINGS_FILE asks
+    return status
+
+
+def _main(paths: list[Path], output_format: str, select: list[str] | None, extend_select: list[str] | None,
+          ignore: list[str] | None, exit_zero: bool, settings_file: Path | None, baseline: Path | None,
+          write_baseline: Path | None, frontend: str | None, fix: bool, diff: bool, stream, cache: bool) -> int:
     stream = stream or sys.stdout
     if cache:
         from ..cache import project_caches
 
         with project_caches():
-            return main(paths, output_format, select, extend_select, ignore, exit_zero, settings_file, baseline,
-                        write_baseline, frontend, fix, diff, stream)
+            return _main(paths, output_format, select, extend_select, ignore, exit_zero, settings_file, baseline,
+                         write_baseline, frontend, fix, diff, stream, False)
     options = LintOptions(
         paths=list(paths) or [Path(".")],
         overrides=Overrides(select=_split(select) if select else None, extend_select=_split(extend_select),
@@ -55,7 +65,8 @@ def main(paths: list[Path], output_format: str = "concise", select: list[str] | 
             return ERROR
         if early is not None:
             return early
-    RENDERERS[output_format](outcome, stream, use_colour(stream) and output_format in ("concise", "full"))
+    with timing.phase("lint-output"):
+        RENDERERS[output_format](outcome, stream, use_colour(stream) and output_format in ("concise", "full"))
     if outcome.baseline_written is not None:
         print(f"txscan: wrote {outcome.baseline_written} finding(s) to the baseline {write_baseline}", file=sys.stderr)
         return CLEAN

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -29,11 +28,22 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 
 
-@dataclass
 class Transaction:
-    record: dict        # the IR record (steps with structure and call chains)
-    verdict: dict       # the core's verdict in the configured CDA mode
-    flat: list[FlatStep]
+    def __init__(self, record: dict, verdict: dict) -> None:
+        self.record = record      # the IR record (steps with structure and call chains)
+        self.verdict = verdict    # the core's verdict in the configured CDA mode
+
+    @cached_property
+    def flat(self) -> list[FlatStep]:
+        return flatten(self.record["steps"])
+
+    def runs_in(self, targets: list[str]) -> bool:
+        """Whether its boundary or any of its steps is in the linted paths."""
+        if is_target(self.record["file"], targets):
+            return True
+        files: set[str] = set()
+        _step_files(self.record["steps"], files)
+        return any(is_target(path, targets) for path in files)
 
     @property
     def id(self) -> str:
@@ -72,8 +82,16 @@ class LintContext:
                 continue  # rules are about explicit transactions; an autocommit statement is one-shot
             record = records.get(verdict["id"])
             if record is not None:
-                out.append(Transaction(record, verdict, flatten(record["steps"])))
+                out.append(Transaction(record, verdict))
         return out
+
+    @cached_property
+    def linted_transactions(self) -> list[Transaction]:
+        """The transactions whose boundary or some step is in the linted paths, in the same order:
+        a finding located at a boundary or a step (the rules about one transaction at a time) can
+        come from no other. Rules that weigh all transactions at once (what is reached, what
+        is unresolved anywhere) read `transactions`."""
+        return [t for t in self.transactions if t.runs_in(self.targets)]
 
     @cached_property
     def diagnostics(self) -> list[dict]:
@@ -241,3 +259,13 @@ class LintContext:
             if pattern.match(text):
                 return (path, number)
         return None
+
+
+def _step_files(steps: list[dict], out: set[str]) -> None:
+    """The files the steps (and those inside their branches and loops) run in."""
+    for step in steps:
+        out.add(step.get("file", ""))
+        for arm in step.get("arms", ()):
+            _step_files(arm, out)
+        if "body" in step:
+            _step_files(step["body"], out)

@@ -15,7 +15,7 @@ def effect_findings(ctx: LintContext, code: str, accepts: Callable[[dict], bool]
     A transaction seen completely that only reads (a read-only block, e.g. pinned to a replica) has
     nothing to roll back and holds no row locks: an effect inside it is not reported.
     """
-    for txn in ctx.transactions:
+    for txn in ctx.linted_transactions:
         if _read_only(txn):
             continue
         for fs in txn.flat:

@@ -13,7 +13,7 @@ DEFAULT_REASON = ("Off by default: read/write-set inferability matters to determ
 
 def inferability_findings(ctx: LintContext, code: str, inferability: tuple[str, ...], message: str,
                           fix: str) -> Iterable[Finding]:
-    for txn in ctx.transactions:
+    for txn in ctx.linted_transactions:
         steps = {fs.id: fs.step for fs in txn.flat if fs.id}
         for statement in txn.verdict["statements"]:
             step = steps.get(statement["id"])

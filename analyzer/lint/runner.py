@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import config as config_mod
+from .. import config as config_mod, timing
 from ..scan import ScanResult
 from . import baseline as baseline_mod
 from .context import LintContext
@@ -105,11 +105,15 @@ def run(options: LintOptions, scan_result: ScanResult | None = None) -> LintOutc
 
     ran = [rule for rule in REGISTRY.values() if ctx.frontend in rule.frontends]
     raw: list[tuple[tuple, Finding]] = []
-    for rule in ran:
-        for finding in rule.check(ctx):
-            if is_target(finding.location.path, targets) and rule.code in enabled_for(finding.location.path):
-                order = (finding.boundary.path, finding.boundary.line) if finding.boundary else ("", 0)
-                raw.append((order, finding))
+    reportable = _reportable_codes(root, targets, enabled_for)
+    with timing.phase("lint-rules"):
+        for rule in ran:
+            if reportable is not None and rule.code not in reportable:
+                continue  # its findings would all be dropped below: not enabled where they can be
+            for finding in rule.check(ctx):
+                if is_target(finding.location.path, targets) and rule.code in enabled_for(finding.location.path):
+                    order = (finding.boundary.path, finding.boundary.line) if finding.boundary else ("", 0)
+                    raw.append((order, finding))
     # A helper reached from several transactions is one finding, named after the first transaction.
     unique: dict[tuple, Finding] = {}
     for _order, finding in sorted(raw, key=lambda item: (item[1].sort_key, item[0])):
@@ -157,13 +161,22 @@ def run(options: LintOptions, scan_result: ScanResult | None = None) -> LintOutc
         seconds=time.perf_counter() - started, context=ctx, baseline_written=written)
 
 
+def _reportable_codes(root: Path, targets: list[str], enabled_for) -> frozenset[str] | None:
+    """The codes a finding can be reported under when every linted path is a file (a finding is
+    kept only at a linted path, under a code enabled there); None when a folder is linted (its
+    files' settings are looked up as findings come)."""
+    if any(not target or not (root / target).is_file() for target in targets):
+        return None
+    return frozenset().union(*(enabled_for(target) for target in targets))
+
+
 def _notes(ctx: LintContext) -> list[str]:
     """Where the analysis went blind inside the linted paths: absent findings there prove nothing."""
     notes = []
     for diag in ctx.diagnostics:
         if diag["severity"] == "error" and is_target(diag["file"], ctx.targets):
             notes.append(f"{diag['file']}:{diag['line']}: not analysed ({diag['code']}): {diag['message']}")
-    incomplete = [t for t in ctx.transactions if t.incomplete and is_target(t.record["file"], ctx.targets)]
+    incomplete = [t for t in ctx.transactions if is_target(t.record["file"], ctx.targets) and t.incomplete]
     if incomplete:
         notes.append(f"{len(incomplete)} transaction(s) in these paths call code txscan could not follow; "
                      "findings inside that code are not reported (see `txscan scan --format json`)")

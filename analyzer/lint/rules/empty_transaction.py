@@ -6,7 +6,7 @@ from ..model import Finding, Rule, RuleDoc
 
 
 def check(ctx):
-    for txn in ctx.transactions:
+    for txn in ctx.linted_transactions:
         if txn.record["steps"] or txn.incomplete:
             continue
         boundary = ctx.boundary(txn)

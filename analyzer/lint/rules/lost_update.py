@@ -53,7 +53,7 @@ def _serialized(ctx, entity: str, locked: set[str]) -> bool:
 
 
 def check(ctx):
-    for txn in ctx.transactions:
+    for txn in ctx.linted_transactions:
         isolation = str(txn.record.get("options", {}).get("isolation", "")).upper()
         if any(level in isolation for level in _SAFE_ISOLATION):
             continue

@@ -8,7 +8,7 @@ _WRITES = ("write", "insert", "delete")
 
 
 def check(ctx):
-    for txn in ctx.transactions:
+    for txn in ctx.linted_transactions:
         steps = {fs.id: fs.step for fs in txn.flat if fs.id}
         seen = set()
         for reason in txn.verdict["reasons"]:
