@@ -191,7 +191,7 @@ function declarationOf(checker: ts.TypeChecker, e: ts.Expression, call?: ts.Call
   let decl: ts.Node | undefined;
   if (call) {
     decl = soleImplementation(checker, call);
-    if (!decl) {
+    if (!decl && !unnamedCallee(checker, call)) {
       const sig = checker.getResolvedSignature(call);
       if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) decl = sig.declaration;
     }
@@ -233,6 +233,18 @@ function soleImplementation(checker: ts.TypeChecker, call: ts.CallLikeExpression
   // declared only in declaration files (a library's method): no body anywhere, no unit to find
   if (declarations.length > 0 && declarations.every((d) => d.getSourceFile().isDeclarationFile)) return sym!.valueDeclaration ?? declarations[0];
   return soleCallTarget(checker, call);
+}
+
+/** A call whose callee name the checker resolves to nothing (a member of an `any` receiver, a
+ *  missing member) and whose callee has no call signature: its signature, were it resolved,
+ *  would be the checker's untyped or error signature, which has no declaration, after typing
+ *  every argument for nothing. */
+function unnamedCallee(checker: ts.TypeChecker, call: ts.CallLikeExpression): boolean {
+  if (!ts.isCallExpression(call)) return false;
+  const callee = stripParens(call.expression);
+  const name = ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
+  if (!name || checker.getSymbolAtLocation(name)) return false;
+  return checker.getTypeAtLocation(callee).getCallSignatures().length === 0;
 }
 
 /** The calls of one unit into other units, each marked inside/outside its regions. */
