@@ -191,7 +191,7 @@ function declarationOf(checker: ts.TypeChecker, e: ts.Expression, call?: ts.Call
   let decl: ts.Node | undefined;
   if (call) {
     decl = soleImplementation(checker, call);
-    if (!decl) {
+    if (!decl && !unnamedCallee(checker, call)) {
       const sig = checker.getResolvedSignature(call);
       if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) decl = sig.declaration;
     }
@@ -223,6 +223,7 @@ function declarationOf(checker: ts.TypeChecker, e: ts.Expression, call?: ts.Call
  *  all calls of an application, as much as a full type check). Anything else (overloads,
  *  unions, function-typed values, `new`) is left to the signature. */
 function soleImplementation(checker: ts.TypeChecker, call: ts.CallLikeExpression): ts.Node | undefined {
+  if (ts.isNewExpression(call)) return soleConstructor(checker, call);
   if (!ts.isCallExpression(call)) return undefined;
   const callee = stripParens(call.expression);
   const name = ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
@@ -233,6 +234,33 @@ function soleImplementation(checker: ts.TypeChecker, call: ts.CallLikeExpression
   // declared only in declaration files (a library's method): no body anywhere, no unit to find
   if (declarations.length > 0 && declarations.every((d) => d.getSourceFile().isDeclarationFile)) return sym!.valueDeclaration ?? declarations[0];
   return soleCallTarget(checker, call);
+}
+
+/** `new C(...)` of a class declared once with one constructor, which has a body: that
+ *  constructor is the signature's declaration (an abstract class's `new`, an error, resolves to
+ *  none, and the class then stands for the same constructor in declarationOf). A class without
+ *  a constructor of its own (its base's runs), with overloads or merged declarations, and a
+ *  value holding a class are left to the signature. */
+function soleConstructor(checker: ts.TypeChecker, call: ts.NewExpression): ts.Node | undefined {
+  const callee = stripParens(call.expression);
+  const name = ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
+  const found = name && checker.getSymbolAtLocation(name);
+  const decls = (found && unalias(checker, found))?.declarations;
+  if (!decls || decls.length !== 1 || !ts.isClassDeclaration(decls[0])) return undefined;
+  const ctors = decls[0].members.filter(ts.isConstructorDeclaration);
+  return ctors.length === 1 && ctors[0].body ? ctors[0] : undefined;
+}
+
+/** A call whose callee name the checker resolves to nothing (a member of an `any` receiver, a
+ *  missing member) and whose callee has no call signature: its signature, were it resolved,
+ *  would be the checker's untyped or error signature, which has no declaration, after typing
+ *  every argument for nothing. */
+function unnamedCallee(checker: ts.TypeChecker, call: ts.CallLikeExpression): boolean {
+  if (!ts.isCallExpression(call)) return false;
+  const callee = stripParens(call.expression);
+  const name = ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
+  if (!name || checker.getSymbolAtLocation(name)) return false;
+  return checker.getTypeAtLocation(callee).getCallSignatures().length === 0;
 }
 
 /** The calls of one unit into other units, each marked inside/outside its regions. */

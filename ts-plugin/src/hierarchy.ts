@@ -64,12 +64,90 @@ export class HierarchyIndex {
   private linkStructural(n: ts.NewExpression): void {
     const cls = this.appType(this.symbolOf(n.expression));
     if (!cls || !ts.isClassDeclaration(cls)) return;
+    if (this.argumentLinksNothing(n, cls)) return;
     const expected = this.checker.getContextualType(n);
     if (!expected || expected.isUnion()) return;
     const target = expected.getSymbol();
     const decl = this.appType(target);
     if (!decl || decl === cls || !target) return;
     this.link(unalias(this.checker, target), cls);
+  }
+
+  /**
+   * `publish(new OrderEvent(...))`: an argument whose expected type the declarations of the
+   * callee decide without resolving the call's signature (which types every argument of the
+   * call: most of the hierarchy's cost). It decides nothing new when every declaration of the
+   * callee takes, at that position, an array (a library type) or a type parameter of its own
+   * that no other parameter mentions: that parameter's type is inferred from this argument (the
+   * class itself), or, when the class does not satisfy its constraint, is the constraint, which
+   * must then be a library type, the class itself, an ancestor the class already descends from
+   * (the link would repeat one), or an alias of a type that is never an application class.
+   */
+  private argumentLinksNothing(n: ts.NewExpression, cls: ts.ClassDeclaration): boolean {
+    const call = n.parent;
+    if (!ts.isCallExpression(call) || call.typeArguments) return false;
+    const index = call.arguments.indexOf(n);
+    if (index < 0 || call.arguments.some((a, i) => i <= index && ts.isSpreadElement(a))) return false;
+    const callee = stripParens(call.expression);
+    const name = ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
+    const found = name && this.checker.getSymbolAtLocation(name);
+    const sym = found && unalias(this.checker, found);
+    // a member of a union of types is a symbol made by the checker: its signatures are combined
+    if (!sym || sym.flags & ts.SymbolFlags.Transient || !sym.declarations?.length) return false;
+    return sym.declarations.every((d) => this.inferredFromArgument(d, index, cls));
+  }
+
+  private inferredFromArgument(d: ts.Declaration, index: number, cls: ts.ClassDeclaration): boolean {
+    if (!(ts.isMethodDeclaration(d) || ts.isMethodSignature(d) || ts.isFunctionDeclaration(d))) return false;
+    const params = d.parameters.filter((p) => !(ts.isIdentifier(p.name) && p.name.text === "this"));
+    if (params.length !== d.parameters.length) return false; // a `this` parameter may mention a type parameter
+    const p = params[index];
+    if (!p || p.dotDotDotToken || !p.type) return false;
+    // an array, unless the application declares `Array` itself (a global augmentation)
+    if (ts.isArrayTypeNode(p.type)) return !this.appType(this.checker.getTypeFromTypeNode(p.type).getSymbol());
+    if (!ts.isTypeReferenceNode(p.type) || p.type.typeArguments || !ts.isIdentifier(p.type.typeName)) return false;
+    const own = p.type.typeName.text;
+    const tp = d.typeParameters?.find((t) => t.name.text === own);
+    if (!tp || params.some((q) => q !== p && q.type && mentions(q.type, own))) return false;
+    return !tp.constraint || this.constraintLinksNothing(tp.constraint, cls);
+  }
+
+  private constraintLinksNothing(c: ts.TypeNode, cls: ts.ClassDeclaration): boolean {
+    if (!ts.isTypeReferenceNode(c)) return false;
+    const found = this.checker.getSymbolAtLocation(c.typeName);
+    const sym = found && unalias(this.checker, found);
+    if (!sym?.declarations?.length) return false;
+    if (sym.declarations.every((d) => ts.isClassDeclaration(d) || ts.isInterfaceDeclaration(d))) {
+      const decl = this.appType(sym);
+      return !decl || decl === cls || this.descendsFrom(cls, sym);
+    }
+    // an alias of a mapped type, or of a union with an object literal type: an instance of it
+    // is a union, a mapped or primitive type, never an application class or interface
+    if (sym.declarations.length !== 1) return false;
+    const alias = sym.declarations[0];
+    if (!ts.isTypeAliasDeclaration(alias)) return false;
+    const objectLiteral = (t: ts.TypeNode) => ts.isMappedTypeNode(t) || ts.isTypeLiteralNode(t);
+    return ts.isMappedTypeNode(alias.type) || (ts.isUnionTypeNode(alias.type) && alias.type.types.some(objectLiteral));
+  }
+
+  /** Whether the links made from `extends`/`implements` already put the class below `ancestor`. */
+  private descendsFrom(cls: TypeDecl, ancestor: ts.Symbol): boolean {
+    const seen = new Set<ts.Symbol>();
+    const up = (d: TypeDecl): boolean => {
+      for (const h of d.heritageClauses ?? []) {
+        for (const t of h.types) {
+          const parent = this.symbolOf(t.expression);
+          if (!parent || seen.has(parent)) continue;
+          if (parent === ancestor) return true;
+          seen.add(parent);
+          for (const pd of parent.declarations ?? []) {
+            if ((ts.isClassDeclaration(pd) || ts.isInterfaceDeclaration(pd)) && this.isAppFile(pd.getSourceFile()) && up(pd)) return true;
+          }
+        }
+      }
+      return false;
+    };
+    return up(cls);
   }
 
   private symbolOf(e: ts.Expression): ts.Symbol | undefined {
@@ -189,6 +267,12 @@ export function implementationOf(
     c = base?.declarations?.find((d: ts.Declaration): d is ts.ClassLikeDeclaration => ts.isClassLike(d) && inApp(d));
   }
   return undefined;
+}
+
+/** Whether a type node names `name` anywhere (`T`, `T[]`, `Promise<T>`, `{ a: T }`). */
+function mentions(t: ts.Node, name: string): boolean {
+  if (ts.isIdentifier(t) && t.text === name) return true;
+  return !!ts.forEachChild(t, (c) => mentions(c, name) || undefined);
 }
 
 function symbolKey(s: ts.Symbol): string {

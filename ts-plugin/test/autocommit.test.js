@@ -252,6 +252,31 @@ export class Users {
   assert.deepEqual(auto(ir), ["12 Users.rename: User write update"]);
 });
 
+test("a constructor is linked through `new`, a method of an untyped receiver by its name", () => {
+  const service = `import { DataSource } from "typeorm";
+import { User, Account } from "./entities";
+export class Loader {
+  constructor(ds: DataSource, id: number) { void ds.manager.findOneBy(User, { id }); }
+}
+export class Overloaded {
+  constructor(ds: DataSource);
+  constructor(ds: DataSource, id?: number) { void ds.manager.findOneBy(Account, { id }); }
+}
+export class Jobs {
+  constructor(private ds: DataSource) {}
+  async touch(id: number) { await this.ds.manager.update(User, { id }, { name: "touched" }); }
+  async inside(id: number) {
+    await this.ds.transaction(async () => { new Loader(this.ds, id); new Overloaded(this.ds); await this.touch(id); });
+  }
+  async outside(svc: any, id: number) { await svc.touch(id); }
+}
+`;
+  const ir = scanService(service);
+  // Loader's constructor and Overloaded's (through its overload) run only inside the
+  // transaction; touch is also called on an untyped receiver outside it
+  assert.deepEqual(auto(ir), ["12 Jobs.touch: User write update"]);
+});
+
 test("walkFiles: only the transactions of the given files are walked, each as a whole scan walks it", () => {
   const helper = `import { EntityManager } from "typeorm";
 import { User } from "./entities";

@@ -98,6 +98,30 @@ export const other = { plain: new RedisCache() };
   assert.deepEqual(steps, ["statement User read", "statement Account write"]);
 });
 
+test("an argument counts where the parameter is typed by the interface, not where a generic parameter takes the class itself", () => {
+  const withConfig = (config) => scanSources({ ...STRATEGIES, "src/config.ts": config });
+  const REGISTRY = `import { CacheStrategy } from "./strategy";
+import { RedisCache } from "./impls";
+export class Registry {
+  use(s: CacheStrategy) {}
+  keep<T>(value: T) {}
+  keepAll<T extends object>(values: T[], first: T) {}
+  keepBounded<T extends CacheStrategy>(value: T) {}
+}
+export const registry = new Registry();
+`;
+  // typed by the interface: RedisCache is a candidate
+  const typed = withConfig(REGISTRY + "registry.use(new RedisCache());\n");
+  assert.deepEqual(flatSteps(typed.transactions[0]).map(describe), ["statement User read", "statement Account write", "effect cache"]);
+  // a type parameter of its own (inferred from the argument: RedisCache itself), an array, a
+  // parameter whose type parameter another parameter mentions, a bound the class satisfies
+  // only by its shape: none puts RedisCache in CacheStrategy's place
+  for (const call of ["registry.keep(new RedisCache());", "registry.keepAll([], new RedisCache());", "registry.keepBounded(new RedisCache());"]) {
+    const ir = withConfig(REGISTRY + call + "\n");
+    assert.deepEqual(flatSteps(ir.transactions[0]).map(describe), ["statement User read", "statement Account write"], call);
+  }
+});
+
 test("more than 8 implementations: one unresolved dynamic-dispatch call with the count", () => {
   const impls = Array.from({ length: 9 }, (_, i) => `export class S${i} implements Step { async run(em: EntityManager) { await em.update(Account, { id: ${i} }, { frozen: true }); } }`);
   const ir = scanSources({
