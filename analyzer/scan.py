@@ -181,7 +181,7 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
          cache: ScanCache | None = None, autocommit: bool = True, walk_files: list[str] | None = None) -> ScanResult:
     """Scan one application. `cache` holds an earlier scan's work (analyzer/cache); without
     one, the work of this scan is still kept in memory when rewrites are verified, so that the
-    re-analysis of each rewritten copy walks only the transactions the rewrite reaches.
+    re-analysis of the rewritten project walks only the transactions the rewrites reach.
     `walk_files` (TypeScript): only the explicit transactions found in these files are walked."""
     with large_heap_pace():
         return _scan(root, config, frontend, rewrites, cache, autocommit, walk_files)
@@ -236,7 +236,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
     result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started, cache=cache,
                         walked=walked, ir_written=ir_text)
     if rewrites:
-        # Code is shown only for rewrites that re-analysis of a rewritten copy confirmed.
+        # Code is shown only for rewrites that re-analysis of the rewritten project confirmed.
         with timing.phase("imports"):
             from .rewrite.attach import attach
 

@@ -1,5 +1,7 @@
-"""Verification of rewrites: the rewritten files parse, and a re-analysis of a copy of the project
-with the edits applied confirms each rewrite's claim. Only then is a rewrite `verified`."""
+"""Verification of rewrites: the rewritten files parse, and a re-analysis of the project with the
+edits applied confirms each rewrite's claim. Only then is a rewrite `verified`. Django: the
+project is re-analysed in place, the edited texts standing in for their files
+(django_reanalysis.py); TypeScript: a copy of the project with the edits is scanned."""
 
 from __future__ import annotations
 
@@ -19,8 +21,9 @@ def verify(root: Path, frontend: str, config, candidates: list[Candidate], entit
            reuse=None) -> None:
     """Marks each candidate's rewrite verified (or says in `refused` why not), in place.
 
-    `cache` (analyzer.cache.ScanCache) is the work of the scan of `root`: re-analysis of each
-    rewritten copy then walks only the transactions that reach a rewritten definition.
+    `cache` (analyzer.cache.ScanCache) is the work of the scan of `root`: re-analysis then reuses
+    it for what the edits did not change (Django: only the checked transactions are walked;
+    TypeScript: only the transactions of the round's files).
     `reuse` (analyzer.cache.rewrites.RewriteReuse) holds plans and verifications of an earlier
     scan: a round whose candidates are all unchanged is not re-analysed (the rounds are formed as
     without it, from every candidate)."""
