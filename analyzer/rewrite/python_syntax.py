@@ -346,69 +346,50 @@ def enclosing_function(located: Located) -> cst.FunctionDef | None:
     return next((a for a in located.ancestors if isinstance(a, cst.FunctionDef)), None)
 
 
-class _Names(cst.CSTVisitor):
-    """The plain names read (a class made once: libcst's visitors are checked against abstract
-    base classes, whose caches a class made per call would start empty every time)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: set[str] = set()
-
-    def visit_Name(self, name: cst.Name) -> None:
-        self.found.add(name.value)
-
-    def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-        attribute.value.visit(self)
-        return False
-
-    def visit_Arg(self, arg: cst.Arg) -> bool:
-        arg.value.visit(self)
-        return False
+def _nodes(root: cst.CSTNode):
+    """`root` and every node under it, as a libcst visitor meets them (positions.children lists a
+    node's children as libcst's visit does, read from the fields; nothing is rebuilt)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node)))
 
 
 def names_in(node: cst.CSTNode) -> set[str]:
-    """Every plain name an expression reads (the free names a lambda around it would capture)."""
-    visitor = _Names()
-    node.visit(visitor)
-    return visitor.found
+    """Every plain name an expression reads (the free names a lambda around it would capture):
+    not an attribute's name, nor an argument's keyword."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is cst.Name:
+            found.add(current.value)
+        elif kind is cst.Attribute or kind is cst.Arg:
+            stack.append(current.value)
+        else:
+            stack.extend(children(current))
+    return found
 
 
-class _Rebound(cst.CSTVisitor):
-    def __init__(self, names: set[str], line: int, lines: dict) -> None:
-        super().__init__()
-        self.names, self.line, self.lines = names, line, lines
-        self.rebound: set[str] = set()
-
-    def _bind(self, target: cst.CSTNode) -> None:
-        for name in names_in(target) if not isinstance(target, cst.Name) else {target.value}:
-            if name in self.names and self.lines[target] > self.line:
-                self.rebound.add(name)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._bind(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bind(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._bind(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bind(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self._bind(node.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._bind(node.target)
+_BINDING = {cst.AssignTarget: "target", cst.AugAssign: "target", cst.AnnAssign: "target", cst.For: "target",
+            cst.AsName: "name", cst.NamedExpr: "target"}
 
 
 def rebound_after(function: cst.CSTNode, names: set[str], line: int, lines: dict) -> set[str]:
     """Which of `names` are assigned again after `line` in `function` (a deferred call would see
     the new value)."""
-    visitor = _Rebound(names, line, lines)
-    function.visit(visitor)
-    return visitor.rebound
+    rebound: set[str] = set()
+    for node in _nodes(function):
+        field = _BINDING.get(type(node))
+        if field is None:
+            continue
+        target = getattr(node, field)
+        for name in names_in(target) if not isinstance(target, cst.Name) else {target.value}:
+            if name in names and lines[target] > line:
+                rebound.add(name)
+    return rebound
 
 
 def transaction_import(module: cst.Module) -> str | None:
