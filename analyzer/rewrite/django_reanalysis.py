@@ -8,9 +8,8 @@ verified (its cache tables, analyzer/cache/django.py), as a warm scan after edit
 would:
 - an unchanged file is not parsed again (its index facts are the scan's); an edited one is
   read and indexed as the copy's file would be (written and read back the same way);
-- boundaries are looked for only in the definitions of the files the claims are about (the
-  edited files and the checked transactions' files), and reused there where a definition did
-  not change;
+- boundaries are looked for only in the definitions holding a checked transaction's line
+  (reused where such a definition did not change);
 - only the checked transactions are walked (a transaction's walk does not depend on which
   other transactions a scan walks: summaries of helpers are the same whichever walk computed
   them, as the warm scan already relies on);
@@ -33,11 +32,14 @@ class _EditedProject(DjangoReuse):
     """The scan's cached work, with the edited files' texts in place of theirs; boundaries and
     walks only where the claims look."""
 
-    def __init__(self, tables: dict, edited: dict, files: set[str], wanted: set[str]) -> None:
+    def __init__(self, tables: dict, edited: dict, wanted: set[str]) -> None:
         super().__init__(tables)
         self._edited = edited
-        self._files = files
         self._wanted = wanted
+        self._lines: dict[str, list[int]] = {}  # per file, the lines of the wanted transactions
+        for found in sorted(wanted):
+            rel, line = found.rsplit(":", 1)
+            self._lines.setdefault(rel, []).append(int(line))
 
     def index_add(self, index, source):
         edited = self._edited.get(source.rel)
@@ -48,7 +50,9 @@ class _EditedProject(DjangoReuse):
         return super().index_add(index, edited or source)
 
     def boundaries(self, ctx, info, qualname, first, last, cls, find):
-        if info.rel not in self._files:
+        # A boundary is found in a definition holding its line (a function, or the class of a
+        # method_decorator): the others cannot give a wanted transaction.
+        if not any(first <= line <= last for line in self._lines.get(info.rel, ())):
             return []
         return super().boundaries(ctx, info, qualname, first, last, cls, find)
 
@@ -79,7 +83,7 @@ def edited_sources(texts: dict[str, str], max_bytes: int) -> dict:
     return out
 
 
-def reanalyse(root: Path, config, texts: dict[str, str], files: set[str], wanted: set[str],
+def reanalyse(root: Path, config, texts: dict[str, str], wanted: set[str],
               tables: dict) -> tuple[dict, dict, list[dict], dict]:
     """(transaction records by id, their pk-mode verdicts by id, the records classified, files
     each walk read by id) of the transactions `wanted` (ids in the edited files) of `root` with
@@ -91,7 +95,7 @@ def reanalyse(root: Path, config, texts: dict[str, str], files: set[str], wanted
     from ..scan import django_options
 
     options = django_options(config, autocommit=False)
-    reuse = _EditedProject(tables, edited_sources(texts, options.max_file_bytes), files | set(texts), wanted)
+    reuse = _EditedProject(tables, edited_sources(texts, options.max_file_bytes), wanted)
     with large_heap_pace():
         found = django_frontend.scan(root, options, reuse)
     kept = [r for r in found.records if r["type"] in ("meta", "entity")

@@ -75,13 +75,13 @@ def test_in_place_re_analysis_finds_what_a_scan_of_an_edited_copy_finds(tmp_path
     assert ids == {"bank/services.py:7", "bank/services.py:13"}
     for tables in ({}, result.cache.tables("django")):  # without the scan's work, and with it
         transactions, verdicts, _records, reached = reanalyse(app.root, Config(), {"bank/services.py": edited},
-                                                              set(), ids, tables)
+                                                              ids, tables)
         assert transactions == expected
         assert verdicts["bank/services.py:7"]["interactivity"] == "one-shot"
         assert "bank/services.py" in reached["bank/services.py:7"]
     # only the transactions asked for are walked
     transactions, _verdicts, _records, _reached = reanalyse(app.root, Config(), {"bank/services.py": edited},
-                                                            set(), {"bank/services.py:13"}, {})
+                                                            {"bank/services.py:13"}, {})
     assert set(transactions) == {"bank/services.py:13"}
 
 
