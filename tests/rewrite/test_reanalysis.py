@@ -56,6 +56,22 @@ def _edit(text: str, old: str, new: str) -> Edit:
     return Edit("bank/services.py", start, start + len(old), new)
 
 
+def _increment(model: str, field: str) -> str:
+    """A transaction adding to one column of one row: read, assign, save()."""
+    return f"""\
+        from django.db import transaction
+
+        from bank.models import {model}
+
+
+        @transaction.atomic
+        def add(pk, amount):
+            row = {model}.objects.select_for_update().get(pk=pk)
+            row.{field} += amount
+            row.save(update_fields=["{field}"])
+    """
+
+
 def _files(root):
     return {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(root.rglob("*")) if p.is_file()}
 
@@ -132,18 +148,7 @@ def test_a_rewrite_removing_its_transaction_is_refused(tmp_path):
 
 
 def test_a_field_the_entity_does_not_have_is_refused_before_re_analysis(tmp_path):
-    app = write(tmp_path, """\
-        from django.db import transaction
-
-        from bank.models import Account
-
-
-        @transaction.atomic
-        def deposit(account_id, amount):
-            account = Account.objects.select_for_update().get(pk=account_id)
-            account.balance += amount
-            account.save(update_fields=["balance"])
-    """)
+    app = write(tmp_path, _increment("Account", "balance"))
     result, found = _planned(app.root)
     (candidate,) = found
     assert candidate.rewrite.kind == "f-expression"
@@ -168,18 +173,7 @@ class Audited(models.Model):
     def save(self, *args, **kwargs):
         super().save(*args, **kwargs)
 """
-    app = write(tmp_path, """\
-        from django.db import transaction
-
-        from bank.models import Audited
-
-
-        @transaction.atomic
-        def add(pk, amount):
-            row = Audited.objects.select_for_update().get(pk=pk)
-            row.total += amount
-            row.save(update_fields=["total"])
-    """, models)
+    app = write(tmp_path, _increment("Audited", "total"), models)
     candidate = app.only("f-expression")
     assert candidate.rewrite is None
     assert candidate.refused == "Audited overrides save() or has auto_now fields, which update() skips"
