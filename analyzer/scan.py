@@ -136,6 +136,16 @@ def effective_depth(config: Config, frontend: str) -> int | None:
     return config.depth or DEFAULT_DEPTH.get(frontend, DEFAULT_DEPTH["django"])
 
 
+def django_options(config: Config, autocommit: bool = True):
+    """The Django front end's options for a scan with `config` (re-analysis of rewrites too)."""
+    from .django import frontend as django_frontend
+
+    return django_frontend.Options(
+        excludes=django_frontend.DEFAULT_EXCLUDES + tuple(config.exclude),
+        max_file_bytes=config.max_file_bytes, max_depth=effective_depth(config, "django"),
+        extra_effects=config.extra_effects, extra_statements=config.extra_statements, autocommit=autocommit)
+
+
 def _typescript_records(root: Path, config: Config, cache: ScanCache | None, autocommit: bool,
                         walk_files: list[str] | None = None) -> tuple[list[dict], list[str] | None]:
     """ts-plugin's records, and the transactions it walked (None: no cache). With a cache in a
@@ -171,7 +181,7 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
          cache: ScanCache | None = None, autocommit: bool = True, walk_files: list[str] | None = None) -> ScanResult:
     """Scan one application. `cache` holds an earlier scan's work (analyzer/cache); without
     one, the work of this scan is still kept in memory when rewrites are verified, so that the
-    re-analysis of each rewritten copy walks only the transactions the rewrite reaches.
+    re-analysis of the rewritten project walks only the transactions the rewrites reach.
     `walk_files` (TypeScript): only the explicit transactions found in these files are walked."""
     if cache is None:
         cache = default_for(root)
@@ -204,10 +214,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
             from .cache.django import DjangoReuse
             from .django import frontend as django_frontend
 
-        options = django_frontend.Options(
-            excludes=django_frontend.DEFAULT_EXCLUDES + tuple(config.exclude),
-            max_file_bytes=config.max_file_bytes, max_depth=effective_depth(config, "django"),
-            extra_effects=config.extra_effects, extra_statements=config.extra_statements, autocommit=autocommit)
+        options = django_options(config, autocommit)
         reuse = DjangoReuse(cache.tables("django")) if cache is not None else None
         result = django_frontend.scan(root, options, reuse)
         if reuse is not None:
@@ -233,7 +240,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
     result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started, cache=cache,
                         walked=walked, ir_written=ir_text)
     if rewrites:
-        # Code is shown only for rewrites that re-analysis of a rewritten copy confirmed.
+        # Code is shown only for rewrites that re-analysis of the rewritten project confirmed.
         with timing.phase("imports"):
             from .rewrite.attach import attach
 

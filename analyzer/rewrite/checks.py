@@ -9,7 +9,7 @@ import bisect
 import re
 import warnings
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 
 def python_parses(path: str, text: str, original: str | None = None, edits=()) -> str | None:
@@ -54,6 +54,11 @@ class Outline:
     names: tuple[str | None, ...]  # per group: a function's name
     transaction: str | None  # local name of `from django.db import transaction` at module level
     f_import: tuple | None  # (module,) of the first module-level `from module import F`
+
+    @cached_property
+    def starts(self) -> list[int]:
+        """The first line of each group, for bisect (once per module, not per rewrite)."""
+        return [start for start, _end in self.groups]
 
 
 @lru_cache(maxsize=512)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import itertools
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -55,18 +56,27 @@ def diff_edits(path: str, old: str, new: str) -> tuple[Edit, ...]:
     difflib's cost grows with a file's repeated lines (blank lines, `return`s) while a rewrite
     changes a few lines of it, so the lines both texts start and end with are set aside first
     where that provably gives difflib's own result (see _ends)."""
-    old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
-    head, tail = _ends(old_lines, new_lines)
-    offsets = [0]
-    for line in old_lines:
-        offsets.append(offsets[-1] + len(line))
+    old_lines, offsets, codes = _lines(old)
+    new_lines = new.splitlines(keepends=True)
+    head, tail = _ends(old_lines, new_lines, codes)
     matcher = difflib.SequenceMatcher(a=old_lines[head:len(old_lines) - tail],
                                       b=new_lines[head:len(new_lines) - tail], autojunk=False)
     return tuple(Edit(path, offsets[head + i1], offsets[head + i2], "".join(new_lines[head + j1:head + j2]))
                  for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal")
 
 
-def _ends(old: list[str], new: list[str]) -> tuple[int, int]:
+@lru_cache(maxsize=8)
+def _lines(text: str) -> tuple[list[str], list[int], list[int]]:
+    """The lines of `text` (ends kept), the offset of each line's start (and of the end), and a
+    number per distinct line: computed once per file, not once per rewrite of it."""
+    lines = text.splitlines(keepends=True)
+    offsets = [0, *itertools.accumulate(len(line) for line in lines)]
+    ids: dict[str, int] = {}
+    codes = [ids.setdefault(line, len(ids) + 1) for line in lines]
+    return lines, offsets, codes
+
+
+def _ends(old: list[str], new: list[str], codes: list[int]) -> tuple[int, int]:
     """How many lines at the start and at the end of both texts difflib matches before the rest
     (0, 0 when that cannot be shown). difflib first matches the longest common run of lines
     (the earliest on a tie), then the longest in what is left on each side. The common head and
@@ -87,20 +97,19 @@ def _ends(old: list[str], new: list[str]) -> tuple[int, int]:
         tail = min(tail, most - head)
     changed = len(old) + len(new) - 2 * (head + tail)
     shorter = min(head, tail) or max(head, tail)
-    if _repeats(old, (shorter - changed) // 5):
+    if _repeats(codes, (shorter - changed) // 5):
         return 0, 0
     return head, tail
 
 
-def _repeats(lines: list[str], run: int) -> bool:
-    """Some `run` consecutive lines occur at two places of `lines` (or run < 1: unknown).
-    Windows are compared by a rolling hash: a collision only makes the answer a cautious yes."""
+def _repeats(codes: list[int], run: int) -> bool:
+    """Some `run` consecutive lines occur at two places of the lines numbered `codes` (a number
+    per distinct line; run < 1: unknown). Windows are compared by a rolling hash: a collision
+    only makes the answer a cautious yes."""
     if run < 1:
         return True
-    if run > len(lines) - 1:
+    if run > len(codes) - 1:
         return False
-    ids: dict[str, int] = {}
-    codes = [ids.setdefault(line, len(ids) + 1) for line in lines]
     base, modulus = 1_000_003, (1 << 61) - 1
     top = pow(base, run - 1, modulus)
     value = 0

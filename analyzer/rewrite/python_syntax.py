@@ -23,7 +23,7 @@ class Located:
     statement: cst.CSTNode  # the statement line holding the call (SimpleStatementLine)
     ancestors: list[cst.CSTNode]  # innermost first, up to the module
     lines: dict  # node -> start line in the module, for the nodes of the top-level statement around the call
-    parents: dict
+    parents: dict  # node -> parent, for the call and each of its ancestors
     span: tuple[int, int] | None = None  # offsets in the text of `module` when it is one statement alone
     outline: checks.Outline | None = None  # the whole text's top level, with a statement alone
 
@@ -72,8 +72,7 @@ def _statement_alone(text: str, line: int) -> tuple[cst.Module, tuple[int, int],
     top = checks.outline(text)
     if top is None:
         return None
-    starts = [start for start, _end in top.groups]
-    index = bisect.bisect_right(starts, line) - 1
+    index = bisect.bisect_right(top.starts, line) - 1
     if index < 0 or line > top.groups[index][1]:
         return None
     return _parsed_alone(text, index)
@@ -203,24 +202,37 @@ def _top_level(module: cst.Module) -> tuple[tuple[int, int, str], ...]:
 
 
 @lru_cache(maxsize=8)
-def _lines_and_parents(module: cst.Module, index: int, offset: int) -> tuple[dict, dict, tuple]:
-    """Start lines (module lines), parents, and the nodes in source order (pre-order) of one
-    top-level statement, computed once for all rewrites in it (a class holding many
-    transactions). positions.py counts lines in one walk; libcst's PositionProvider would
-    generate the statement's code again."""
+def _lines_and_ends(module: cst.Module, index: int, offset: int) -> tuple[cst.Module, dict, dict]:
+    """The top-level statement alone (as a module), and the start and end lines (module lines)
+    of its nodes, computed once for all rewrites in it (a class holding many transactions).
+    positions.py counts lines in one walk; libcst's PositionProvider would generate the
+    statement's code again."""
     alone = module.with_changes(header=(), body=[module.body[index]], footer=())
-    lines, _ends = line_numbers(alone, first_line=offset + 1)
-    parents: dict = {}
-    order: list = []
-    stack: list = [alone]
-    while stack:
-        node = stack.pop()
-        order.append(node)
-        kids = children(node)
-        for child in kids:
-            parents[child] = module if node is alone else node
-        stack.extend(reversed(kids))
-    return lines, parents, tuple(order)
+    lines, ends = line_numbers(alone, first_line=offset + 1)
+    return alone, lines, ends
+
+
+def _ancestry(module: cst.Module, alone: cst.Module, target: cst.CSTNode, line: int, lines: dict,
+              ends: dict) -> dict:
+    """Parents of `target` and of each of its ancestors, up to the module (the parent of the
+    top-level statement). The search descends only into nodes whose lines hold `line` (the
+    target's first line, which every ancestor's lines hold); every node is searched when that
+    does not find it."""
+    for pruned in (True, False):
+        path: list = []
+        stack: list = [(alone, 0)]
+        while stack:
+            node, depth = stack.pop()
+            del path[depth:]
+            path.append(node)
+            if node is target:
+                parents = {path[i + 1]: path[i] for i in range(len(path) - 1)}
+                parents[path[1]] = module
+                return parents
+            for child in reversed(children(node)):
+                if not pruned or lines.get(child, line + 1) <= line <= ends.get(child, line - 1):
+                    stack.append((child, depth + 1))
+    return {}
 
 
 def _leftmost(module: cst.Module, index: int, offset: int, calls: set) -> cst.Call:
@@ -248,13 +260,15 @@ def find_call(module: cst.Module, line: int, callee: str, text: str | None = Non
 
 
 def _find(module: cst.Module, found_top: tuple[int, int], line: int, callee: str) -> Located | None:
-    lines, parents, order = _lines_and_parents(module, *found_top)
+    alone, lines, ends = _lines_and_ends(module, *found_top)
     last = callee.rsplit(".", 1)[-1]
-    matches = [node for node in order if isinstance(node, cst.Call) and lines.get(node) == line
+    # (which of several matches is taken does not depend on their order: the leftmost)
+    matches = [node for node, at in lines.items() if at == line and isinstance(node, cst.Call)
                and dotted(node.func).rsplit(".", 1)[-1] == last]
     if not matches:
         return None
     found = matches[0] if len(matches) == 1 else _leftmost(module, *found_top, set(matches))
+    parents = _ancestry(module, alone, found, line, lines, ends)
     ancestors, node = [], found
     while node in parents:
         node = parents[node]
@@ -332,56 +346,49 @@ def enclosing_function(located: Located) -> cst.FunctionDef | None:
     return next((a for a in located.ancestors if isinstance(a, cst.FunctionDef)), None)
 
 
+def _nodes(root: cst.CSTNode):
+    """`root` and every node under it, as a libcst visitor meets them (positions.children lists a
+    node's children as libcst's visit does, read from the fields; nothing is rebuilt)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node)))
+
+
 def names_in(node: cst.CSTNode) -> set[str]:
-    """Every plain name an expression reads (the free names a lambda around it would capture)."""
+    """Every plain name an expression reads (the free names a lambda around it would capture):
+    not an attribute's name, nor an argument's keyword."""
     found: set[str] = set()
-
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.add(name.value)
-
-        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-            attribute.value.visit(self)
-            return False
-
-        def visit_Arg(self, arg: cst.Arg) -> bool:
-            arg.value.visit(self)
-            return False
-
-    node.visit(Names())
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is cst.Name:
+            found.add(current.value)
+        elif kind is cst.Attribute or kind is cst.Arg:
+            stack.append(current.value)
+        else:
+            stack.extend(children(current))
     return found
+
+
+_BINDING = {cst.AssignTarget: "target", cst.AugAssign: "target", cst.AnnAssign: "target", cst.For: "target",
+            cst.AsName: "name", cst.NamedExpr: "target"}
 
 
 def rebound_after(function: cst.CSTNode, names: set[str], line: int, lines: dict) -> set[str]:
     """Which of `names` are assigned again after `line` in `function` (a deferred call would see
     the new value)."""
     rebound: set[str] = set()
-
-    class Targets(cst.CSTVisitor):
-        def _bind(self, target: cst.CSTNode) -> None:
-            for name in names_in(target) if not isinstance(target, cst.Name) else {target.value}:
-                if name in names and lines[target] > line:
-                    rebound.add(name)
-
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            self._bind(node.target)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            self._bind(node.target)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            self._bind(node.target)
-
-        def visit_For(self, node: cst.For) -> None:
-            self._bind(node.target)
-
-        def visit_AsName(self, node: cst.AsName) -> None:
-            self._bind(node.name)
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            self._bind(node.target)
-
-    function.visit(Targets())
+    for node in _nodes(function):
+        field = _BINDING.get(type(node))
+        if field is None:
+            continue
+        target = getattr(node, field)
+        for name in names_in(target) if not isinstance(target, cst.Name) else {target.value}:
+            if name in names and lines[target] > line:
+                rebound.add(name)
     return rebound
 
 

@@ -1,9 +1,10 @@
-"""Verification of rewrites: the rewritten files parse, and a re-analysis of a copy of the project
-with the edits applied confirms each rewrite's claim. Only then is a rewrite `verified`."""
+"""Verification of rewrites: the rewritten files parse, and a re-analysis of the project with the
+edits applied confirms each rewrite's claim. Only then is a rewrite `verified`. Django: the
+project is re-analysed in place, the edited texts standing in for their files
+(django_reanalysis.py); TypeScript: a copy of the project with the edits is scanned."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,8 +21,9 @@ def verify(root: Path, frontend: str, config, candidates: list[Candidate], entit
            reuse=None) -> None:
     """Marks each candidate's rewrite verified (or says in `refused` why not), in place.
 
-    `cache` (analyzer.cache.ScanCache) is the work of the scan of `root`: re-analysis of each
-    rewritten copy then walks only the transactions that reach a rewritten definition.
+    `cache` (analyzer.cache.ScanCache) is the work of the scan of `root`: re-analysis then reuses
+    it for what the edits did not change (Django: only the checked transactions are walked;
+    TypeScript: only the transactions of the round's files).
     `reuse` (analyzer.cache.rewrites.RewriteReuse) holds plans and verifications of an earlier
     scan: a round whose candidates are all unchanged is not re-analysed (the rounds are formed as
     without it, from every candidate)."""
@@ -122,38 +124,52 @@ def _round(root: Path, pending: list[Candidate]) -> tuple[list[Candidate], list[
 
 def _check_round(root: Path, frontend: str, config, batch: list[Candidate], cache=None, checked=None,
                  reuse=None, context=None) -> None:
-    """Re-analyses a copy with the edits of the whole `batch` and checks the claims of `checked`
-    (by default, the whole batch)."""
-    from ..scan import scan  # the scan itself calls this module after its analysis
-
+    """Re-analyses the project with the edits of the whole `batch` and checks the claims of
+    `checked` (by default, the whole batch)."""
     checked = batch if checked is None else checked
     edits = {e for c in batch for e in c.rewrite.edits}
-    originals = {path: (root / path).read_text("utf-8") for path in edits_by_path(edits)}
-    observed = _ObservedCache(cache.read_only()) if cache else None
+    by_path = edits_by_path(edits)
+    originals = {path: (root / path).read_text("utf-8") for path in by_path}
+    new_ids = {}
+    for candidate in checked:
+        file, line = candidate.transaction.rsplit(":", 1)
+        new_ids[id(candidate)] = f"{file}:{map_line(originals[file], by_path[file], int(line)) if file in originals else line}"
     try:
-        with edited_copy(root, edits) as copy:
-            # claims are about explicit transactions
-            # claims are about the batch's transactions: TypeScript walks only those of their files
-            walk_files = sorted({c.transaction.rsplit(":", 1)[0] for c in batch}) if frontend == "typeorm" else None
-            result = scan(copy, config, frontend, rewrites=False, autocommit=False, cache=observed, walk_files=walk_files)
+        if frontend == "typeorm":
+            transactions, verdicts, records, reached = _reanalysed_copy(root, config, batch, edits, cache)
+        else:
+            from .django_reanalysis import reanalyse
+
+            texts = {path: apply(originals[path], found) for path, found in by_path.items()}
+            tables = cache.tables("django") if cache is not None else {}
+            transactions, verdicts, records, reached = reanalyse(root, config, texts, set(new_ids.values()), tables)
     except Exception as exc:  # noqa: BLE001 - a failed re-analysis leaves the suggestions in prose
         for candidate in checked:  # (not kept in the warm cache: the failure may not come from the inputs)
             candidate.refused = f"the rewritten code could not be re-analysed ({type(exc).__name__}: {exc})"[:300]
             candidate.rewrite = None
         return
-    by_path = edits_by_path(edits)
-    transactions = {r["id"]: r for r in result.records if r["type"] == "transaction"}
-    verdicts = {t["id"]: t for t in result.analyses["pk"]["transactions"]}
-    reached = _files_reached(observed)
-    claims = {"originals": originals, "by_path": by_path, "records": result.records}
+    claims = {"originals": originals, "by_path": by_path, "records": records}
     for candidate in checked:
-        file, line = candidate.transaction.rsplit(":", 1)
-        new_line = map_line(originals[file], by_path[file], int(line)) if file in originals else int(line)
-        new_id = f"{file}:{new_line}"
+        new_id = new_ids[id(candidate)]
         own = {e.path for e in candidate.rewrite.edits}
         _confirm(candidate, transactions.get(new_id), verdicts.get(new_id), claims)
         if reuse is not None:
             reuse.keep_verdict(candidate, context, reached.get(new_id, set()) | own)
+
+
+def _reanalysed_copy(root: Path, config, batch: list[Candidate], edits, cache) -> tuple[dict, dict, list[dict], dict]:
+    """TypeScript: a scan of a copy of the project with the edits, walking the transactions of
+    the batch's files (ts-plugin builds one program of the whole project)."""
+    from ..scan import scan  # the scan itself calls this module after its analysis
+
+    observed = _ObservedCache(cache.read_only()) if cache else None
+    with edited_copy(root, edits) as copy:
+        walk_files = sorted({c.transaction.rsplit(":", 1)[0] for c in batch})
+        result = scan(copy, config, "typeorm", rewrites=False, autocommit=False, cache=observed,
+                      walk_files=walk_files)
+    transactions = {r["id"]: r for r in result.records if r["type"] == "transaction"}
+    verdicts = {t["id"]: t for t in result.analyses["pk"]["transactions"]}
+    return transactions, verdicts, result.records, {}
 
 
 def _confirm(candidate: Candidate, after: dict | None, verdict: dict | None, claims: dict) -> None:
@@ -185,17 +201,6 @@ class _ObservedCache(ScanCache):
 
     def keep(self, frontend: str, tables: dict) -> None:
         self.kept[frontend] = tables
-
-
-def _files_reached(observed) -> dict[str, set[str]]:
-    """Per transaction id of the copy (Django), the files its walk read definitions from."""
-    out: dict[str, set[str]] = {}
-    if observed is None:
-        return out
-    for key, entry in observed.kept.get("django", {}).get("transactions", {}).items():
-        rel, line = json.loads(key)[:2]
-        out[f"{rel}:{line}"] = {r[0] for r in entry.get("reach", [])}
-    return out
 
 
 def _effect_left(candidate: Candidate, after: dict, context: dict) -> str | None:

@@ -1,0 +1,106 @@
+"""Re-analysis of a Django project with one round's edits applied, for the verification of its
+rewrites: what re-analysis of a rewritten copy of the project would find of the transactions
+whose claims are checked, without copying or re-scanning the project.
+
+The front end runs again over the project's own files, with the edited texts standing in for
+their files (nothing is written into the project), and reuses the work of the scan being
+verified (its cache tables, analyzer/cache/django.py), as a warm scan after editing those files
+would:
+- an unchanged file is not parsed again (its index facts are the scan's); an edited one is
+  read and indexed as the copy's file would be (written and read back the same way);
+- boundaries are looked for only in the definitions holding a checked transaction's line
+  (reused where such a definition did not change);
+- only the checked transactions are walked (a transaction's walk does not depend on which
+  other transactions a scan walks: summaries of helpers are the same whichever walk computed
+  them, as the warm scan already relies on);
+- the core classifies only those transactions: interactivity is decided from a transaction's
+  own steps (core/classify.py), and the claims read nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from .. import ir
+from ..cache.django import DjangoReuse
+from ..django.files import FileProblem, read_source
+
+
+class _EditedProject(DjangoReuse):
+    """The scan's cached work, with the edited files' texts in place of theirs; boundaries and
+    walks only where the claims look."""
+
+    def __init__(self, tables: dict, edited: dict, wanted: set[str]) -> None:
+        super().__init__(tables)
+        self._edited = edited
+        self._wanted = wanted
+        self._lines: dict[str, list[int]] = {}  # per file, the lines of the wanted transactions
+        for found in sorted(wanted):
+            rel, line = found.rsplit(":", 1)
+            self._lines.setdefault(rel, []).append(int(line))
+
+    def index_add(self, index, source):
+        edited = self._edited.get(source.rel)
+        if isinstance(edited, FileProblem):
+            # The copy's file would not have been analysed (too deep to parse, say): the
+            # front end leaves a file out where indexing it recurses too deep.
+            raise RecursionError(edited.message)
+        return super().index_add(index, edited or source)
+
+    def boundaries(self, ctx, info, qualname, first, last, cls, find):
+        # A boundary is found in a definition holding its line (a function, or the class of a
+        # method_decorator): the others cannot give a wanted transaction.
+        if not any(first <= line <= last for line in self._lines.get(info.rel, ())):
+            return []
+        return super().boundaries(ctx, info, qualname, first, last, cls, find)
+
+    def transaction(self, ctx, stub, walk, find_boundaries, view_functions):
+        if f"{stub.parsed.info.rel}:{stub.line}" not in self._wanted:
+            return None, [], []
+        return super().transaction(ctx, stub, walk, find_boundaries, view_functions)
+
+    def reached(self) -> dict[str, set[str]]:
+        """Per walked transaction id, the files its walk read definitions from."""
+        out: dict[str, set[str]] = {}
+        for key, entry in self.written["transactions"].items():
+            rel, line = json.loads(key)[:2]
+            out[f"{rel}:{line}"] = {r[0] for r in entry.get("reach", [])}
+        return out
+
+
+def edited_sources(texts: dict[str, str], max_bytes: int) -> dict:
+    """Each edited file as the front end reads it from a copy holding `texts` (written as UTF-8,
+    read back with its declared encoding, normalised): a SourceFile, or a FileProblem."""
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="txscan-rewrite-") as tmp:
+        for rel, text in sorted(texts.items()):
+            path = Path(tmp) / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, "utf-8")
+            out[rel] = read_source(path, Path(tmp), max_bytes)
+    return out
+
+
+def reanalyse(root: Path, config, texts: dict[str, str], wanted: set[str],
+              tables: dict) -> tuple[dict, dict, list[dict], dict]:
+    """(transaction records by id, their pk-mode verdicts by id, the records classified, files
+    each walk read by id) of the transactions `wanted` (ids in the edited files) of `root` with
+    the files of `texts` replaced by those texts. `tables`: the Django cache tables of the scan
+    of `root` ({} without: everything is found again)."""
+    from ..core import Settings, analyze
+    from ..django import frontend as django_frontend
+    from ..process import large_heap_pace
+    from ..scan import django_options
+
+    options = django_options(config, autocommit=False)
+    reuse = _EditedProject(tables, edited_sources(texts, options.max_file_bytes), wanted)
+    with large_heap_pace():
+        found = django_frontend.scan(root, options, reuse)
+    kept = [r for r in found.records if r["type"] in ("meta", "entity")
+            or (r["type"] == "transaction" and r["id"] in wanted)]
+    records = list(ir.loads(ir.dumps(kept)))  # as the core sees a scan's records
+    verdicts = analyze(records, Settings("pk", config.cda_entities))["transactions"]
+    transactions = {r["id"]: r for r in records if r["type"] == "transaction"}
+    return transactions, {v["id"]: v for v in verdicts}, records, reuse.reached()
