@@ -67,6 +67,7 @@ class Frame:
     queried: set = field(default_factory=set)        # functions looked up on the stack
     fk_inserted: dict = field(default_factory=dict)  # foreign-key reads this walk added
     fk_external: bool = False    # used a foreign-key read done before the call
+    fk_used: dict = field(default_factory=dict)      # those reads: key -> the value it found
     cut: bool = False            # a depth-limit or budget cut below: depends on the path
     deepest: int = -1            # depth of the deepest walker that tried to follow a call
     reached: set = field(default_factory=set)        # functions whose definitions were walked
@@ -101,11 +102,13 @@ class FkCache(dict):
         self.recorder = recorder
 
     def __getitem__(self, key):
+        value = super().__getitem__(key)
         for frame in reversed(self.recorder.frames):
             if key in frame.fk_inserted:
                 break
             frame.fk_external = True
-        return super().__getitem__(key)
+            frame.fk_used.setdefault(key, value)
+        return value
 
     def __setitem__(self, key, value) -> None:
         if self.recorder.frames:
@@ -485,6 +488,7 @@ class Instance:
     value: Val
     self_after: Val | None
     raise_guards: frozenset
+    fk_inserted: dict     # the foreign-key reads it entered in the transaction's cache
 
 
 def instantiate(summary: Summary, context: CallContext, recorder, caller_via: tuple, caller_depth: int,
@@ -505,8 +509,11 @@ def instantiate(summary: Summary, context: CallContext, recorder, caller_via: tu
     via = list(caller_via)
     steps = [_actual_step(step, relabel, via, call_site, recorder) for step in summary.steps]
     recorder.diagnostics.extend(summary.diagnostics)
+    fk_inserted = {}
     for key, loaded in summary.fk.items():
-        recorder.fk_cache[_actual_fk_key(key, context, actual)] = relabel.value(loaded)
+        fk_inserted[_actual_fk_key(key, context, actual)] = relabel.value(loaded)
+    for key, loaded in fk_inserted.items():
+        recorder.fk_cache[key] = loaded
     recorder.calls += summary.calls - 1
     recorder.reached |= summary.reached
     if recorder.frames:
@@ -519,7 +526,7 @@ def instantiate(summary: Summary, context: CallContext, recorder, caller_via: tu
     for key, entry in summary.instances:
         recorder.instances.register(key, entry.relabelled(relabel, base))
     return Instance(steps, relabel.value(summary.value), relabel.value(summary.self_after),
-                    relabel.sources(summary.raise_guards))
+                    relabel.sources(summary.raise_guards), fk_inserted)
 
 
 def _actual_step(step: dict, relabel: Relabel, via: list, call_site, recorder) -> dict:
@@ -553,12 +560,75 @@ class Entry:
     off_stack: frozenset
     height: int
     reached: frozenset
+    # Foreign-key reads of rows the instance did not read itself (docs/IR.md "repeat"): a later
+    # call finds them in the transaction's cache, as the instance left them, or it is walked.
+    # (key, value) pairs, and the ids of the instance's reads among them (a repeat leaves them out).
+    fk_cached: tuple = ()
+    fk_reads: frozenset = frozenset()
 
     def relabelled(self, relabel: Relabel, shift: int) -> "Entry":
         return Entry(self.base + shift, tuple(relabel.ids(b) for b in self.bindings),
                      tuple(relabel.ids(i) for i in self.same_as), relabel.value(self.value),
                      relabel.value(self.self_after), relabel.sources(self.raise_guards), self.on_stack,
-                     self.off_stack, self.height, self.reached)
+                     self.off_stack, self.height, self.reached,
+                     tuple((relabel_fk_key(relabel, key), relabel.data(value)) for key, value in self.fk_cached),
+                     frozenset(relabel.ids(i) for i in self.fk_reads))
+
+    def repeated(self, fk_cache: dict, bind: dict) -> tuple | None:
+        """The step ids a call binding `bind` repeats, or None when its walk would not give this
+        instance's steps again: a foreign-key read the instance found or did in the cache is
+        not there (or holds another row) for this call, so the call would read it again."""
+        if not self.fk_cached:
+            return self.same_as
+        relabel = Relabel(lambda sid: bind.get(sid, sid))
+        for key, value in self.fk_cached:
+            actual = relabel_fk_key(relabel, key) if bind else key
+            if dict.get(fk_cache, actual) != (relabel.data(value) if bind else value):
+                return None
+        return tuple(sid for sid in self.same_as if sid not in self.fk_reads)
+
+    def required_keys(self, bind: dict) -> list:
+        relabel = Relabel(lambda sid: bind.get(sid, sid))
+        return [relabel_fk_key(relabel, key) for key, _value in self.fk_cached]
+
+
+def relabel_fk_key(relabel: Relabel, key: tuple) -> tuple:
+    """A foreign-key cache key `(origin, key sources, attribute)` with its step ids renamed; the
+    sources stay sorted, as the walk keys them (orm_instances.load_foreign_key)."""
+    origin, sources, attr = key
+    if not isinstance(sources, tuple):  # a prefetch entry: (read id, "prefetch", accessor)
+        return (relabel.ids(origin), sources, attr)
+    return (relabel.ids(origin) if _is_step_id(origin) or _is_placeholder(origin) else origin,
+            tuple(sorted(relabel.source(s) for s in sources)), attr)
+
+
+def fk_dependencies(inserted: dict, used: dict, base: int, end: int) -> tuple | None:
+    """(fk_cached, fk_reads) of an instance whose steps have ids base+1..end, from the foreign-key
+    reads its walk added (`inserted`) and found already done (`used`); None when it cannot be
+    repeated. A read keyed by one of the instance's own rows is done again by a later call (on
+    its new rows, leaving the cache as the first instance left it, renamed): the repeat runs it
+    again. A read keyed by a row from outside is found in the cache by a later call: the repeat
+    requires it there (`fk_cached`) and leaves the read out (`fk_reads`)."""
+    def own(sid) -> bool:
+        return _is_step_id(sid) and base < int(sid[1:]) <= end
+
+    cached, reads = list(used.items()), set()
+    for key, loaded in inserted.items():
+        if any(own(sid) for sid in _key_ids(key)):
+            continue
+        if not isinstance(loaded, Val) or not own(loaded.origin):
+            return None
+        cached.append((key, loaded))
+        reads.add(loaded.origin)
+    return tuple(cached), frozenset(reads)
+
+
+def _key_ids(key: tuple) -> list:
+    origin, sources, _attr = key
+    ids = [origin] if _is_step_id(origin) else []
+    if isinstance(sources, tuple):
+        ids += [s[1] for s in sources if type(s) is tuple and len(s) == 2 and s[0] in STEP_KINDS]
+    return ids
 
 
 def instance_key(context: CallContext, call_site):
@@ -598,7 +668,9 @@ class InstanceTable(dict):
         super().__init__()
         self.recorder = recorder
 
-    def lookup(self, key: tuple, stack, depth: int, max_depth: int | None) -> Entry | None:
+    def lookup(self, key: tuple, context: CallContext, stack, depth: int,
+               max_depth: int | None) -> tuple[Entry, dict, tuple] | None:
+        """The instance a call repeats: (entry, its rebinding, the step ids repeated)."""
         frames = self.recorder.frames
         for entry in self.get(key, ()):
             # Membership tests go through the walker's StackView: the open walks depend on them.
@@ -606,10 +678,16 @@ class InstanceTable(dict):
                 continue
             if entry.height >= 0 and max_depth is not None and depth + entry.height >= max_depth:
                 continue
+            bind = rebinding(entry, context)
+            same_as = entry.repeated(self.recorder.fk_cache, bind)
+            if same_as is None:
+                continue
             for frame in frames:
                 if entry.base < frame.counter:
                     frame.repeats_outside = True
-            return entry
+            for fk_key in entry.required_keys(bind):
+                self.recorder.fk_cache[fk_key]  # the open walks depend on the cached read
+            return entry, bind, same_as
         if frames:
             frames[-1].missed.add(key)
         return None
