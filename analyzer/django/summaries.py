@@ -100,6 +100,7 @@ class FkCache(dict):
     def __init__(self, recorder) -> None:
         super().__init__()
         self.recorder = recorder
+        self.by_step: dict[str, set] = {}   # step id -> the keys naming it (a row's reads)
 
     def __getitem__(self, key):
         value = super().__getitem__(key)
@@ -113,7 +114,20 @@ class FkCache(dict):
     def __setitem__(self, key, value) -> None:
         if self.recorder.frames:
             self.recorder.frames[-1].fk_inserted[key] = value
+        for sid in _key_ids(key):
+            self.by_step.setdefault(sid, set()).add(key)
         super().__setitem__(key, value)
+
+    def clear(self) -> None:
+        self.by_step.clear()
+        super().clear()
+
+    def keys_naming(self, steps) -> int:
+        """How many reads are cached for the rows these steps read."""
+        found: set = set()
+        for sid in steps:
+            found |= self.by_step.get(sid, set())
+        return len(found)
 
 
 class StackView:
@@ -565,6 +579,11 @@ class Entry:
     # (key, value) pairs, and the ids of the instance's reads among them (a repeat leaves them out).
     fk_cached: tuple = ()
     fk_reads: frozenset = frozenset()
+    # The instance's own rows its values carry out, and how many foreign-key reads of them were
+    # cached when it ended: once the caller has read more of them, a later call's new rows would
+    # not find those reads cached where the first instance's rows do, so the call is walked.
+    rows_out: frozenset = frozenset()
+    row_reads: int = 0
 
     def relabelled(self, relabel: Relabel, shift: int) -> "Entry":
         return Entry(self.base + shift, tuple(relabel.ids(b) for b in self.bindings),
@@ -572,12 +591,15 @@ class Entry:
                      relabel.value(self.self_after), relabel.sources(self.raise_guards), self.on_stack,
                      self.off_stack, self.height, self.reached,
                      tuple((relabel_fk_key(relabel, key), relabel.data(value)) for key, value in self.fk_cached),
-                     frozenset(relabel.ids(i) for i in self.fk_reads))
+                     frozenset(relabel.ids(i) for i in self.fk_reads), frozenset(relabel.ids(i) for i in self.rows_out),
+                     self.row_reads)
 
     def repeated(self, fk_cache: dict, bind: dict) -> tuple | None:
         """The step ids a call binding `bind` repeats, or None when its walk would not give this
         instance's steps again: a foreign-key read the instance found or did in the cache is
         not there (or holds another row) for this call, so the call would read it again."""
+        if self.rows_out and fk_cache.keys_naming(self.rows_out) > self.row_reads:
+            return None
         if not self.fk_cached:
             return self.same_as
         relabel = Relabel(lambda sid: bind.get(sid, sid))
@@ -602,13 +624,13 @@ def relabel_fk_key(relabel: Relabel, key: tuple) -> tuple:
             tuple(sorted(relabel.source(s) for s in sources)), attr)
 
 
-def fk_dependencies(inserted: dict, used: dict, base: int, end: int) -> tuple | None:
-    """(fk_cached, fk_reads) of an instance whose steps have ids base+1..end, from the foreign-key
-    reads its walk added (`inserted`) and found already done (`used`); None when it cannot be
-    repeated. A read keyed by one of the instance's own rows is done again by a later call (on
-    its new rows, leaving the cache as the first instance left it, renamed): the repeat runs it
-    again. A read keyed by a row from outside is found in the cache by a later call: the repeat
-    requires it there (`fk_cached`) and leaves the read out (`fk_reads`)."""
+def fk_dependencies(inserted: dict, used: dict, base: int, end: int, value, self_after, fk_cache) -> tuple | None:
+    """The foreign-key fields of the Entry of an instance whose steps have ids base+1..end, from
+    the foreign-key reads its walk added (`inserted`) and found already done (`used`); None when
+    it cannot be repeated. A read keyed by one of the instance's own rows is done again by a
+    later call (on its new rows, leaving the cache as the first instance left it, renamed): the
+    repeat runs it again. A read keyed by a row from outside is found in the cache by a later
+    call: the repeat requires it there (`fk_cached`) and leaves the read out (`fk_reads`)."""
     def own(sid) -> bool:
         return _is_step_id(sid) and base < int(sid[1:]) <= end
 
@@ -620,7 +642,13 @@ def fk_dependencies(inserted: dict, used: dict, base: int, end: int) -> tuple | 
             return None
         cached.append((key, loaded))
         reads.add(loaded.origin)
-    return tuple(cached), frozenset(reads)
+    carried: set = set()
+    collect = Relabel(lambda sid: carried.add(sid) or sid)
+    for val in (value, self_after):
+        if val is not None and not stepless(val):
+            collect.value(val)
+    rows_out = frozenset(sid for sid in carried if own(sid))
+    return tuple(cached), frozenset(reads), rows_out, fk_cache.keys_naming(rows_out) if rows_out else 0
 
 
 def _key_ids(key: tuple) -> list:

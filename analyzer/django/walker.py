@@ -782,7 +782,8 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
                 base = self.rec.counter
                 done = instantiate(summary, context, self.rec, self.via, self.depth, call_site)
                 self.out.extend(done.steps)
-                fk = fk_dependencies(done.fk_inserted, {}, base, self.rec.counter) if key else None
+                fk = fk_dependencies(done.fk_inserted, {}, base, self.rec.counter, done.value, done.self_after,
+                                     self.rec.fk_cache) if key else None
                 if fk is not None:
                     self.rec.instances.register(key, Entry(
                         base, bindings(context), step_ids_in(done.steps), done.value, done.self_after, done.raise_guards,
@@ -805,7 +806,8 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
                 pass
         if yield_hook is None:
             self.out.extend(steps)
-        fk = fk_dependencies(frame.fk_inserted, frame.fk_used, frame.counter, self.rec.counter) \
+        fk = fk_dependencies(frame.fk_inserted, frame.fk_used, frame.counter, self.rec.counter, value, self_after,
+                             self.rec.fk_cache) \
             if key and not frame.cut else None
         if fk is not None:
             on_stack = frozenset(q for q in frame.queried if q in frame.base_stack)
