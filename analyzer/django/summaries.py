@@ -92,6 +92,7 @@ class Summary:
     reached: frozenset
     instances: list = field(default_factory=list)   # (canonical key, canonical Entry) registered
     misses: frozenset = frozenset()                 # canonical instance keys looked up in vain
+    pending: tuple | None = None                    # what `resolve` makes the fields above from
 
 
 class FkCache(dict):
@@ -394,7 +395,7 @@ class SummaryStore:
              budget: int) -> Summary | None:
         if not REUSE:
             return None
-        for summary in self.by_key.get(context.key, ()):
+        for summary in list(self.by_key.get(context.key, ())):
             if not summary.on_stack <= stack or summary.off_stack & stack:
                 continue
             if summary.height >= 0 and max_depth is not None and depth + summary.height >= max_depth:
@@ -405,6 +406,11 @@ class SummaryStore:
                 continue
             if any(k in recorder.instances for k in summary.misses):
                 continue  # a walk would repeat an instance there instead of copying it
+            try:
+                resolve(summary)
+            except Uncacheable:
+                self.by_key[context.key].remove(summary)
+                continue
             return summary
         return None
 
@@ -448,29 +454,39 @@ def make_summary(frame: Frame, context: CallContext, recorder, steps: list, valu
         return sid
 
     relabel = Relabel(canonical)
-    prefix = len(caller_via)
-    # Steps reported at this call's site (`super().save()` in an override reports the caller's
-    # `obj.save()` line): their place is filled in from the site of each call.
-    site = (recorder.site_steps, list(call_site[2])) if call_site is not None else None
-    stored = []
-    for step in steps:
-        stored.append(_canonical_step(step, relabel, prefix, tuple(caller_via), site))
     fk = {}
     for key, loaded in frame.fk_inserted.items():
         origin, sources, attr = key
         fk[(canonical(origin), tuple(relabel.source(s) for s in sources), attr)] = relabel.value(loaded)
     on_stack = frozenset(q for q in frame.queried if q in frame.base_stack)
-    instances = [(key, entry.relabelled(relabel, -base))
-                 for key, entry in frame.registered]
-    misses = set(frame.missed)
+    # Steps reported at this call's site (`super().save()` in an override reports the caller's
+    # `obj.save()` line): their place is filled in from the site of each call.
+    site = (recorder.site_steps, list(call_site[2])) if call_site is not None else None
     return Summary(
-        steps=stored, value=relabel.value(value), self_after=relabel.value(self_after),
-        raise_guards=relabel.sources(raise_guards),
+        steps=[], value=None, self_after=None, raise_guards=frozenset(),
         diagnostics=list(recorder.diagnostics[frame.diagnostics:]), fk=fk,
         on_stack=on_stack, off_stack=frozenset(frame.queried) - on_stack,
         height=frame.deepest - frame.base_depth if frame.deepest >= 0 else -1,
         calls=recorder.calls - frame.calls + 1, locals=recorder.counter - base,
-        reached=frozenset(frame.reached), instances=instances, misses=frozenset(misses))
+        reached=frozenset(frame.reached), misses=frozenset(frame.missed),
+        pending=(relabel, steps, value, self_after, raise_guards, tuple(caller_via), site, list(frame.registered), base))
+
+
+def resolve(summary: Summary) -> None:
+    """Give a summary its canonical steps, values and instances, the first time it is reused
+    (most walks are never reused: their canonical form is made only when needed); raises
+    Uncacheable when they mention a step the call context does not account for. The walk's
+    own steps and values are kept until then (they are the transaction's IR, not copied)."""
+    if summary.pending is None:
+        return
+    relabel, steps, value, self_after, raise_guards, caller_via, site, registered, base = summary.pending
+    summary.pending = None
+    prefix = len(caller_via)
+    summary.steps = [_canonical_step(step, relabel, prefix, caller_via, site) for step in steps]
+    summary.value = relabel.value(value)
+    summary.self_after = relabel.value(self_after)
+    summary.raise_guards = relabel.sources(raise_guards)
+    summary.instances = [(key, entry.relabelled(relabel, -base)) for key, entry in registered]
 
 
 def _shallow(step: dict, relabel: Relabel) -> dict:
