@@ -39,7 +39,7 @@ from .walk_helpers import _exits, _merge, _raises, _statements, _text
 from .summaries import (
     CallContext, Entry, FkCache, Frame, InstanceTable, StackView, SummaryStore, Uncacheable, close_frame,
     fk_dependencies,
-    Relabel, bindings, instance_key, instantiate, make_summary, rebinding, step_ids_in,
+    Relabel, bindings, instance_key, instantiate, make_summary, step_ids_in,
 )
 from .values import (
     UNKNOWN, QuerySet, Val, constant, ir_sources, plain, step_ids, union, value_sources,
