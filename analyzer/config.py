@@ -3,7 +3,7 @@
     [tool.txscan]
     cda = "pk"                       # or "auto"
     exclude = ["legacy", "scripts"]  # extra folder names to skip
-    depth = 6                        # interprocedural depth (1 or more; default: 6 for Django, unbounded for TypeScript)
+    depth = 6                        # interprocedural depth (1 or more; default: unbounded)
     max-file-bytes = 1500000         # larger source files are a diagnostic, not read
     [tool.txscan.cda-entities]
     User = ["email"]                 # fix an entity's conflict detection attribute(s)

@@ -120,16 +120,17 @@ def _line_count(content: bytes) -> int:
     return content.count(b"\n") + (1 if content and not content.endswith(b"\n") else 0)
 
 
-# How deep calls into the application are followed when the project does not say. With repeat
-# steps (django/summaries.py) and per-scope control dependencies (core/graph.py) neither the
-# walk nor the core grows with call paths. Unbounded, none of the 17 labelled Django applications has a
-# depth-limit site, the labels are as good or better (the holdout label that flipped at depth
-# 12 was a registry the walk could not read: django/registries.py) and saleor peaks at 0.97 GB;
-# what keeps the default at 6 is saleor's CPU time (about 1.45x its depth-6 scan, most of it one
-# webhook transaction). The TypeScript walk replays helpers walked before in
-# the same context (ts-plugin/src/walk-memo.ts) and is bounded only by recursion and its node
-# budget (None).
-DEFAULT_DEPTH: dict[str, int | None] = {"django": 6, "typeorm": None}
+# How deep calls into the application are followed when the project does not say: no bound
+# (None) for both front ends; `depth = N` in [tool.txscan] sets one. The Django walk stays
+# bounded in what it keeps rather than in depth: a helper's walk is a summary per calling context
+# (django/summaries.py), a call that would give an earlier call's steps again in the same
+# transaction is one `repeat` step (also where the helper read foreign keys that the later call
+# finds cached), and the core gives per-scope control dependencies (core/graph.py). Saleor
+# unbounded: no depth-limit site, 0.70 GB peak, about the CPU of its former depth-6 scan (the
+# call budget, walker.CALL_BUDGET, is the remaining safety net). The TypeScript walk replays
+# helpers walked before in the same context (ts-plugin/src/walk-memo.ts) and is bounded only by
+# recursion and its node budget.
+DEFAULT_DEPTH: dict[str, int | None] = {"django": None, "typeorm": None}
 
 
 def effective_depth(config: Config, frontend: str) -> int | None:

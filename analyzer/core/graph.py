@@ -136,38 +136,60 @@ def _add_repeats(deps: Dependencies, flat: list[FlatStep]) -> None:
     original: dict[str, dict[str, frozenset]] = {}
     added: dict[str, list[tuple[str, str, frozenset]]] = {}  # repeat id -> dependencies of its copy
     targets_of: dict[str, frozenset] = {}                    # repeat id -> the steps it runs again
+    number = {sid: _id_number(sid) for sid in order}
     for fs in repeats:
         same = [sid for sid in fs.step.get("same_as", []) if sid in steps]
         if not same:
             continue
-        numbers = [_id_number(sid) for sid in same]
+        numbers = [number[sid] for sid in same]
         low, high = min(numbers), max(numbers)
         bind = fs.step.get("bind", {})
         edges: dict[tuple[str, str], set] = {}
         targets: set = set()
+
+        def add(src: str, dst: str, kinds) -> None:
+            at = number.get(src)
+            if at is None:
+                at = _id_number(src)
+            if low <= at <= high:
+                return
+            key = (bind.get(src, src), dst)
+            known = edges.get(key)
+            if known is None:
+                edges[key] = set(kinds)
+            else:
+                known.update(kinds)
+
         for sid in same:
             if steps[sid]["node"] == "repeat":
-                inner = added.get(sid, ())
                 targets |= targets_of.get(sid, frozenset())
+                for src, dst, kinds in added.get(sid, ()):
+                    add(src, dst, kinds)
             else:
                 targets.add(sid)
                 before = original.get(sid)
                 if before is None:
                     before = into.get(sid, {})
-                inner = [(src, sid, kinds) for src, kinds in before.items()]
-            for src, dst, kinds in inner:
-                if not low <= _id_number(src) <= high:
-                    edges.setdefault((bind.get(src, src), dst), set()).update(kinds)
-        if fs.scope is not None:
-            for src, kinds in _control_sources(fs.scope).items():
-                for dst in targets:
-                    edges.setdefault((src, dst), set()).update(kinds)
+                for src, kinds in before.items():
+                    add(src, sid, kinds)
         limit = order[fs.id]
+        if fs.scope is not None:
+            # The repeat's branches and loops control every step it runs again: most of the
+            # edges (steps x control sources); their kinds are shared, not copied per edge.
+            for src, kinds in _control_sources(fs.scope).items():
+                if order.get(src, limit) >= limit:
+                    continue
+                for dst in targets:
+                    known = edges.get((src, dst))
+                    if known is None:
+                        edges[(src, dst)] = kinds
+                    elif not kinds <= known:
+                        edges[(src, dst)] = known | kinds
         kept = []
         for (src, dst), kinds in edges.items():
             if src == dst or order.get(src, limit) >= limit:
                 continue
-            kept.append((src, dst, frozenset(kinds)))
+            kept.append((src, dst, kinds if type(kinds) is frozenset else frozenset(kinds)))
             if dst not in original:
                 original[dst] = {s: frozenset(k) for s, k in into.get(dst, {}).items()}
             into.setdefault(dst, {}).setdefault(src, set()).update(kinds)

@@ -67,6 +67,7 @@ class Frame:
     queried: set = field(default_factory=set)        # functions looked up on the stack
     fk_inserted: dict = field(default_factory=dict)  # foreign-key reads this walk added
     fk_external: bool = False    # used a foreign-key read done before the call
+    fk_used: dict = field(default_factory=dict)      # those reads: key -> the value it found
     cut: bool = False            # a depth-limit or budget cut below: depends on the path
     deepest: int = -1            # depth of the deepest walker that tried to follow a call
     reached: set = field(default_factory=set)        # functions whose definitions were walked
@@ -91,6 +92,7 @@ class Summary:
     reached: frozenset
     instances: list = field(default_factory=list)   # (canonical key, canonical Entry) registered
     misses: frozenset = frozenset()                 # canonical instance keys looked up in vain
+    pending: tuple | None = None                    # what `resolve` makes the fields above from
 
 
 class FkCache(dict):
@@ -99,18 +101,34 @@ class FkCache(dict):
     def __init__(self, recorder) -> None:
         super().__init__()
         self.recorder = recorder
+        self.by_step: dict[str, set] = {}   # step id -> the keys naming it (a row's reads)
 
     def __getitem__(self, key):
+        value = super().__getitem__(key)
         for frame in reversed(self.recorder.frames):
             if key in frame.fk_inserted:
                 break
             frame.fk_external = True
-        return super().__getitem__(key)
+            frame.fk_used.setdefault(key, value)
+        return value
 
     def __setitem__(self, key, value) -> None:
         if self.recorder.frames:
             self.recorder.frames[-1].fk_inserted[key] = value
+        for sid in _key_ids(key):
+            self.by_step.setdefault(sid, set()).add(key)
         super().__setitem__(key, value)
+
+    def clear(self) -> None:
+        self.by_step.clear()
+        super().clear()
+
+    def keys_naming(self, steps) -> int:
+        """How many reads are cached for the rows these steps read."""
+        found: set = set()
+        for sid in steps:
+            found |= self.by_step.get(sid, set())
+        return len(found)
 
 
 class StackView:
@@ -377,7 +395,7 @@ class SummaryStore:
              budget: int) -> Summary | None:
         if not REUSE:
             return None
-        for summary in self.by_key.get(context.key, ()):
+        for summary in list(self.by_key.get(context.key, ())):
             if not summary.on_stack <= stack or summary.off_stack & stack:
                 continue
             if summary.height >= 0 and max_depth is not None and depth + summary.height >= max_depth:
@@ -388,6 +406,11 @@ class SummaryStore:
                 continue
             if any(k in recorder.instances for k in summary.misses):
                 continue  # a walk would repeat an instance there instead of copying it
+            try:
+                resolve(summary)
+            except Uncacheable:
+                self.by_key[context.key].remove(summary)
+                continue
             return summary
         return None
 
@@ -431,29 +454,39 @@ def make_summary(frame: Frame, context: CallContext, recorder, steps: list, valu
         return sid
 
     relabel = Relabel(canonical)
-    prefix = len(caller_via)
-    # Steps reported at this call's site (`super().save()` in an override reports the caller's
-    # `obj.save()` line): their place is filled in from the site of each call.
-    site = (recorder.site_steps, list(call_site[2])) if call_site is not None else None
-    stored = []
-    for step in steps:
-        stored.append(_canonical_step(step, relabel, prefix, tuple(caller_via), site))
     fk = {}
     for key, loaded in frame.fk_inserted.items():
         origin, sources, attr = key
         fk[(canonical(origin), tuple(relabel.source(s) for s in sources), attr)] = relabel.value(loaded)
     on_stack = frozenset(q for q in frame.queried if q in frame.base_stack)
-    instances = [(key, entry.relabelled(relabel, -base))
-                 for key, entry in frame.registered]
-    misses = set(frame.missed)
+    # Steps reported at this call's site (`super().save()` in an override reports the caller's
+    # `obj.save()` line): their place is filled in from the site of each call.
+    site = (recorder.site_steps, list(call_site[2])) if call_site is not None else None
     return Summary(
-        steps=stored, value=relabel.value(value), self_after=relabel.value(self_after),
-        raise_guards=relabel.sources(raise_guards),
+        steps=[], value=None, self_after=None, raise_guards=frozenset(),
         diagnostics=list(recorder.diagnostics[frame.diagnostics:]), fk=fk,
         on_stack=on_stack, off_stack=frozenset(frame.queried) - on_stack,
         height=frame.deepest - frame.base_depth if frame.deepest >= 0 else -1,
         calls=recorder.calls - frame.calls + 1, locals=recorder.counter - base,
-        reached=frozenset(frame.reached), instances=instances, misses=frozenset(misses))
+        reached=frozenset(frame.reached), misses=frozenset(frame.missed),
+        pending=(relabel, steps, value, self_after, raise_guards, tuple(caller_via), site, list(frame.registered), base))
+
+
+def resolve(summary: Summary) -> None:
+    """Give a summary its canonical steps, values and instances, the first time it is reused
+    (most walks are never reused: their canonical form is made only when needed); raises
+    Uncacheable when they mention a step the call context does not account for. The walk's
+    own steps and values are kept until then (they are the transaction's IR, not copied)."""
+    if summary.pending is None:
+        return
+    relabel, steps, value, self_after, raise_guards, caller_via, site, registered, base = summary.pending
+    summary.pending = None
+    prefix = len(caller_via)
+    summary.steps = [_canonical_step(step, relabel, prefix, caller_via, site) for step in steps]
+    summary.value = relabel.value(value)
+    summary.self_after = relabel.value(self_after)
+    summary.raise_guards = relabel.sources(raise_guards)
+    summary.instances = [(key, entry.relabelled(relabel, -base)) for key, entry in registered]
 
 
 def _shallow(step: dict, relabel: Relabel) -> dict:
@@ -485,6 +518,7 @@ class Instance:
     value: Val
     self_after: Val | None
     raise_guards: frozenset
+    fk_inserted: dict     # the foreign-key reads it entered in the transaction's cache
 
 
 def instantiate(summary: Summary, context: CallContext, recorder, caller_via: tuple, caller_depth: int,
@@ -505,8 +539,11 @@ def instantiate(summary: Summary, context: CallContext, recorder, caller_via: tu
     via = list(caller_via)
     steps = [_actual_step(step, relabel, via, call_site, recorder) for step in summary.steps]
     recorder.diagnostics.extend(summary.diagnostics)
+    fk_inserted = {}
     for key, loaded in summary.fk.items():
-        recorder.fk_cache[_actual_fk_key(key, context, actual)] = relabel.value(loaded)
+        fk_inserted[_actual_fk_key(key, context, actual)] = relabel.value(loaded)
+    for key, loaded in fk_inserted.items():
+        recorder.fk_cache[key] = loaded
     recorder.calls += summary.calls - 1
     recorder.reached |= summary.reached
     if recorder.frames:
@@ -519,7 +556,7 @@ def instantiate(summary: Summary, context: CallContext, recorder, caller_via: tu
     for key, entry in summary.instances:
         recorder.instances.register(key, entry.relabelled(relabel, base))
     return Instance(steps, relabel.value(summary.value), relabel.value(summary.self_after),
-                    relabel.sources(summary.raise_guards))
+                    relabel.sources(summary.raise_guards), fk_inserted)
 
 
 def _actual_step(step: dict, relabel: Relabel, via: list, call_site, recorder) -> dict:
@@ -553,12 +590,89 @@ class Entry:
     off_stack: frozenset
     height: int
     reached: frozenset
+    # Foreign-key reads of rows the instance did not read itself (docs/IR.md "repeat"): a later
+    # call finds them in the transaction's cache, as the instance left them, or it is walked.
+    # (key, value) pairs, and the ids of the instance's reads among them (a repeat leaves them out).
+    fk_cached: tuple = ()
+    fk_reads: frozenset = frozenset()
+    # The instance's own rows its values carry out, and how many foreign-key reads of them were
+    # cached when it ended: once the caller has read more of them, a later call's new rows would
+    # not find those reads cached where the first instance's rows do, so the call is walked.
+    rows_out: frozenset = frozenset()
+    row_reads: int = 0
 
     def relabelled(self, relabel: Relabel, shift: int) -> "Entry":
         return Entry(self.base + shift, tuple(relabel.ids(b) for b in self.bindings),
                      tuple(relabel.ids(i) for i in self.same_as), relabel.value(self.value),
                      relabel.value(self.self_after), relabel.sources(self.raise_guards), self.on_stack,
-                     self.off_stack, self.height, self.reached)
+                     self.off_stack, self.height, self.reached,
+                     tuple((relabel_fk_key(relabel, key), relabel.data(value)) for key, value in self.fk_cached),
+                     frozenset(relabel.ids(i) for i in self.fk_reads), frozenset(relabel.ids(i) for i in self.rows_out),
+                     self.row_reads)
+
+    def repeated(self, fk_cache: dict, bind: dict) -> tuple | None:
+        """The step ids a call binding `bind` repeats, or None when its walk would not give this
+        instance's steps again: a foreign-key read the instance found or did in the cache is
+        not there (or holds another row) for this call, so the call would read it again."""
+        if self.rows_out and fk_cache.keys_naming(self.rows_out) > self.row_reads:
+            return None
+        if not self.fk_cached:
+            return self.same_as
+        relabel = Relabel(lambda sid: bind.get(sid, sid))
+        for key, value in self.fk_cached:
+            actual = relabel_fk_key(relabel, key) if bind else key
+            if dict.get(fk_cache, actual) != (relabel.data(value) if bind else value):
+                return None
+        return tuple(sid for sid in self.same_as if sid not in self.fk_reads)
+
+    def required_keys(self, bind: dict) -> list:
+        relabel = Relabel(lambda sid: bind.get(sid, sid))
+        return [relabel_fk_key(relabel, key) for key, _value in self.fk_cached]
+
+
+def relabel_fk_key(relabel: Relabel, key: tuple) -> tuple:
+    """A foreign-key cache key `(origin, key sources, attribute)` with its step ids renamed; the
+    sources stay sorted, as the walk keys them (orm_instances.load_foreign_key)."""
+    origin, sources, attr = key
+    if not isinstance(sources, tuple):  # a prefetch entry: (read id, "prefetch", accessor)
+        return (relabel.ids(origin), sources, attr)
+    return (relabel.ids(origin) if _is_step_id(origin) or _is_placeholder(origin) else origin,
+            tuple(sorted(relabel.source(s) for s in sources)), attr)
+
+
+def fk_dependencies(inserted: dict, used: dict, base: int, end: int, value, self_after, fk_cache) -> tuple | None:
+    """The foreign-key fields of the Entry of an instance whose steps have ids base+1..end, from
+    the foreign-key reads its walk added (`inserted`) and found already done (`used`); None when
+    it cannot be repeated. A read keyed by one of the instance's own rows is done again by a
+    later call (on its new rows, leaving the cache as the first instance left it, renamed): the
+    repeat runs it again. A read keyed by a row from outside is found in the cache by a later
+    call: the repeat requires it there (`fk_cached`) and leaves the read out (`fk_reads`)."""
+    def own(sid) -> bool:
+        return _is_step_id(sid) and base < int(sid[1:]) <= end
+
+    cached, reads = list(used.items()), set()
+    for key, loaded in inserted.items():
+        if any(own(sid) for sid in _key_ids(key)):
+            continue
+        if not isinstance(loaded, Val) or not own(loaded.origin):
+            return None
+        cached.append((key, loaded))
+        reads.add(loaded.origin)
+    carried: set = set()
+    collect = Relabel(lambda sid: carried.add(sid) or sid)
+    for val in (value, self_after):
+        if val is not None and not stepless(val):
+            collect.value(val)
+    rows_out = frozenset(sid for sid in carried if own(sid))
+    return tuple(cached), frozenset(reads), rows_out, fk_cache.keys_naming(rows_out) if rows_out else 0
+
+
+def _key_ids(key: tuple) -> list:
+    origin, sources, _attr = key
+    ids = [origin] if _is_step_id(origin) else []
+    if isinstance(sources, tuple):
+        ids += [s[1] for s in sources if type(s) is tuple and len(s) == 2 and s[0] in STEP_KINDS]
+    return ids
 
 
 def instance_key(context: CallContext, call_site):
@@ -598,7 +712,9 @@ class InstanceTable(dict):
         super().__init__()
         self.recorder = recorder
 
-    def lookup(self, key: tuple, stack, depth: int, max_depth: int | None) -> Entry | None:
+    def lookup(self, key: tuple, context: CallContext, stack, depth: int,
+               max_depth: int | None) -> tuple[Entry, dict, tuple] | None:
+        """The instance a call repeats: (entry, its rebinding, the step ids repeated)."""
         frames = self.recorder.frames
         for entry in self.get(key, ()):
             # Membership tests go through the walker's StackView: the open walks depend on them.
@@ -606,10 +722,16 @@ class InstanceTable(dict):
                 continue
             if entry.height >= 0 and max_depth is not None and depth + entry.height >= max_depth:
                 continue
+            bind = rebinding(entry, context)
+            same_as = entry.repeated(self.recorder.fk_cache, bind)
+            if same_as is None:
+                continue
             for frame in frames:
                 if entry.base < frame.counter:
                     frame.repeats_outside = True
-            return entry
+            for fk_key in entry.required_keys(bind):
+                self.recorder.fk_cache[fk_key]  # the open walks depend on the cached read
+            return entry, bind, same_as
         if frames:
             frames[-1].missed.add(key)
         return None

@@ -38,7 +38,8 @@ from .registries import registered_models
 from .walk_helpers import _exits, _merge, _raises, _statements, _text
 from .summaries import (
     CallContext, Entry, FkCache, Frame, InstanceTable, StackView, SummaryStore, Uncacheable, close_frame,
-    Relabel, bindings, instance_key, instantiate, make_summary, rebinding, step_ids_in,
+    fk_dependencies,
+    Relabel, bindings, instance_key, instantiate, make_summary, step_ids_in,
 )
 from .values import (
     UNKNOWN, QuerySet, Val, constant, ir_sources, plain, step_ids, union, value_sources,
@@ -771,19 +772,22 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
             context = CallContext(fn.qualname, positional, keywords, self_val, self.loop_depth > 0,
                                   call_site is not None)
             key = instance_key(context, call_site)
-            entry = self.rec.instances.lookup(key, self.stack, self.depth, self.ctx.max_depth) if key else None
-            if entry is not None:
-                return self._repeat(node, fn, entry, rebinding(entry, context), bind_name, positional)
+            found_instance = self.rec.instances.lookup(key, context, self.stack, self.depth,
+                                                       self.ctx.max_depth) if key else None
+            if found_instance is not None:
+                return self._repeat(node, fn, *found_instance, bind_name, positional)
             summary = store.find(context, self._stack, self.depth, self.ctx.max_depth, self.rec, CALL_BUDGET)
             if summary is not None:
                 store.hits += 1
                 base = self.rec.counter
                 done = instantiate(summary, context, self.rec, self.via, self.depth, call_site)
                 self.out.extend(done.steps)
-                if key and not summary.fk:
+                fk = fk_dependencies(done.fk_inserted, {}, base, self.rec.counter, done.value, done.self_after,
+                                     self.rec.fk_cache) if key else None
+                if fk is not None:
                     self.rec.instances.register(key, Entry(
                         base, bindings(context), step_ids_in(done.steps), done.value, done.self_after, done.raise_guards,
-                        summary.on_stack, summary.off_stack, summary.height, summary.reached))
+                        summary.on_stack, summary.off_stack, summary.height, summary.reached, *fk))
                 return self._returned(done.value, done.self_after, done.raise_guards, bind_name, positional)
         store.walks += 1
         frame = Frame(self._stack, self.depth, self.rec.counter, self.rec.calls, len(self.rec.diagnostics),
@@ -802,20 +806,24 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
                 pass
         if yield_hook is None:
             self.out.extend(steps)
-        if key and not (frame.cut or frame.fk_external or frame.fk_inserted):
+        fk = fk_dependencies(frame.fk_inserted, frame.fk_used, frame.counter, self.rec.counter, value, self_after,
+                             self.rec.fk_cache) \
+            if key and not frame.cut else None
+        if fk is not None:
             on_stack = frozenset(q for q in frame.queried if q in frame.base_stack)
             self.rec.instances.register(key, Entry(
                 frame.counter, bindings(context), step_ids_in(steps), value, self_after, guards, on_stack,
                 frozenset(frame.queried) - on_stack,
-                frame.deepest - frame.base_depth if frame.deepest >= 0 else -1, frozenset(frame.reached)))
+                frame.deepest - frame.base_depth if frame.deepest >= 0 else -1, frozenset(frame.reached), *fk))
         return self._returned(value, self_after, guards, bind_name, positional)
 
-    def _repeat(self, node, fn: FunctionInfo, entry: Entry, bind: dict, bind_name, positional) -> Val:
-        """A call that would be an earlier instance again: one `repeat` step naming it, and the
-        first instance's values with the caller's steps this call binds instead."""
-        if entry.same_as:
+    def _repeat(self, node, fn: FunctionInfo, entry: Entry, bind: dict, same_as: tuple, bind_name, positional) -> Val:
+        """A call that would be an earlier instance again: one `repeat` step naming the steps it
+        runs again (`same_as`: the instance's, less the foreign-key reads it finds cached), and
+        the first instance's values with the caller's steps this call binds instead."""
+        if same_as:
             step = self._base(node, "repeat")
-            step.update(id=self.rec.next_id(), callee=fn.qualname, same_as=list(entry.same_as))
+            step.update(id=self.rec.next_id(), callee=fn.qualname, same_as=list(same_as))
             if bind:
                 step["bind"] = dict(bind)
             self.out.append(step)
