@@ -5,12 +5,11 @@
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const fs = require("fs");
 const path = require("path");
 const ts = require("typescript");
 const { setupProgram } = require("../dist/program");
 const { MetadataDecorators } = require("../dist/metadata-decorators");
-const { makeApp, scanDir } = require("./helpers");
+const { scanDir, withApp } = require("./helpers");
 
 const ACCESS = `const key: symbol = Symbol("access");
 export default (acl: { read: Array<string>; update?: Array<string> }): unknown => {
@@ -64,15 +63,6 @@ export class UsersService {
 }
 `,
 };
-
-function withApp(files, fn) {
-  const dir = makeApp(files);
-  try {
-    return fn(dir);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 test("a metadata factory's literal arguments are blanked in the program; a TypeORM wrapper's, a provider's and a function's stay", () => {
   withApp(APP, (dir) => {
