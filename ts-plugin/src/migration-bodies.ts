@@ -36,12 +36,18 @@ export function blankedMigration(fileName: string, text: string, languageVersion
   };
   visit(sf);
   if (spans.length === 0) return undefined;
+  const out = blankSpans(text, spans);
+  return isMigrationSource(out) ? out : undefined;
+}
+
+/** The text with every character of the spans (in order, not overlapping) but line breaks
+ *  turned into a space: the syntax tree loses what they held, positions and lines stay. */
+export function blankSpans(text: string, spans: ReadonlyArray<[number, number]>): string {
   let out = "";
   let at = 0;
   for (const [start, end] of spans) {
     out += text.slice(at, start) + text.slice(start, end).replace(/[^\r\n\u2028\u2029]/g, " ");
     at = end;
   }
-  out += text.slice(at);
-  return isMigrationSource(out) ? out : undefined;
+  return out + text.slice(at);
 }

@@ -10,6 +10,7 @@ import { stubFor } from "./stubs";
 import { memoizedChecker } from "./checker-memo";
 import { builtinModules } from "module";
 import { blankedMigration } from "./migration-bodies";
+import { MetadataDecorators } from "./metadata-decorators";
 import { fileRule, folderRule, isCompiledLib, isMigrationSource, ScopeCounter, UNCOUNTED_FOLDERS } from "./scope";
 
 /** Node's own modules: never "not installed" (their types come from @types/node). */
@@ -382,6 +383,24 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
   // JSDoc in TypeScript files gives no type information (only JavaScript's does, and that is
   // not analysed): left unparsed, as the compiler itself does when it only type-checks.
   host.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeInfo;
+  const moduleCache = ts.createModuleResolutionCache(rootDir, (s) => s, options);
+  const isAppSource = (file: string) => file.startsWith(rootDir + path.sep) && !file.includes(`${path.sep}node_modules${path.sep}`);
+  const metadataDecorators = new MetadataDecorators({
+    resolve: (specifier, containingFile) => {
+      const r = ts.resolveModuleName(specifier, containingFile, options, host, moduleCache).resolvedModule;
+      const file = r && !r.isExternalLibraryImport && /\.(ts|tsx)$/.test(r.resolvedFileName) && !DECLARATION.test(r.resolvedFileName) ? path.resolve(r.resolvedFileName) : undefined;
+      return file && isAppSource(file) && !oversized.has(file) ? file : undefined;
+    },
+    read: (file) => {
+      const buf = readRegularFile(file, opts.maxFileBytes);
+      if (!Buffer.isBuffer(buf)) return undefined;
+      try {
+        return new TextDecoder("utf-8", { fatal: true }).decode(buf);
+      } catch {
+        return undefined;
+      }
+    },
+  }, options.target ?? ts.ScriptTarget.ES2021);
   const baseGetSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
     const resolved = path.resolve(fileName);
@@ -408,7 +427,8 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
         refused.set(resolved, ["parse-error", `nesting ${depth} levels deep (the limit is ${MAX_NESTING}); file not analysed`]);
         return ts.createSourceFile(fileName, "", languageVersion);
       }
-      return ts.createSourceFile(fileName, blankedMigration(fileName, text, languageVersion) ?? text, languageVersion);
+      const blanked = blankedMigration(fileName, text, languageVersion) ?? (isMigrationSource(text) ? undefined : metadataDecorators.blanked(fileName, text));
+      return ts.createSourceFile(fileName, blanked ?? text, languageVersion);
     }
     const sf = baseGetSourceFile(fileName, languageVersion, onError, shouldCreate);
     if (sf && isShared) sharedFiles.set(key, sf);
@@ -417,7 +437,6 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
 
   // Failed resolutions, kept to report unresolved imports afterwards.
   const failed = new Map<string, Set<string>>();
-  const moduleCache = ts.createModuleResolutionCache(rootDir, (s) => s, options);
   host.resolveModuleNames = (moduleNames, containingFile, _reused, redirected, compilerOptions) =>
     moduleNames.map((name) => {
       const r = ts.resolveModuleName(name, containingFile, compilerOptions, host, moduleCache, redirected).resolvedModule;

@@ -18,6 +18,16 @@ function makeApp(files) {
   return dir;
 }
 
+/** Runs `fn` on a fresh app made of `files` (makeApp), removed afterwards; returns what fn returns. */
+function withApp(files, fn) {
+  const dir = makeApp(files);
+  try {
+    return fn(dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Scans a folder and returns the parsed IR records, grouped. */
 function scanDir(dir, options = {}) {
   const result = scan(dir, options);
@@ -91,7 +101,7 @@ export class Account {
 }
 `;
 
-module.exports = { REPO, makeApp, scanDir, scanSources, flatSteps, statements, terms, ENTITIES };
+module.exports = { REPO, makeApp, withApp, scanDir, scanSources, flatSteps, statements, terms, ENTITIES };
 
 /** The only transaction of a one-service fixture (fails when there is not exactly one). */
 function onlyTx(source, options) {

@@ -3,9 +3,8 @@
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const fs = require("fs");
 const path = require("path");
-const { makeApp, scanDir, ENTITIES } = require("./helpers");
+const { scanDir, withApp, ENTITIES } = require("./helpers");
 const { setupProgram } = require("../dist/program");
 const { STUB_ROOT } = require("../dist/stubs");
 
@@ -14,15 +13,6 @@ import { User } from "${imp}";
 export async function run(ds: DataSource, id: number) {
   await ds.transaction(async (em) => { await em.findOneBy(User, { id }); });
 }`;
-
-function withApp(files, fn) {
-  const dir = makeApp(files);
-  try {
-    return fn(dir);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 test("tsconfig extends + paths + baseUrl are honoured", () => {
   withApp({
