@@ -403,3 +403,41 @@ def summaries_steps(steps: list) -> list:
             out.extend(summaries_steps(arm))
         out.extend(summaries_steps(step.get("body", [])))
     return out
+
+
+PREFETCHING = """\
+from django.db import transaction
+
+from .models import Account
+
+
+def load(pk):
+    return Account.objects.prefetch_related("entry_set").get(pk=pk)
+
+
+@transaction.atomic
+def first(pk):
+    account = load(pk)
+    for entry in account.entry_set.all():
+        entry.save()
+
+
+@transaction.atomic
+def second(pk):
+    account = load(pk)
+    for entry in account.entry_set.all():
+        entry.save()
+"""
+
+
+def test_a_reused_helpers_prefetch_still_serves_the_related_manager(tmp_path, monkeypatch):
+    """`second` reuses `load`'s summary from `first`: the prefetch it entered in the cache is keyed
+    by its kind, not by sources, and must be found again (no extra read of the related rows)."""
+    app = make_app(tmp_path, {"services.py": PREFETCHING})
+    reused = scan(app, frontend="django")
+    apis = {r["function"]: [s["api"] for s in r["steps"] if s.get("node") == "statement"]
+            for r in reused.records if r.get("function")}
+    assert apis["bank.services.first"] == apis["bank.services.second"] == ["prefetch_related.get",
+                                                                          "prefetch:entry_set"]
+    monkeypatch.setattr(summaries, "REUSE", False)
+    assert records_text(scan(app, frontend="django")) == records_text(reused)

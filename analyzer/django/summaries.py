@@ -431,7 +431,7 @@ def _actual_fk_key(key, context: CallContext, rename=None):
     rename = rename or (lambda sid: context.from_placeholder.get(sid, sid))
     origin, sources, attr = key
     relabel = Relabel(rename)
-    renamed = tuple(sorted(relabel.source(s) for s in sources))
+    renamed = sources if isinstance(sources, str) else tuple(sorted(relabel.source(s) for s in sources))
     return (rename(origin) if _is_placeholder(origin) else origin, renamed, attr)
 
 
@@ -457,7 +457,9 @@ def make_summary(frame: Frame, context: CallContext, recorder, steps: list, valu
     fk = {}
     for key, loaded in frame.fk_inserted.items():
         origin, sources, attr = key
-        fk[(canonical(origin), tuple(relabel.source(s) for s in sources), attr)] = relabel.value(loaded)
+        # A prefetch's key names its kind ("prefetch") where a read's names its sources.
+        sources = sources if isinstance(sources, str) else tuple(relabel.source(s) for s in sources)
+        fk[(canonical(origin), sources, attr)] = relabel.value(loaded)
     on_stack = frozenset(q for q in frame.queried if q in frame.base_stack)
     # Steps reported at this call's site (`super().save()` in an override reports the caller's
     # `obj.save()` line): their place is filled in from the site of each call.
