@@ -16,12 +16,18 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
+import threading
+import time
 from collections.abc import Callable
 
 ENV = "TXSCAN_HELPERS"
 # How much of a core the others may be using (load average) for one to count as spare.
 SPARE = 0.5
+# How long a background task may take past the point the scan needs its result; beyond it the
+# task is killed and the caller does the work itself (a stuck helper never hangs a scan).
+WAIT_SECONDS = 120.0
 
 
 def setting() -> str:
@@ -36,6 +42,11 @@ def allowed() -> bool:
         return False
     if setting() in ("1", "wait"):
         return True
+    if threading.active_count() > 1:
+        # A process with other threads (a Dask worker, an embedding application) may fork while
+        # one of them holds a lock the child then needs (stdio, imports, the allocator): the
+        # child could hang. Only a single-threaded scan forks unless told to.
+        return False
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return cores >= 2 and os.getloadavg()[0] < cores - 1 + SPARE
 
@@ -62,13 +73,24 @@ class Background:
         self.pid = pid
         self.task = task
 
-    def finish(self) -> bool:
-        """Wait for the task; False when it did not end well (it is then the caller's to redo)."""
+    def finish(self, timeout: float | None = None) -> bool:
+        """Wait for the task, at most `timeout` seconds (WAIT_SECONDS); False when it did not end
+        well or in time (it is then killed and reaped, and the caller's to redo)."""
+        deadline = time.monotonic() + (WAIT_SECONDS if timeout is None else timeout)
+        delay = 0.001
         try:
-            _pid, status = os.waitpid(self.pid, 0)
-        except ChildProcessError:
+            while True:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+                if pid:
+                    return os.waitstatus_to_exitcode(status) == 0
+                if time.monotonic() >= deadline:
+                    os.kill(self.pid, signal.SIGKILL)
+                    os.waitpid(self.pid, 0)
+                    return False
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
+        except (ChildProcessError, ProcessLookupError):
             return False
-        return os.waitstatus_to_exitcode(status) == 0
 
 
 def in_background(task: Callable[[], None]) -> Background | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -145,3 +146,32 @@ def test_the_cache_file_written_in_the_background_is_the_one_written_in_the_scan
 
     monkeypatch.setattr(cachefile, "save", failing_in_the_helper)
     assert _cold_scan_cache_file(root, tmp_path / "failing", "1", monkeypatch) == alone
+
+
+def test_a_background_task_that_hangs_is_killed_and_left_to_the_caller(monkeypatch):
+    monkeypatch.setenv(ENV, "1")
+    writer = forked.in_background(lambda: time.sleep(600))
+    assert isinstance(writer, forked.Background)
+    began = time.monotonic()
+    assert writer.finish(timeout=0.5) is False  # not done in time: the caller writes the file itself
+    assert time.monotonic() - began < 30
+    with pytest.raises(ChildProcessError):  # killed and reaped
+        os.waitpid(writer.pid, os.WNOHANG)
+    done = forked.in_background(lambda: None)
+    assert done.finish() is True
+
+
+def test_no_helper_by_default_in_a_process_with_other_threads(monkeypatch):
+    """Forking while another thread holds a lock could leave the helper stuck: a scan run in a
+    Dask worker's thread or inside another application does its work in its own process."""
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))  # an idle two-core machine
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1})
+    threads = [1]
+    monkeypatch.setattr(threading, "active_count", lambda: threads[0])
+    assert forked.allowed()
+    threads[0] = 2
+    assert not forked.allowed()
+    assert forked.in_background(lambda: None) is None
+    monkeypatch.setenv(ENV, "1")  # told to: forks whatever the threads
+    assert forked.allowed()
