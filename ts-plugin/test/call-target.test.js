@@ -10,9 +10,8 @@ const path = require("path");
 const ts = require("typescript");
 const { setupProgram } = require("../dist/program");
 const { soleCallTarget } = require("../dist/callee-names");
-const { makeApp } = require("./helpers");
+const { makeApp, sampleApps } = require("./helpers");
 
-const SAMPLES = path.resolve(__dirname, "..", "..", "corpus", "samples", "typeorm");
 
 function program(dir) {
   return setupProgram({ root: dir, maxFileBytes: 2_000_000, depth: Infinity });
@@ -47,10 +46,7 @@ function agreeing(dir) {
 
 test("every sample call decided by its callee's sole declaration resolves to that declaration", () => {
   let decided = 0;
-  for (const name of fs.readdirSync(SAMPLES)) {
-    const dir = path.join(SAMPLES, name);
-    if (fs.statSync(dir).isDirectory()) decided += agreeing(dir);
-  }
+  for (const { dir } of sampleApps()) decided += agreeing(dir);
   assert.ok(decided > 20, `only ${decided} calls decided`);
 });
 
@@ -101,7 +97,7 @@ test("call shapes: functions, methods, const and default-exported arrows are dec
 });
 
 test("the per-node checker cache answers as the checker does, the same object each time", () => {
-  const dir = path.join(SAMPLES, fs.readdirSync(SAMPLES).find((n) => fs.statSync(path.join(SAMPLES, n)).isDirectory()));
+  const { dir } = sampleApps()[0];
   const setup = program(dir);
   const fresh = setup.program.getTypeChecker();
   let asked = 0;

@@ -31,7 +31,7 @@ function withApp(files, fn) {
 /** Scans a folder and returns the parsed IR records, grouped. */
 function scanDir(dir, options = {}) {
   const result = scan(dir, options);
-  const records = result.ir.trimEnd().split("\n").map((l) => JSON.parse(l));
+  const records = irRecords(result.ir);
   return {
     text: result.ir,
     records,
@@ -101,7 +101,19 @@ export class Account {
 }
 `;
 
-module.exports = { REPO, makeApp, withApp, scanDir, scanSources, flatSteps, statements, terms, ENTITIES };
+/** The bundled TypeORM sample applications (corpus/samples/typeorm), by name. */
+const SAMPLES = path.join(REPO, "corpus", "samples", "typeorm");
+function sampleApps() {
+  return fs.readdirSync(SAMPLES).sort().filter((n) => fs.statSync(path.join(SAMPLES, n)).isDirectory())
+    .map((name) => ({ name, dir: path.join(SAMPLES, name) }));
+}
+
+/** The records of an IR text (JSON lines). */
+function irRecords(text) {
+  return text.trimEnd().split("\n").map((l) => JSON.parse(l));
+}
+
+module.exports = { REPO, SAMPLES, makeApp, withApp, scanDir, scanSources, flatSteps, statements, terms, ENTITIES, sampleApps, irRecords };
 
 /** The only transaction of a one-service fixture (fails when there is not exactly one). */
 function onlyTx(source, options) {

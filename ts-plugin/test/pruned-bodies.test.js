@@ -13,9 +13,8 @@ const { setupProgram } = require("../dist/program");
 const { blankedMigration } = require("../dist/migration-bodies");
 const { CalleeNameFilter, declaredNames } = require("../dist/callee-names");
 const { canonicalJson } = require("../dist/ir");
-const { ENTITIES, flatSteps, makeApp, scanSources } = require("./helpers");
+const { ENTITIES, flatSteps, makeApp, sampleApps, scanSources } = require("./helpers");
 
-const SAMPLES = path.resolve(__dirname, "..", "..", "corpus", "samples", "typeorm");
 
 // A migration outside a migrations folder (found by MigrationInterface), holding raw SQL in
 // typed bodies, and helpers the application imports from it: one typed, one whose return type
@@ -194,10 +193,7 @@ function filterAgrees(dir) {
 
 test("the callee-name filter skips only calls that resolve to none of the functions asked about", () => {
   let skipped = 0;
-  for (const name of fs.readdirSync(SAMPLES)) {
-    const dir = path.join(SAMPLES, name);
-    if (fs.statSync(dir).isDirectory()) skipped += filterAgrees(dir);
-  }
+  for (const { dir } of sampleApps()) skipped += filterAgrees(dir);
   const dir = makeApp(SHAPES);
   try {
     skipped += filterAgrees(dir);

@@ -6,9 +6,8 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const fs = require("fs");
 const path = require("path");
-const { REPO, scanDir, statements } = require("./helpers");
+const { SAMPLES, scanDir, statements } = require("./helpers");
 
-const SAMPLES = path.join(REPO, "corpus", "samples", "typeorm");
 const key = (s) => `${s.file}:${s.line} ${s.entity} ${s.kind}`;
 
 for (const app of fs.readdirSync(SAMPLES).filter((d) => fs.existsSync(path.join(SAMPLES, d, "expected.json"))).sort()) {

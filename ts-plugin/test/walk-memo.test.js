@@ -9,9 +9,8 @@ const fs = require("fs");
 const path = require("path");
 const { scan } = require("../dist/scan");
 const { WalkMemo } = require("../dist/walk-memo");
-const { makeApp, ENTITIES, statements } = require("./helpers");
+const { makeApp, ENTITIES, statements, sampleApps, irRecords } = require("./helpers");
 
-const SAMPLES = path.resolve(__dirname, "..", "..", "corpus", "samples", "typeorm");
 
 function bothWays(dir, options = {}) {
   const memo = new WalkMemo();
@@ -20,9 +19,9 @@ function bothWays(dir, options = {}) {
   return { replayed, walked, replays: memo.replays };
 }
 
-for (const name of fs.readdirSync(SAMPLES).filter((n) => fs.statSync(path.join(SAMPLES, n)).isDirectory())) {
+for (const { name, dir } of sampleApps()) {
   test(`sample ${name}: replayed helper walks give the IR of walking each call`, () => {
-    const r = bothWays(path.join(SAMPLES, name));
+    const r = bothWays(dir);
     assert.equal(r.replayed, r.walked);
   });
 }
@@ -73,7 +72,7 @@ test("a helper called again in the same context is replayed with fresh step ids 
     const r = bothWays(dir);
     assert.equal(r.replayed, r.walked);
     assert.ok(r.replays >= 2, `replays: ${r.replays}`);
-    const tx = r.replayed.trimEnd().split("\n").map((l) => JSON.parse(l)).find((x) => x.type === "transaction");
+    const tx = irRecords(r.replayed).find((x) => x.type === "transaction");
     const st = statements(tx);
     // owner twice (two reads, distinct ids), audit(true) twice: two inserts, audit(false): none
     assert.deepEqual(st.filter((s) => s.entity === "User" && s.kind === "read").length, 2);
@@ -145,7 +144,7 @@ test("a helper given a row of another step is replayed with its ids renamed, and
     assert.equal(r.replayed, r.walked);
     // credit(em, b) in refund differs from credit(em, a) in pay only in the step of its row
     assert.ok(r.replays >= 1, `replays: ${r.replays}`);
-    const txs = r.replayed.trimEnd().split("\n").map((l) => JSON.parse(l)).filter((x) => x.type === "transaction" && x.boundary !== "autocommit");
+    const txs = irRecords(r.replayed).filter((x) => x.type === "transaction" && x.boundary !== "autocommit");
     const refund = txs.find((t) => t.function.endsWith("refund"));
     const st = statements(refund);
     const user = st.find((s) => s.entity === "User" && s.kind === "read");

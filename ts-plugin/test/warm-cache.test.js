@@ -9,7 +9,7 @@ const os = require("os");
 const path = require("path");
 const { scan } = require("../dist/scan");
 
-const SAMPLES = path.resolve(__dirname, "..", "..", "corpus", "samples", "typeorm");
+const { SAMPLES, sampleApps } = require("./helpers");
 
 function copy(sample) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "txscan-warm-"));
@@ -22,7 +22,7 @@ function warm(dir, output = "all") {
   return { settings: { file: path.join(dir, "cache.json"), key: "test", report, partial: true, output }, walked: () => JSON.parse(fs.readFileSync(report, "utf8")).walked };
 }
 
-for (const sample of fs.readdirSync(SAMPLES).filter((n) => fs.statSync(path.join(SAMPLES, n)).isDirectory())) {
+for (const { name: sample } of sampleApps()) {
   test(`sample ${sample}: warm scans give the IR of a scan without a cache`, () => {
     const { dir, root } = copy(sample);
     try {
