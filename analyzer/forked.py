@@ -76,21 +76,41 @@ class Background:
     def finish(self, timeout: float | None = None) -> bool:
         """Wait for the task, at most `timeout` seconds (WAIT_SECONDS); False when it did not end
         well or in time (it is then killed and reaped, and the caller's to redo)."""
-        deadline = time.monotonic() + (WAIT_SECONDS if timeout is None else timeout)
-        delay = 0.001
         try:
-            while True:
-                pid, status = os.waitpid(self.pid, os.WNOHANG)
-                if pid:
-                    return os.waitstatus_to_exitcode(status) == 0
-                if time.monotonic() >= deadline:
-                    os.kill(self.pid, signal.SIGKILL)
-                    os.waitpid(self.pid, 0)
-                    return False
-                time.sleep(delay)
-                delay = min(delay * 2, 0.05)
-        except (ChildProcessError, ProcessLookupError):
+            code = wait(self.pid, WAIT_SECONDS if timeout is None else timeout)
+        except ChildProcessError:
             return False
+        if code is None:
+            stop(self.pid)
+            return False
+        return code == 0
+
+
+def wait(pid: int, seconds: float) -> int | None:
+    """The exit code of the forked process `pid` once it ends, within `seconds`; None if it is
+    still running then."""
+    deadline = time.monotonic() + seconds
+    delay = 0.001
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(delay)
+        delay = min(delay * 2, 0.05)
+
+
+def stop(pid: int) -> None:
+    """Kill the forked process `pid` (done or not) and reap it."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
 
 
 def in_background(task: Callable[[], None]) -> Background | None:

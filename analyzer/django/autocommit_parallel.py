@@ -26,10 +26,8 @@ from __future__ import annotations
 
 import os
 import pickle
-import signal
 import struct
 import tempfile
-import time
 
 from .. import forked
 
@@ -124,13 +122,8 @@ class Helper:
         return SharedReuse(reuse, self)
 
     def _wait(self, seconds: float) -> None:
-        deadline = time.monotonic() + seconds
-        while self.pid > 0 and time.monotonic() < deadline:
-            done, _status = os.waitpid(self.pid, os.WNOHANG)
-            if done:
-                self.pid = 0
-                break
-            time.sleep(0.005)
+        if self.pid > 0 and forked.wait(self.pid, seconds) is not None:
+            self.pid = 0
 
     def take(self, key: str) -> list[dict]:
         """The walks of `key` arrived so far and not taken before."""
@@ -158,14 +151,7 @@ class Helper:
     def stop(self) -> None:
         """End the helper (done or not) and reap it; its file goes with it."""
         if self.pid > 0:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            try:
-                os.waitpid(self.pid, 0)
-            except ChildProcessError:
-                pass
+            forked.stop(self.pid)
             self.pid = 0
         self._close()
 
