@@ -235,8 +235,11 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
         records = list(ir.loads(ir_text))
     with timing.phase("core"):
         shared: dict = {}  # what both CDA modes share (core/classify.py)
-        analyses = {mode: analyze(records, Settings(mode, config.cda_entities), shared) for mode in CDA_MODES}
+        reuse = _core_reuse(cache, ir_text, records, frontend)
+        analyses = {mode: analyze(records, Settings(mode, config.cda_entities), shared, reuse) for mode in CDA_MODES}
         del shared
+        if reuse is not None and autocommit:  # kept before excerpts and rewrites are added to the verdicts
+            cache.keep_in_background("core", reuse.written)
         add_excerpts(root, analyses, config.max_file_bytes)
     result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started, cache=cache,
                         walked=walked, ir_written=ir_text)
@@ -249,6 +252,16 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
             attach(result, config)
         result.seconds = time.perf_counter() - started
     return result
+
+
+def _core_reuse(cache: ScanCache | None, ir_text: str, records: list[dict], frontend: str):
+    """The core's verdicts kept by IR line (core/reuse.py). A scan without autocommit
+    transactions (`txscan lint`) reads them but leaves the cache as the last full scan wrote it."""
+    if cache is None or cache.folder is None:
+        return None
+    from .core.reuse import CoreReuse
+
+    return CoreReuse(cache.tables("core"), ir_text, records, frontend)
 
 
 EXCERPT_LINES = 14

@@ -26,7 +26,7 @@ class ScanCache:
         self.folder = folder
         self.frozen = frozen
         self._tables: dict[str, dict] = {}
-        self._writing = None  # a file being written by a forked process (analyzer/forked.py)
+        self._writing: dict = {}  # per front end (or "core"), its file being written by a forked process (analyzer/forked.py)
         self._background = False
 
     def read_only(self) -> "ScanCache":
@@ -55,7 +55,7 @@ class ScanCache:
         """The tables of the scan just made become the cache (entries it did not use are dropped)."""
         if self.frozen:
             return
-        self.settle()
+        self.settle(frontend)  # the other files may go on being written
         read = self._tables.get(frontend)
         self._tables[frontend] = tables
         if self.folder is not None:
@@ -65,17 +65,21 @@ class ScanCache:
                 def save() -> None:
                     cachefile.save(folder, frontend, tables, read)
 
-                self._writing = forked.in_background(save) if self._background else None
-                if self._writing is None:
+                writing = forked.in_background(save) if self._background else None
+                if writing is None:
                     save()
+                else:
+                    self._writing[frontend] = writing
 
-    def settle(self) -> None:
-        """Wait for the file written in the background; written here if that failed."""
-        writing, self._writing = self._writing, None
-        if writing is not None:
-            with timing.phase("cache"):
-                if not writing.finish():
-                    writing.task()
+    def settle(self, frontend: str | None = None) -> None:
+        """Wait for the files written in the background (that of `frontend` only, when given);
+        each is written here if that failed."""
+        for name in [frontend] if frontend is not None else sorted(self._writing):
+            writing = self._writing.pop(name, None)
+            if writing is not None:
+                with timing.phase("cache"):
+                    if not writing.finish():
+                        writing.task()
 
 
 @contextmanager
