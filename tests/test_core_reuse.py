@@ -105,3 +105,22 @@ def test_warm_scan_with_cache_folder_equals_a_scan_without_after_a_helper_edit(t
     fresh = scan(root, load(root))
     assert documents(warm) == documents(fresh)
     assert warm.ir_text == fresh.ir_text
+
+
+def test_kept_transactions_hold_their_ir_line_and_a_warm_ir_is_the_cold_one(tmp_path):
+    """The front end's cache keeps each explicit transaction's record as its IR line, which a warm
+    scan writes into the IR as it is; the IR and verdicts equal those of a scan without a cache
+    after a helper edit and after lines moved above every definition of a file."""
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    cold = scan(root, load(root), cache=ScanCache(folder))
+    kept = ScanCache(folder).tables("django")["transactions"]
+    lines = set(cold.ir_text.splitlines())
+    assert kept and all(kept[key]["line"] in lines and kept[key]["result"][0] is None for key in kept)
+    helpers = root / "shop" / "helpers.py"
+    helpers.write_text("# moves every helper\n" + helpers.read_text().replace(
+        "    InventoryReservation.objects.create(order=order,", "    InventoryReservation.objects.get_or_create(order=order,", 1))
+    warm = scan(root, load(root), cache=ScanCache(folder))
+    fresh = scan(root, load(root))
+    assert warm.ir_text == fresh.ir_text != cold.ir_text
+    assert json.dumps(warm.analyses, sort_keys=True) == json.dumps(fresh.analyses, sort_keys=True)

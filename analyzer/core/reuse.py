@@ -35,10 +35,15 @@ class CoreReuse:
         # the IR's lines are its records, in order (ir.loads skips blank lines only)
         lines = [line for line in ir_text.split("\n") if line.strip()]
         self._keys: dict[str, str] = {}
+        # id(record) -> (record, the digest of its line): what names a transaction record's
+        # content elsewhere (the rewrites' cache, cache/rewrites.py) without encoding it again
+        self.by_record: dict[int, tuple[dict, str]] = {}
         if len(lines) == len(records):
             prefix = frontend + "\n"
-            self._keys = {record["id"]: text_digest(prefix + line)
-                          for record, line in zip(records, lines) if record["type"] == "transaction"}
+            for record, line in zip(records, lines):
+                if record["type"] == "transaction":
+                    key = self._keys[record["id"]] = text_digest(prefix + line)
+                    self.by_record[id(record)] = (record, key)
         self._entries: dict[str, dict | None] = {}
         self.reused = 0  # verdicts taken from the cache (both modes counted)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from importlib import resources
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 IR_VERSION = 1
 
@@ -37,10 +37,23 @@ def sort_key(record: dict) -> tuple:
     return (_RECORD_ORDER[kind], detail)
 
 
-def dumps(records: Iterable[dict]) -> str:
-    """Serialise records as canonical JSON lines (sorted records, sorted keys)."""
+def line(record: dict) -> str:
+    """One record's canonical line (without its newline)."""
+    return json.dumps(record, sort_keys=True, ensure_ascii=False)
+
+
+def dumps(records: Iterable[dict], known: Mapping[int, tuple[dict, str]] | None = None) -> str:
+    """Serialise records as canonical JSON lines (sorted records, sorted keys). `known`:
+    id(record) -> (record, its line) of records read from their line (the warm cache), not
+    encoded again."""
     ordered = sorted(records, key=sort_key)
-    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in ordered)
+    if not known:
+        return "".join(line(r) + "\n" for r in ordered)
+    out = []
+    for r in ordered:
+        hit = known.get(id(r))
+        out.append((hit[1] if hit is not None and hit[0] is r else line(r)) + "\n")
+    return "".join(out)
 
 
 def loads(text: str) -> Iterator[dict]:
