@@ -206,7 +206,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
     with timing.phase("detect"):
         frontend = frontend or detect_frontend(root)
     walked = None
-    known_lines = None  # id(record) -> (record, its IR line), of records the warm cache held as lines
+    known_lines = read_lines = None  # id(record) -> (record, its IR line), of records the warm cache held as lines
     if frontend == "typeorm":
         with timing.phase("typescript"):
             records, walked = _typescript_records(root, config, cache, autocommit, walk_files)
@@ -225,7 +225,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
                 cache.keep_in_background("django", reuse.written)  # written while the scan goes on
         records, files, lines = result.records, result.files, result.lines
         walked = reuse.walked if reuse is not None else None
-        known_lines = reuse.lines if reuse is not None else None
+        known_lines, read_lines = (reuse.lines, reuse.read_lines) if reuse is not None else (None, None)
     # The same input gives the same IR wherever it is checked out: the root is named, not located.
     for record in records:
         if record["type"] == "meta":
@@ -234,8 +234,9 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
     # the text: it is what the store and --ir write).
     with timing.phase("ir"):
         ir_text = ir.dumps(records, known_lines)
-        records = result = known_lines = None  # the front end's copy is not needed past here (peak memory)
-        records = list(ir.loads(ir_text))
+        records = result = None  # the front end's copy is not needed past here (peak memory)
+        records = list(ir.loads(ir_text, read_lines))  # a record decoded from its line is that line's record
+        known_lines = read_lines = None
     with timing.phase("core"):
         shared: dict = {}  # what both CDA modes share (core/classify.py)
         core_reuse = _core_reuse(cache, ir_text, records, frontend)

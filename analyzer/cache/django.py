@@ -73,8 +73,10 @@ class DjangoReuse:
         self.walked: list[str] = []   # ids of the transactions walked in this scan (the others were reused)
         self._file: list | None = None  # [file, content digest] a module-level walk read whole
         self.sites_walked: list[str] = []  # functions (and modules) whose autocommit sites were walked
-        # id(record) -> (record, its IR line) of the transaction records kept as their line (ir.dumps)
+        # id(record) -> (record, its IR line) of the transaction records kept as their line (ir.dumps),
+        # and of those among them decoded from it, unchanged since (ir.loads takes them as they are)
         self.lines: dict[int, tuple[dict, str]] = {}
+        self.read_lines: dict[int, tuple[dict, str]] = {}
 
     # -- index ---------------------------------------------------------------------------
     def index_add(self, index: RepoIndex, source) -> ModuleInfo:
@@ -299,7 +301,7 @@ class DjangoReuse:
         if not isinstance(text, str):
             return tuple(entry["result"])
         record = json.loads(text)
-        self.lines[id(record)] = (record, text)
+        self.lines[id(record)] = self.read_lines[id(record)] = (record, text)
         return (record, *entry["result"][1:])
 
 

@@ -56,12 +56,19 @@ def dumps(records: Iterable[dict], known: Mapping[int, tuple[dict, str]] | None 
     return "".join(out)
 
 
-def loads(text: str) -> Iterator[dict]:
+def loads(text: str, known: Mapping[int, tuple[dict, str]] | None = None) -> Iterator[dict]:
+    """The records of an IR text. `known` (as for dumps): a line that is the line of one of these
+    records gives that record, decoded from this very text before, instead of decoding it again."""
+    by_line = {line: record for record, line in known.values()} if known else {}
     # Only "\n" ends a record: str.splitlines() would also split at U+2028 or U+0085 inside a
     # JSON string (a file name, a literal), which json.dumps leaves unescaped.
     for number, line in enumerate(text.split("\n"), 1):
         line = line.strip()
         if not line:
+            continue
+        record = by_line.pop(line, None) if by_line else None
+        if record is not None and record.get("ir") == IR_VERSION:
+            yield record
             continue
         try:
             record = json.loads(line)
