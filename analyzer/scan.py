@@ -225,7 +225,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
                 cache.keep_in_background("django", reuse.written)  # written while the scan goes on
         records, files, lines = result.records, result.files, result.lines
         walked = reuse.walked if reuse is not None else None
-        known_lines, read_lines = (reuse.lines, reuse.read_lines) if reuse is not None else (None, None)
+        known_lines, read_lines = reuse.take_lines() if reuse is not None else (None, None)
     # The same input gives the same IR wherever it is checked out: the root is named, not located.
     for record in records:
         if record["type"] == "meta":

@@ -295,6 +295,12 @@ class DjangoReuse:
         entry["line"] = text
         return entry
 
+    def take_lines(self) -> tuple[dict, dict]:
+        """(lines, read_lines), given once: the records they hold are not kept here past the IR."""
+        taken = self.lines, self.read_lines
+        self.lines, self.read_lines = {}, {}
+        return taken
+
     def _result(self, entry: dict) -> tuple:
         """The (record, diagnostics, front-end diagnostics) a kept entry holds."""
         text = entry.get("line")
