@@ -243,7 +243,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
         analyses = {mode: analyze(records, Settings(mode, config.cda_entities), shared, core_reuse) for mode in CDA_MODES}
         del shared
         if core_reuse is not None and autocommit:  # kept before excerpts and rewrites are added to the verdicts
-            cache.keep_in_background("core", core_reuse.written)
+            cache.keep_in_background("core", core_reuse.written, redo=False)
         add_excerpts(root, analyses, config.max_file_bytes)
     result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started, cache=cache,
                         walked=walked, ir_written=ir_text, record_digests=core_reuse.by_record if core_reuse is not None else None)

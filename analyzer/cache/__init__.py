@@ -42,12 +42,16 @@ class ScanCache:
                 self._tables[frontend] = cachefile.load(self.folder, frontend) if self.folder else {}
         return self._tables[frontend]
 
-    def keep_in_background(self, frontend: str, tables: dict) -> None:
+    def keep_in_background(self, frontend: str, tables: dict, redo: bool = True) -> None:
         """keep(), its file (of the tables as they are now) written by a forked process while the
-        scan goes on; settle() waits for it."""
+        scan goes on; settle() waits for it. `redo=False`: the scan changes the tables' objects
+        after this, so a file the forked process failed to write is not written from them then
+        (the file stays as it was: its entries are kept by content, so they stay true)."""
         self._background = True
         try:
             self.keep(frontend, tables)
+            if not redo and frontend in self._writing:
+                self._writing[frontend].task = lambda: None
         finally:
             self._background = False
 
