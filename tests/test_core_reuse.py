@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from analyzer import ir
-from analyzer.cache import ScanCache
+from analyzer.cache import ScanCache, cachefile
 from analyzer.config import load
 from analyzer.core import Settings, analyze
 from analyzer.core.reuse import CoreReuse
@@ -38,9 +38,10 @@ def _analyses(text: str, records: list[dict], tables: dict | None, cda_entities:
     return json.dumps(out, sort_keys=True), reuse
 
 
-def _written(reuse: CoreReuse) -> dict:
-    """The tables as the next scan reads them (through their JSON text, as the cache file holds them)."""
-    return json.loads(json.dumps(reuse.written))
+def _written(reuse: CoreReuse, folder: Path) -> dict:
+    """The tables as the next scan reads them: written to the cache file and loaded from it."""
+    cachefile.save(folder, "core", reuse.written)
+    return cachefile.load(folder, "core")
 
 
 def test_changed_helper_recomputes_exactly_the_transactions_whose_ir_changed(tmp_path):
@@ -57,7 +58,7 @@ def test_changed_helper_recomputes_exactly_the_transactions_whose_ir_changed(tmp
                  if r["type"] == "transaction" and lines_before.get(r["id"]) == line]
     transactions = [r for r in after_records if r["type"] == "transaction"]
     assert 0 < len(unchanged) < len(transactions)
-    warm, second = _analyses(after, after_records, _written(first))
+    warm, second = _analyses(after, after_records, _written(first, tmp_path))
     fresh, _ = _analyses(after, after_records, None)
     assert warm == fresh  # reused verdicts equal the computed ones, byte for byte
     assert warm != cold
@@ -68,7 +69,7 @@ def test_unchanged_ir_reuses_every_verdict(tmp_path):
     root = _copy(tmp_path)
     text, records = _ir(root)
     cold, first = _analyses(text, records, {})
-    warm, second = _analyses(text, records, _written(first))
+    warm, second = _analyses(text, records, _written(first, tmp_path))
     assert warm == cold
     assert second.reused == 2 * sum(r["type"] == "transaction" for r in records)
 
@@ -81,9 +82,19 @@ def test_changed_cda_setting_recomputes_verdicts_but_keeps_interactivity(tmp_pat
     _cold, first = _analyses(text, records, {})
     entity = next(r["name"] for r in records if r["type"] == "entity")
     configured = {entity: ["code"]}
-    warm, second = _analyses(text, records, _written(first), configured)
+    warm, second = _analyses(text, records, _written(first, tmp_path), configured)
     assert second.reused == 0
     assert warm == _analyses(text, records, None, configured)[0]
+
+
+def test_verdicts_kept_in_memory_are_not_reused(tmp_path):
+    """Only the cache file's entries are reused: tables a scan kept in memory hold the verdicts it
+    went on to change (excerpts, rewrites)."""
+    root = _copy(tmp_path)
+    text, records = _ir(root)
+    _cold, first = _analyses(text, records, {})
+    _warm, second = _analyses(text, records, first.written)
+    assert second.reused == 0
 
 
 def test_warm_scan_with_cache_folder_equals_a_scan_without_after_a_helper_edit(tmp_path):

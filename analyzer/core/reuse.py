@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from ..cache.cachefile import text_digest
+from ..cache.cachefile import Entries, text_digest
 
 TABLE = "verdicts"
 
@@ -30,7 +30,10 @@ class CoreReuse:
     """One scan's use of the core cache: reads `tables` (an earlier scan's), writes `written`."""
 
     def __init__(self, tables: Mapping, ir_text: str, records: list[dict], frontend: str) -> None:
-        self.old = tables.get(TABLE, {})
+        old = tables.get(TABLE)
+        # only entries read from the file: those a scan kept in memory are the verdicts it went on
+        # to give excerpts and rewrites (a second scan with the same ScanCache must not take them)
+        self.old = old if isinstance(old, Entries) else {}
         self.written: dict = {TABLE: {}}
         # the IR's lines are its records, in order (ir.loads skips blank lines only)
         lines = [line for line in ir_text.split("\n") if line.strip()]
