@@ -31,6 +31,7 @@ class ScanResult:
     cache: ScanCache | None = None  # what this scan found, for re-analysis of rewritten copies
     walked: list[str] | None = None  # transactions walked by this scan (the others reused); None: no cache
     ir_written: str | None = field(default=None, repr=False)  # ir.dumps(records), kept from the round trip
+    record_digests: dict | None = field(default=None, repr=False)  # id(record) -> (record, digest of its IR line)
 
     @property
     def ir_text(self) -> str:
@@ -205,6 +206,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
     with timing.phase("detect"):
         frontend = frontend or detect_frontend(root)
     walked = None
+    known_lines = read_lines = None  # id(record) -> (record, its IR line), of records the warm cache held as lines
     if frontend == "typeorm":
         with timing.phase("typescript"):
             records, walked = _typescript_records(root, config, cache, autocommit, walk_files)
@@ -223,6 +225,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
                 cache.keep_in_background("django", reuse.written)  # written while the scan goes on
         records, files, lines = result.records, result.files, result.lines
         walked = reuse.walked if reuse is not None else None
+        known_lines, read_lines = reuse.take_lines() if reuse is not None else (None, None)
     # The same input gives the same IR wherever it is checked out: the root is named, not located.
     for record in records:
         if record["type"] == "meta":
@@ -230,16 +233,20 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
     # The IR is the contract: round-trip it so the core sees exactly what is stored (and keep
     # the text: it is what the store and --ir write).
     with timing.phase("ir"):
-        ir_text = ir.dumps(records)
+        ir_text = ir.dumps(records, known_lines)
         records = result = None  # the front end's copy is not needed past here (peak memory)
-        records = list(ir.loads(ir_text))
+        records = list(ir.loads(ir_text, read_lines))  # a record decoded from its line is that line's record
+        known_lines = read_lines = None
     with timing.phase("core"):
         shared: dict = {}  # what both CDA modes share (core/classify.py)
-        analyses = {mode: analyze(records, Settings(mode, config.cda_entities), shared) for mode in CDA_MODES}
+        core_reuse = _core_reuse(cache, ir_text, records, frontend)
+        analyses = {mode: analyze(records, Settings(mode, config.cda_entities), shared, core_reuse) for mode in CDA_MODES}
         del shared
+        if core_reuse is not None and autocommit:  # kept before excerpts and rewrites are added to the verdicts
+            cache.keep_in_background("core", core_reuse.written, redo=False)
         add_excerpts(root, analyses, config.max_file_bytes)
     result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started, cache=cache,
-                        walked=walked, ir_written=ir_text)
+                        walked=walked, ir_written=ir_text, record_digests=core_reuse.by_record if core_reuse is not None else None)
     if rewrites:
         # Code is shown only for rewrites that re-analysis of the rewritten project confirmed.
         with timing.phase("imports"):
@@ -249,6 +256,16 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
             attach(result, config)
         result.seconds = time.perf_counter() - started
     return result
+
+
+def _core_reuse(cache: ScanCache | None, ir_text: str, records: list[dict], frontend: str):
+    """The core's verdicts kept by IR line (core/reuse.py). A scan without autocommit
+    transactions (`txscan lint`) reads them but leaves the cache as the last full scan wrote it."""
+    if cache is None or cache.folder is None:
+        return None
+    from .core.reuse import CoreReuse
+
+    return CoreReuse(cache.tables("core"), ir_text, records, frontend)
 
 
 EXCERPT_LINES = 14

@@ -26,7 +26,7 @@ class ScanCache:
         self.folder = folder
         self.frozen = frozen
         self._tables: dict[str, dict] = {}
-        self._writing = None  # a file being written by a forked process (analyzer/forked.py)
+        self._writing: dict = {}  # per front end (or "core"), its file being written by a forked process (analyzer/forked.py)
         self._background = False
 
     def read_only(self) -> "ScanCache":
@@ -42,12 +42,16 @@ class ScanCache:
                 self._tables[frontend] = cachefile.load(self.folder, frontend) if self.folder else {}
         return self._tables[frontend]
 
-    def keep_in_background(self, frontend: str, tables: dict) -> None:
+    def keep_in_background(self, frontend: str, tables: dict, redo: bool = True) -> None:
         """keep(), its file (of the tables as they are now) written by a forked process while the
-        scan goes on; settle() waits for it."""
+        scan goes on; settle() waits for it. `redo=False`: the scan changes the tables' objects
+        after this, so a file the forked process failed to write is not written from them then
+        (the file stays as it was: its entries are kept by content, so they stay true)."""
         self._background = True
         try:
             self.keep(frontend, tables)
+            if not redo and frontend in self._writing:
+                self._writing[frontend].task = lambda: None
         finally:
             self._background = False
 
@@ -55,7 +59,7 @@ class ScanCache:
         """The tables of the scan just made become the cache (entries it did not use are dropped)."""
         if self.frozen:
             return
-        self.settle()
+        self.settle(frontend)  # the other files may go on being written
         read = self._tables.get(frontend)
         self._tables[frontend] = tables
         if self.folder is not None:
@@ -65,17 +69,21 @@ class ScanCache:
                 def save() -> None:
                     cachefile.save(folder, frontend, tables, read)
 
-                self._writing = forked.in_background(save) if self._background else None
-                if self._writing is None:
+                writing = forked.in_background(save) if self._background else None
+                if writing is None:
                     save()
+                else:
+                    self._writing[frontend] = writing
 
-    def settle(self) -> None:
-        """Wait for the file written in the background; written here if that failed."""
-        writing, self._writing = self._writing, None
-        if writing is not None:
-            with timing.phase("cache"):
-                if not writing.finish():
-                    writing.task()
+    def settle(self, frontend: str | None = None) -> None:
+        """Wait for the files written in the background (that of `frontend` only, when given);
+        each is written here if that failed."""
+        for name in [frontend] if frontend is not None else sorted(self._writing):
+            writing = self._writing.pop(name, None)
+            if writing is not None:
+                with timing.phase("cache"):
+                    if not writing.finish():
+                        writing.task()
 
 
 @contextmanager

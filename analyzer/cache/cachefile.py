@@ -211,14 +211,18 @@ def save(folder: Path, name: str, tables: dict, read: Mapping | None = None) -> 
     a concurrent scan never leaves a file that is half one and half the other."""
     header = {"format": FORMAT, "version": VERSION, "code": code_fingerprint(),
               "tables": {t: _ENTRIES if isinstance(v, Mapping) else _VALUE for t, v in tables.items()}}
-    lines = list(_lines(tables, read or {}))
-    text = "".join([_encode(header) + "\n", *lines, _encode({"entries": len(lines)}) + "\n"])
     try:
         folder.mkdir(parents=True, exist_ok=True)
         temporary = folder / f".{name}-{os.getpid()}.tmp"
         try:
+            # line by line: the file's text (tens of MB for a large project) is never whole in memory
             with open(temporary, "w", encoding="utf-8") as out:
-                out.write(text)
+                out.write(_encode(header) + "\n")
+                count = 0
+                for line in _lines(tables, read or {}):
+                    out.write(line)
+                    count += 1
+                out.write(_encode({"entries": count}) + "\n")
             os.replace(temporary, folder / f"{name}.json")
         finally:
             temporary.unlink(missing_ok=True)

@@ -29,6 +29,7 @@ import json
 import re
 from collections.abc import Callable
 
+from .. import ir
 from ..django.index import ModuleInfo, RepoIndex
 from ..django.thread_memo import primed_memos
 from . import index_facts
@@ -72,6 +73,10 @@ class DjangoReuse:
         self.walked: list[str] = []   # ids of the transactions walked in this scan (the others were reused)
         self._file: list | None = None  # [file, content digest] a module-level walk read whole
         self.sites_walked: list[str] = []  # functions (and modules) whose autocommit sites were walked
+        # id(record) -> (record, its IR line) of the transaction records kept as their line (ir.dumps),
+        # and of those among them decoded from it, unchanged since (ir.loads takes them as they are)
+        self.lines: dict[int, tuple[dict, str]] = {}
+        self.read_lines: dict[int, tuple[dict, str]] = {}
 
     # -- index ---------------------------------------------------------------------------
     def index_add(self, index: RepoIndex, source) -> ModuleInfo:
@@ -250,12 +255,12 @@ class DjangoReuse:
         if kept is not None and kept["digest"] == self.digest and all(self._unchanged(*r) for r in kept["reach"]):
             self.written["transactions"][key] = kept
             ctx.diagnostics.extend(kept["parse_diagnostics"])
-            return kept["result"]
+            return self._result(kept)
         moved = self._moved_entry(stub)
         if moved is not None:
             self.written["transactions"][key] = moved
             ctx.diagnostics.extend(moved["parse_diagnostics"])
-            return moved["result"]
+            return self._result(moved)
         self._reach = [list(stub.source)]
         try:
             *walked, reached = walk(ctx, self._materialize(ctx, stub, find_boundaries, view_functions))
@@ -267,14 +272,43 @@ class DjangoReuse:
             reach, self._reach = self._reach, None
         self.walked.append(f"{stub.parsed.info.rel}:{stub.line}")
         unique = {tuple(r[:2]): r for r in reach}
-        self.written["transactions"][key] = {
+        self.written["transactions"][key] = self._as_line({
             "digest": self.digest,
             "reach": [[*r, self._definition_digest(r[0], r[2], r[3]), self._imports.get(r[0])]
                       for r in unique.values()],
             "parse_diagnostics": [d for _rel, qualname in unique for d in self._parse_diagnostics.get(qualname, [])],
-            "result": result,
-        }
+        }, result)
         return result
+
+    # A transaction's record is kept as its IR line (a JSON string in the entry): a reused one is
+    # decoded from it once and ir.dumps writes the line as it is instead of encoding the record
+    # again (the IR of saleor's explicit transactions is most of its 12 MB).
+    def _as_line(self, entry: dict, result: tuple) -> dict:
+        """`entry` with `result`, its record as its IR line, known to ir.dumps by it."""
+        record = result[0]
+        if not isinstance(record, dict):
+            entry["result"] = list(result)
+            return entry
+        text = ir.line(record)
+        self.lines[id(record)] = (record, text)
+        entry["result"] = [None, *result[1:]]
+        entry["line"] = text
+        return entry
+
+    def take_lines(self) -> tuple[dict, dict]:
+        """(lines, read_lines), given once: the records they hold are not kept here past the IR."""
+        taken = self.lines, self.read_lines
+        self.lines, self.read_lines = {}, {}
+        return taken
+
+    def _result(self, entry: dict) -> tuple:
+        """The (record, diagnostics, front-end diagnostics) a kept entry holds."""
+        text = entry.get("line")
+        if not isinstance(text, str):
+            return tuple(entry["result"])
+        record = json.loads(text)
+        self.lines[id(record)] = self.read_lines[id(record)] = (record, text)
+        return (record, *entry["result"][1:])
 
 
     # -- definitions that only moved ------------------------------------------------------------
@@ -304,14 +338,14 @@ class DjangoReuse:
                 try:
                     if _new_line(moves, rel, old_line) != stub.line:
                         continue
-                    result = _moved(kept["result"], moves)
+                    result = _moved(list(self._result(kept)), moves)
                     diagnostics = _moved(kept["parse_diagnostics"], moves)
                 except _Unmovable:
                     return None
                 record = result[0]
                 if isinstance(record, dict) and record.get("type") == "transaction":
                     record["id"] = f"{record['file']}:{record['line']}"
-                return {"digest": kept["digest"], "reach": reach, "parse_diagnostics": diagnostics, "result": result}
+                return self._as_line({"digest": kept["digest"], "reach": reach, "parse_diagnostics": diagnostics}, result)
         return None
 
     def _kept_by_boundary(self) -> dict[tuple[str, str, str], list[tuple[int, str]]]:

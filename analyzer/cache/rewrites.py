@@ -67,7 +67,9 @@ class RewriteReuse:
 
     def _record(self, txn: dict) -> str:
         if id(txn) not in self._records:
-            self._records[id(txn)] = text_digest(_dumps(txn))
+            # a record of the scan is named by the digest of the IR line it was read from (core/reuse.py)
+            known = (getattr(self._result, "record_digests", None) or {}).get(id(txn))
+            self._records[id(txn)] = known[1] if known is not None and known[0] is txn else text_digest(_dumps(txn))
         return self._records[id(txn)]
 
     def _shared_inputs(self) -> str:

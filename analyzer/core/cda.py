@@ -72,20 +72,32 @@ def choose_chain(sets: Counter) -> tuple[frozenset[str], ...]:
     return best[2]
 
 
-def compute(mode: str, statements_by_entity: dict[str, list[dict]], configured: dict[str, list[str]],
-            weights: dict[int, int] | None = None) -> dict[str, EntityCDA]:
-    """`weights`: how many times a statement counts, by id() (a statement a `repeat` step runs
-    again counts once per run, as its copies would)."""
+def statement_inputs(statements: list[dict], weights: dict[int, int] | None = None) -> list[list]:
+    """What each statement gives the CDA computation: [entity, the attribute set it selects rows
+    by (sorted; None when it selects none the chain can use), how many times it counts]. Kept per
+    transaction by the warm cache (core/reuse.py)."""
     weights = weights or {}
+    out = []
+    for s in statements:
+        if s.get("entity"):
+            usable = s.get("predicate") is not None and not s.get("dynamic") and statement_attribute_set(s)
+            out.append([s["entity"], sorted(statement_attribute_set(s)) if usable else None, weights.get(id(s), 1)])
+    return out
+
+
+def compute(mode: str, inputs: list[list], configured: dict[str, list[str]]) -> dict[str, EntityCDA]:
+    """`inputs`: every statement's `statement_inputs` (a statement a `repeat` step runs again
+    counts once per run, as its copies would)."""
+    by_entity: dict[str, Counter] = {}
+    for entity, attributes, weight in inputs:
+        sets = by_entity.setdefault(entity, Counter())
+        if attributes is not None:
+            sets[frozenset(attributes)] += weight
     result: dict[str, EntityCDA] = {}
-    for entity, statements in sorted(statements_by_entity.items()):
+    for entity, sets in sorted(by_entity.items()):
         if entity in configured:
             result[entity] = EntityCDA(entity, "config", (frozenset(configured[entity]),))
         elif mode == "auto":
-            sets: Counter = Counter()
-            for s in statements:
-                if s.get("predicate") is not None and not s.get("dynamic") and statement_attribute_set(s):
-                    sets[statement_attribute_set(s)] += weights.get(id(s), 1)
             result[entity] = EntityCDA(entity, "auto", choose_chain(sets) if sets else ())
         else:
             result[entity] = EntityCDA(entity, "pk")

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 
 from . import cda as cda_mod
 from . import graph as graph_mod
 from . import completeness, inferability, interactivity, rwset, suggestions
 from ..ir import sort_key
+from . import reuse as reuse_mod
 from .flatten import flatten, occurrences, predicate_terms
+from .reuse import CoreReuse
 
 
 # Boundary of a statement run outside any explicit transaction (docs/IR.md).
@@ -39,10 +40,19 @@ def _interactivity(flat, autocommit: bool, frontend: str) -> tuple[str, list[dic
     return verdict, reasons, after_commit
 
 
-def analyze(records: list[dict], settings: Settings = Settings(), shared: dict | None = None) -> dict:
+def _cda_inputs(flat) -> list[list]:
+    counts = occurrences(flat) if any(fs.node == "repeat" for fs in flat) else {}
+    statements = _statements(flat)
+    weights = {id(s): counts[s["id"]] for s in statements if counts.get(s["id"], 1) > 1}
+    return cda_mod.statement_inputs(statements, weights)
+
+
+def analyze(records: list[dict], settings: Settings = Settings(), shared: dict | None = None,
+            reuse: CoreReuse | None = None) -> dict:
     """`shared`: what does not depend on the settings (each transaction's flat steps,
     dependencies and interactivity), kept there by the first call and reused by the next ones
-    on the same records (the CDA modes of one scan)."""
+    on the same records (the CDA modes of one scan). `reuse`: the verdicts of an earlier scan,
+    by IR line (core/reuse.py)."""
     shared = {} if shared is None else shared
     meta = next((r for r in records if r["type"] == "meta"), {"frontend": "django"})
     frontend = meta.get("frontend", "django")
@@ -50,30 +60,41 @@ def analyze(records: list[dict], settings: Settings = Settings(), shared: dict |
     transactions = [r for r in records if r["type"] == "transaction"]
     diagnostics = [r for r in records if r["type"] == "diagnostic"]
 
-    flats = shared.get("flats")
-    if flats is None:
-        flats = shared["flats"] = {t["id"]: flatten(t["steps"]) for t in transactions}
+    flats = shared.setdefault("flats", {})  # made when first needed: a reused verdict needs none
+
+    def flat_of(txn: dict):
+        flat = flats.get(txn["id"])
+        if flat is None:
+            flat = flats[txn["id"]] = flatten(txn["steps"])
+        return flat
+
     decided = shared.setdefault("interactivity", {})
-    by_entity: dict[str, list[dict]] = defaultdict(list)
-    weights: dict[int, int] = {}
-    for flat in flats.values():
-        counts = occurrences(flat) if any(fs.node == "repeat" for fs in flat) else {}
-        for statement in _statements(flat):
-            if statement.get("entity"):
-                by_entity[statement["entity"]].append(statement)
-                if counts.get(statement["id"], 1) > 1:
-                    weights[id(statement)] = counts[statement["id"]]
-    cdas = cda_mod.compute(settings.cda_mode, by_entity, settings.cda_entities, weights)
+    inputs = shared.get("cda_inputs")
+    if inputs is None:
+        inputs = shared["cda_inputs"] = {}
+        for txn in transactions:
+            kept = reuse.cda_inputs(txn) if reuse is not None else None
+            inputs[txn["id"]] = kept if kept is not None else _cda_inputs(flat_of(txn))
+    cdas = cda_mod.compute(settings.cda_mode, [i for t in transactions for i in inputs[t["id"]]],
+                           settings.cda_entities)
     default_cda = cda_mod.EntityCDA("?", settings.cda_mode)
+    context = reuse_mod.context_digest(frontend, settings.cda_mode, cdas, entities) if reuse is not None else ""
 
     verdicts = []
     existing = {(d["file"], d["line"], d["code"]) for d in diagnostics}
     transaction_diagnostics: list[dict] = []
     for txn in transactions:
-        flat = flats[txn["id"]]
+        kept = reuse.verdict(txn, settings.cda_mode, context) if reuse is not None else None
+        if kept is not None:
+            verdict, own = kept
+            verdicts.append(verdict)
+            transaction_diagnostics.extend(d for d in own if (d["file"], d["line"], d["code"]) not in existing)
+            continue
+        flat = flat_of(txn)
         autocommit = txn["boundary"] == AUTOCOMMIT
         if txn["id"] not in decided:
-            decided[txn["id"]] = _interactivity(flat, autocommit, frontend)
+            found = reuse.interactivity(txn) if reuse is not None else None
+            decided[txn["id"]] = found if found is not None else _interactivity(flat, autocommit, frontend)
         verdict, reasons, after_commit = decided[txn["id"]]
         reasons = [dict(r) for r in reasons]
         statements_out, read_set, write_set, suggested = [], [], [], []
@@ -99,7 +120,8 @@ def analyze(records: list[dict], settings: Settings = Settings(), shared: dict |
             if infer == "cda-mismatch" and not autocommit:
                 suggested.append(suggestions.reconnaissance(statement, frontend))
         incomplete = completeness.incomplete_sites(txn, flat)
-        transaction_diagnostics.extend(completeness.diagnostics(txn, flat, incomplete, existing))
+        own = completeness.diagnostics(txn, flat, incomplete, set())
+        transaction_diagnostics.extend(d for d in own if (d["file"], d["line"], d["code"]) not in existing)
         if verdict == interactivity.NONSTRICT:
             suggested.extend(suggestions.one_shot(flat, reasons, frontend))
         elif verdict == interactivity.STRICT:
@@ -122,6 +144,8 @@ def analyze(records: list[dict], settings: Settings = Settings(), shared: dict |
             "statements": statements_out,
             "suggestions": suggested,
         })
+        if reuse is not None:
+            reuse.keep(txn, settings.cda_mode, context, decided[txn["id"]], inputs[txn["id"]], verdicts[-1], own)
     return {
         "frontend": frontend,
         "cda_mode": settings.cda_mode,

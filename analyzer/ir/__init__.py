@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from importlib import resources
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 IR_VERSION = 1
 
@@ -37,18 +37,38 @@ def sort_key(record: dict) -> tuple:
     return (_RECORD_ORDER[kind], detail)
 
 
-def dumps(records: Iterable[dict]) -> str:
-    """Serialise records as canonical JSON lines (sorted records, sorted keys)."""
+def line(record: dict) -> str:
+    """One record's canonical line (without its newline)."""
+    return json.dumps(record, sort_keys=True, ensure_ascii=False)
+
+
+def dumps(records: Iterable[dict], known: Mapping[int, tuple[dict, str]] | None = None) -> str:
+    """Serialise records as canonical JSON lines (sorted records, sorted keys). `known`:
+    id(record) -> (record, its line) of records read from their line (the warm cache), not
+    encoded again."""
     ordered = sorted(records, key=sort_key)
-    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in ordered)
+    if not known:
+        return "".join(line(r) + "\n" for r in ordered)
+    out = []
+    for r in ordered:
+        hit = known.get(id(r))
+        out.append((hit[1] if hit is not None and hit[0] is r else line(r)) + "\n")
+    return "".join(out)
 
 
-def loads(text: str) -> Iterator[dict]:
+def loads(text: str, known: Mapping[int, tuple[dict, str]] | None = None) -> Iterator[dict]:
+    """The records of an IR text. `known` (as for dumps): a line that is the line of one of these
+    records gives that record, decoded from this very text before, instead of decoding it again."""
+    by_line = {line: record for record, line in known.values()} if known else {}
     # Only "\n" ends a record: str.splitlines() would also split at U+2028 or U+0085 inside a
     # JSON string (a file name, a literal), which json.dumps leaves unescaped.
     for number, line in enumerate(text.split("\n"), 1):
         line = line.strip()
         if not line:
+            continue
+        record = by_line.pop(line, None) if by_line else None
+        if record is not None and record.get("ir") == IR_VERSION:
+            yield record
             continue
         try:
             record = json.loads(line)

@@ -1,0 +1,137 @@
+"""The core's verdicts kept by IR line (analyzer/core/reuse.py): a verdict is reused only when
+its transaction's IR line and the project-wide facts it reads (CDAs, entities' unique sets,
+front end) are today's, and then it is the verdict the core computes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from analyzer import ir
+from analyzer.cache import ScanCache, cachefile
+from analyzer.config import load
+from analyzer.core import Settings, analyze
+from analyzer.core.reuse import CoreReuse
+from analyzer.output import json_contract
+from analyzer.scan import scan
+
+SHOP = Path(__file__).resolve().parents[1] / "corpus" / "samples" / "django" / "shop"
+
+
+def _copy(tmp_path: Path) -> Path:
+    root = tmp_path / "shop"
+    shutil.copytree(SHOP, root, ignore=shutil.ignore_patterns(".txscan", "__pycache__", "expected.json"))
+    return root
+
+
+def _ir(root: Path) -> tuple[str, list[dict]]:
+    text = scan(root, load(root), rewrites=False).ir_text
+    return text, list(ir.loads(text))
+
+
+def _analyses(text: str, records: list[dict], tables: dict | None, cda_entities: dict | None = None):
+    """Both CDA modes' analyses, and the CoreReuse used (None: no cache)."""
+    reuse = CoreReuse(tables, text, records, "django") if tables is not None else None
+    shared: dict = {}
+    out = {mode: analyze(records, Settings(mode, cda_entities or {}), shared, reuse) for mode in ("pk", "auto")}
+    return json.dumps(out, sort_keys=True), reuse
+
+
+def _written(reuse: CoreReuse, folder: Path) -> dict:
+    """The tables as the next scan reads them: written to the cache file and loaded from it."""
+    cachefile.save(folder, "core", reuse.written)
+    return cachefile.load(folder, "core")
+
+
+def test_changed_helper_recomputes_exactly_the_transactions_whose_ir_changed(tmp_path):
+    root = _copy(tmp_path)
+    text, records = _ir(root)
+    cold, first = _analyses(text, records, {})
+    assert first.reused == 0
+    helpers = root / "shop" / "helpers.py"
+    helpers.write_text(helpers.read_text().replace("    InventoryReservation.objects.create(order=order,",
+                                                   "    InventoryReservation.objects.get_or_create(order=order,", 1))
+    after, after_records = _ir(root)
+    lines_before = {r["id"]: line for r, line in zip(records, text.splitlines()) if r["type"] == "transaction"}
+    unchanged = [r["id"] for r, line in zip(after_records, after.splitlines())
+                 if r["type"] == "transaction" and lines_before.get(r["id"]) == line]
+    transactions = [r for r in after_records if r["type"] == "transaction"]
+    assert 0 < len(unchanged) < len(transactions)
+    warm, second = _analyses(after, after_records, _written(first, tmp_path))
+    fresh, _ = _analyses(after, after_records, None)
+    assert warm == fresh  # reused verdicts equal the computed ones, byte for byte
+    assert warm != cold
+    assert second.reused == 2 * len(unchanged)  # both CDA modes of every unchanged transaction, no other
+
+
+def test_unchanged_ir_reuses_every_verdict(tmp_path):
+    root = _copy(tmp_path)
+    text, records = _ir(root)
+    cold, first = _analyses(text, records, {})
+    warm, second = _analyses(text, records, _written(first, tmp_path))
+    assert warm == cold
+    assert second.reused == 2 * sum(r["type"] == "transaction" for r in records)
+
+
+def test_changed_cda_setting_recomputes_verdicts_but_keeps_interactivity(tmp_path):
+    """A configured CDA changes the context of every verdict: none is reused, and the result is
+    that of a scan without a cache (interactivity, which no CDA reads, is still taken)."""
+    root = _copy(tmp_path)
+    text, records = _ir(root)
+    _cold, first = _analyses(text, records, {})
+    entity = next(r["name"] for r in records if r["type"] == "entity")
+    configured = {entity: ["code"]}
+    warm, second = _analyses(text, records, _written(first, tmp_path), configured)
+    assert second.reused == 0
+    assert warm == _analyses(text, records, None, configured)[0]
+
+
+def test_verdicts_kept_in_memory_are_not_reused(tmp_path):
+    """Only the cache file's entries are reused: tables a scan kept in memory hold the verdicts it
+    went on to change (excerpts, rewrites)."""
+    root = _copy(tmp_path)
+    text, records = _ir(root)
+    _cold, first = _analyses(text, records, {})
+    _warm, second = _analyses(text, records, first.written)
+    assert second.reused == 0
+
+
+def test_warm_scan_with_cache_folder_equals_a_scan_without_after_a_helper_edit(tmp_path):
+    """End to end through scan(): the core's cache file is written beside the front end's and a
+    warm scan after an edit gives the JSON of a scan without a cache."""
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    scan(root, load(root), cache=ScanCache(folder))
+    assert (folder / "core.json").is_file()
+    helpers = root / "shop" / "helpers.py"
+    helpers.write_text(helpers.read_text().replace("    InventoryReservation.objects.create(order=order,",
+                                                   "    InventoryReservation.objects.get_or_create(order=order,", 1))
+
+    def documents(result) -> str:
+        return "".join(json_contract.dumps(json_contract.document(result.analyses[mode], root.name, result.lines,
+                                                                  len(result.files))) for mode in ("pk", "auto"))
+
+    warm = scan(root, load(root), cache=ScanCache(folder))
+    fresh = scan(root, load(root))
+    assert documents(warm) == documents(fresh)
+    assert warm.ir_text == fresh.ir_text
+
+
+def test_kept_transactions_hold_their_ir_line_and_a_warm_ir_is_the_cold_one(tmp_path):
+    """The front end's cache keeps each explicit transaction's record as its IR line, which a warm
+    scan writes into the IR as it is; the IR and verdicts equal those of a scan without a cache
+    after a helper edit and after lines moved above every definition of a file."""
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    cold = scan(root, load(root), cache=ScanCache(folder))
+    kept = ScanCache(folder).tables("django")["transactions"]
+    lines = set(cold.ir_text.splitlines())
+    assert kept and all(kept[key]["line"] in lines and kept[key]["result"][0] is None for key in kept)
+    helpers = root / "shop" / "helpers.py"
+    helpers.write_text("# moves every helper\n" + helpers.read_text().replace(
+        "    InventoryReservation.objects.create(order=order,", "    InventoryReservation.objects.get_or_create(order=order,", 1))
+    warm = scan(root, load(root), cache=ScanCache(folder))
+    fresh = scan(root, load(root))
+    assert warm.ir_text == fresh.ir_text != cold.ir_text
+    assert json.dumps(warm.analyses, sort_keys=True) == json.dumps(fresh.analyses, sort_keys=True)
