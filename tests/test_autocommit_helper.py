@@ -175,3 +175,107 @@ def test_no_helper_by_default_in_a_process_with_other_threads(monkeypatch):
     assert forked.in_background(lambda: None) is None
     monkeypatch.setenv(ENV, "1")  # told to: forks whatever the threads
     assert forked.allowed()
+
+
+# -- explicit transactions shared with the helper ------------------------------------------------
+
+def _scan_recording(root, setting: str, monkeypatch) -> tuple[str, DjangoReuse, list]:
+    """(the IR text, the scan's cache use, the helpers started) of a scan with `setting`."""
+    monkeypatch.setenv(ENV, setting)
+    started = []
+    start = autocommit_parallel.start
+
+    def recording_start(*args):
+        helper = start(*args)
+        started.append(helper)
+        return helper
+
+    monkeypatch.setattr(autocommit_parallel, "start", recording_start)
+    reuse = DjangoReuse({})
+    result = frontend.scan(root, frontend.Options(), reuse)
+    return ir.dumps(result.records), reuse, started
+
+
+def _kept_transactions(reuse: DjangoReuse) -> dict:
+    """What the warm cache keeps of each transaction, the definitions it reached as a set (the
+    order they were reached in depends on what an earlier transaction of the same process
+    summarised)."""
+    return {key: {**entry, "reach": sorted(map(tuple, entry["reach"]))}
+            for key, entry in reuse.written["transactions"].items()}
+
+
+@pytest.mark.parametrize("root", DJANGO_SAMPLES, ids=lambda p: p.name)
+def test_transactions_walked_by_the_helper_give_the_output_and_cache_of_a_scan_without_it(root, monkeypatch):
+    alone, reuse_alone, _ = _scan_recording(root, "0", monkeypatch)
+    shared, reuse_shared, started = _scan_recording(root, "wait", monkeypatch)
+    assert '"type": "transaction"' in alone and reuse_alone.walked
+    assert shared == alone
+    # the helper walked every explicit transaction (the scan waited for them): the scan took them all
+    assert len(started) == 1 and started[0].taken_transactions == len(reuse_alone.walked)
+    assert sorted(reuse_shared.walked) == sorted(reuse_alone.walked)
+    assert _kept_transactions(reuse_shared) == _kept_transactions(reuse_alone)
+
+
+def _failing_transactions(*_args):
+    raise RuntimeError("the helper fails")
+
+
+def _damaging_transactions(_ctx, _reuse, channel, _position, _transactions, _walk):
+    os.write(channel, autocommit_parallel._LENGTH.pack(9) + b"not a pk!")
+
+
+@pytest.mark.parametrize("helper", [_failing_transactions, _damaging_transactions], ids=["fails", "sends-damaged-data"])
+def test_a_helper_that_fails_on_transactions_leaves_them_to_the_scan(helper, monkeypatch):
+    root = SAMPLES / "django" / "shop"
+    alone, reuse_alone, _ = _scan_recording(root, "0", monkeypatch)
+    monkeypatch.setattr(autocommit_parallel, "_walk_transactions", helper)
+    shared, reuse_shared, started = _scan_recording(root, "wait", monkeypatch)
+    assert shared == alone
+    assert started[0].taken_transactions == 0
+    assert reuse_shared.walked == reuse_alone.walked  # all walked by the scan, in its order
+    assert _kept_transactions(reuse_shared) == _kept_transactions(reuse_alone)
+
+
+def test_a_helper_that_hangs_on_a_transaction_leaves_the_rest_to_the_scan(monkeypatch):
+    root = SAMPLES / "django" / "shop"
+    alone, reuse_alone, _ = _scan_recording(root, "0", monkeypatch)
+
+    def hanging_after_one(ctx, reuse, channel, position, transactions, walk):
+        # the last transaction passed on, then stuck on the one before it
+        def walk_or_hang(boundary):
+            if boundary is transactions[-2]:
+                time.sleep(3600)
+            return walk(boundary)
+        autocommit_parallel_walk(ctx, reuse, channel, position, transactions, walk_or_hang)
+
+    autocommit_parallel_walk = autocommit_parallel._walk_transactions
+    monkeypatch.setattr(autocommit_parallel, "_walk_transactions", hanging_after_one)
+    began = time.monotonic()
+    shared, reuse_shared, started = _scan_recording(root, "1", monkeypatch)
+    assert shared == alone
+    assert time.monotonic() - began < 60
+    assert started[0].taken_transactions <= 1  # the last one, if it arrived in time
+    assert sorted(reuse_shared.walked) == sorted(reuse_alone.walked)
+    with pytest.raises(ChildProcessError):  # killed and reaped when the scan no longer needs it
+        os.waitpid(started[0].pid or -1, os.WNOHANG)
+
+
+def test_the_helper_stops_at_the_transaction_the_scan_has_got_to(monkeypatch):
+    """The scan's position is read by the helper before each walk: with the scan past every
+    transaction, the helper walks none and goes on to the autocommit walks."""
+    root = SAMPLES / "django" / "shop"
+    alone, _, _ = _scan_recording(root, "0", monkeypatch)
+    walk_transactions = autocommit_parallel._walk_transactions
+    walked_in_helper = []
+
+    def scan_already_past(ctx, reuse, channel, position, transactions, walk):
+        position[:autocommit_parallel._POSITION.size] = autocommit_parallel._POSITION.pack(len(transactions))
+        walk_transactions(ctx, reuse, channel, position, transactions, lambda b: walked_in_helper.append(b))
+        assert not walked_in_helper
+        autocommit_parallel._send(channel, (autocommit_parallel._TRANSACTION, -1, "stopped"))
+
+    monkeypatch.setattr(autocommit_parallel, "_walk_transactions", scan_already_past)
+    shared, _, started = _scan_recording(root, "wait", monkeypatch)
+    assert shared == alone
+    assert started[0].taken_transactions == 0
+    assert started[0].transactions_done
