@@ -1,7 +1,7 @@
-"""Helper processes of a scan (analyzer/forked.py). The autocommit phase's walks shared with a
-helper (analyzer/django/autocommit_parallel.py): the scan's output is the one a scan without the
-helper gives, the scan walks what the helper did not, and a helper that fails, hangs or sends
-damaged data changes nothing but the time taken. The warm cache's file written in the
+"""Helper processes of a scan (analyzer/forked.py). The explicit transactions and the autocommit
+phase's walks shared with a helper (analyzer/django/autocommit_parallel.py): the scan's output
+(and warm cache) is the one a scan without the helper gives, the scan walks what the helper did
+not, and a helper that fails, hangs or sends damaged data changes nothing but the time taken. The warm cache's file written in the
 background is the file written in the scan's process, there when the scan returns."""
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ calls) reaches its function along calls that enter no transaction: not into a fu
 itself a transaction (decorated, an ATOMIC_REQUESTS view, a `method_decorator` handler, a
 project wrapper), and not from inside an `atomic` block or a manual transaction. A helper called
 both inside and outside transactions counts in both. Each function is walked once, without
-following its calls (call_sites.py); reachability is a plain graph search over its call edges.
+following its calls (call_sites.py); reachability is a plain graph search over its call edges,
+to which the explicit transactions' walks add the calls the index does not see of the functions
+they reach (a handler handed to a helper as a value), see entry_points() below.
 """
 
 from __future__ import annotations
