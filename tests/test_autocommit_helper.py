@@ -187,7 +187,9 @@ def _scan_recording(root, setting: str, monkeypatch) -> tuple[str, DjangoReuse, 
 
     def recording_start(*args):
         helper = start(*args)
-        started.append(helper)
+        if helper is not None:
+            started.append(helper)
+            helper.started_pid = helper.pid  # stop() clears pid
         return helper
 
     monkeypatch.setattr(autocommit_parallel, "start", recording_start)
@@ -256,8 +258,9 @@ def test_a_helper_that_hangs_on_a_transaction_leaves_the_rest_to_the_scan(monkey
     assert time.monotonic() - began < 60
     assert started[0].taken_transactions <= 1  # the last one, if it arrived in time
     assert sorted(reuse_shared.walked) == sorted(reuse_alone.walked)
+    assert started[0].pid == 0
     with pytest.raises(ChildProcessError):  # killed and reaped when the scan no longer needs it
-        os.waitpid(started[0].pid or -1, os.WNOHANG)
+        os.waitpid(started[0].started_pid, os.WNOHANG)
 
 
 def test_the_helper_stops_at_the_transaction_the_scan_has_got_to(monkeypatch):
@@ -270,9 +273,8 @@ def test_the_helper_stops_at_the_transaction_the_scan_has_got_to(monkeypatch):
 
     def scan_already_past(ctx, reuse, channel, position, transactions, walk):
         position[:autocommit_parallel._POSITION.size] = autocommit_parallel._POSITION.pack(len(transactions))
-        walk_transactions(ctx, reuse, channel, position, transactions, lambda b: walked_in_helper.append(b))
-        assert not walked_in_helper
-        autocommit_parallel._send(channel, (autocommit_parallel._TRANSACTION, -1, "stopped"))
+        walk_transactions(ctx, reuse, channel, position, transactions, walked_in_helper.append)
+        assert not walked_in_helper  # else the helper fails before it says the transactions are done
 
     monkeypatch.setattr(autocommit_parallel, "_walk_transactions", scan_already_past)
     shared, _, started = _scan_recording(root, "wait", monkeypatch)
