@@ -17,9 +17,11 @@ reads when it needs one, and whatever has not arrived is walked in the scan. The
 stopped (SIGKILL) and reaped when the phase ends. A helper that fails to start, crashes or
 falls behind costs nothing but its own time; its error is never part of the scan's output.
 
-The explicit transactions are shared the same way, before the autocommit walks: the scan walks
-them in order from the first, the helper from the last, each marking where it is (the scan's
-position in a shared page, the helper's results in the file), and they meet in the middle. A
+The explicit transactions are shared too, once the helper has made the autocommit walks (where
+those take as long as the scan's transactions, nothing is left to share: a transaction walked in
+the helper makes again the summaries the scan's transactions made, and costs more there): the
+scan walks them in order from the first, the helper from the last, each marking where it is (the
+scan's position in a shared page, the helper's results in the file), and they meet in the middle. A
 transaction's walk depends only on its boundary and the definitions it reaches (the warm cache
 reuses them one by one on the same grounds), so the helper's result is the one the scan would
 have made; the scan takes it with the cache entry and the front-end diagnostics the helper's walk
@@ -61,9 +63,9 @@ def wanted(function_count: int) -> bool:
 
 def start(ctx, boundaries: list, reuse, transactions: list | None = None,
           walk_transaction: Callable | None = None) -> Helper | None:
-    """A helper walking the explicit `transactions` (boundaries in the scan's order, each walked
-    by `walk_transaction(boundary)`, the scan's cache use recording it), then the autocommit walks
-    of this scan (None: the scan walks them alone). `reuse` must be the scan's DjangoReuse: walks
+    """A helper making the autocommit walks of this scan, then walking the explicit
+    `transactions` the scan has not got to (boundaries in the scan's order, each walked by
+    `walk_transaction(boundary)`, the scan's cache use recording it); None: the scan walks alone. `reuse` must be the scan's DjangoReuse: walks
     are passed on as its cache entries."""
     from ..cache.django import DjangoReuse
 
@@ -105,10 +107,10 @@ def _helper_main(ctx, boundaries: list, reuse, channel: int, position: mmap.mmap
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)  # nothing the helper does reaches the scan's output
         os.dup2(devnull, 2)
+        _walk_all(ctx, boundaries, reuse, channel)
         if transactions and walk_transaction is not None:
             _walk_transactions(ctx, reuse, channel, position, transactions, walk_transaction)
         _send(channel, (_TRANSACTIONS_DONE, None, None))
-        _walk_all(ctx, boundaries, reuse, channel)
     except BaseException:  # noqa: BLE001 - the scan walks what did not arrive
         status = 1
     finally:

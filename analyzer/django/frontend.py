@@ -159,9 +159,9 @@ def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult
     def walk_one(boundary):
         return reuse.transaction(ctx, boundary, _walk, find_boundaries, view_functions)
 
-    # A second process, where there is a second core (autocommit_parallel.py), walks the
-    # transactions from the last while this one walks them from the first, then the autocommit
-    # phase's walks; what it made is taken here, the rest is walked here.
+    # A second process, where there is a second core (autocommit_parallel.py), makes the
+    # autocommit phase's walks, then walks the transactions from the last while this one walks
+    # them from the first; what it made is taken here, the rest is walked here.
     helper = autocommit_parallel.start(ctx, list(unique.values()), reuse, ordered, walk_one) \
         if options.autocommit else None
     try:
