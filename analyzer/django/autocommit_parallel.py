@@ -24,8 +24,8 @@ scan walks them in order from the first, the helper from the last, each marking 
 scan's position in a shared page, the helper's results in the file), and they meet in the middle. A
 transaction's walk depends only on its boundary and the definitions it reaches (the warm cache
 reuses them one by one on the same grounds), so the helper's result is the one the scan would
-have made; the scan takes it with the cache entry and the front-end diagnostics the helper's walk
-made, as it takes a kept transaction from the warm cache. A transaction whose result has not
+have made; the scan takes it with its cache entry and the parse errors of the definitions it
+reached, as it takes a kept transaction from the warm cache. A transaction whose result has not
 arrived when the scan gets to it is walked by the scan (at the meeting point, both may walk the
 same one: the scan's own result is kept). The scan never waits for the helper.
 
@@ -125,16 +125,14 @@ def _send(channel: int, frame_content: tuple) -> None:  # pragma: no cover - run
 def _walk_transactions(ctx, reuse, channel: int, position: mmap.mmap, transactions: list,
                        walk_transaction: Callable) -> None:  # pragma: no cover - runs in the helper
     """The explicit transactions from the last, until the one the scan has got to: each passed on
-    with what the scan records when it walks one itself (the cache entry, the ids of those walked,
-    the front-end diagnostics its walk added)."""
+    with what the scan records when it walks one itself (the cache entry, the ids of those walked)."""
     written = reuse.written["transactions"]
     for number in range(len(transactions) - 1, -1, -1):
         if _POSITION.unpack(position[:_POSITION.size])[0] > number:
             return  # the scan has got here: it walks the rest itself
-        entries, walked, diagnostics = len(written), len(reuse.walked), len(ctx.diagnostics)
+        entries, walked = len(written), len(reuse.walked)
         result = walk_transaction(transactions[number])
-        _send(channel, (_TRANSACTION, number, (list(written.items())[entries:], reuse.walked[walked:],
-                                                ctx.diagnostics[diagnostics:], result)))
+        _send(channel, (_TRANSACTION, number, (list(written.items())[entries:], reuse.walked[walked:], result)))
 
 
 def _walk_all(ctx, boundaries: list, reuse, channel: int) -> None:  # pragma: no cover - runs in the helper
@@ -205,10 +203,14 @@ class Helper:
         arrived = self.transactions.pop(number, None)
         if arrived is None:
             return None
-        entries, walked, diagnostics, result = arrived
+        entries, walked, result = arrived
         reuse.written["transactions"].update(entries)
         reuse.walked.extend(walked)
-        ctx.diagnostics.extend(diagnostics)
+        for _key, entry in entries:
+            # The parse errors of the definitions it reached, as a kept transaction gives them: the
+            # helper may have parsed one first in an autocommit walk, its transaction walk then
+            # adding no diagnostic of its own.
+            ctx.diagnostics.extend(entry["parse_diagnostics"])
         self.taken_transactions += 1
         return result
 
