@@ -23,7 +23,7 @@ from analyzer.config import Config
 from analyzer.lint.runner import LintOptions
 from analyzer.lint.settings import Overrides
 from analyzer.lint.runner import run as lint_run
-from conftest import FIXTURES, ROOT, scan_cached
+from conftest import FIXTURES, ROOT, django_project, scan_cached
 
 FIXTURE = FIXTURES / "django" / "autocommit_entry_points"
 SHOP = ROOT / "corpus" / "samples" / "django" / "shop"
@@ -174,7 +174,7 @@ def fire(handler, *args):
 
 class Events:
     def closed(self, account):
-        return Account.objects.filter(pk=account.pk).values_list("owner", flat=True).first()
+        return Account.objects.filter(pk=account.pk).values_list("name", flat=True).first()
 
 
 @transaction.atomic
@@ -191,15 +191,8 @@ def close_quietly(account):
 
 
 def _handler_project(tmp_path, outside: bool):
-    root = tmp_path / ("outside" if outside else "inside")
-    (root / "bank").mkdir(parents=True)
-    (root / "manage.py").write_text("", "utf-8")
-    (root / "bank" / "__init__.py").write_text("", "utf-8")
-    (root / "bank" / "models.py").write_text(
-        "from django.db import models\n\n\nclass Account(models.Model):\n    owner = models.CharField(max_length=20)\n",
-        "utf-8")
-    (root / "bank" / "events.py").write_text(_EVENTS + (_OUTSIDE if outside else ""), "utf-8")
-    return root
+    return django_project(tmp_path / ("outside" if outside else "inside"), "bank", "Account",
+                          {"events.py": _EVENTS + (_OUTSIDE if outside else "")})
 
 
 def test_a_handler_a_transaction_reaches_counts_where_its_caller_runs_outside_transactions(tmp_path):

@@ -13,7 +13,7 @@ import threading
 import time
 
 import pytest
-from conftest import SAMPLES
+from conftest import SAMPLES, django_project
 
 from analyzer import forked, ir
 from analyzer.cache import ScanCache, cachefile
@@ -287,20 +287,12 @@ def test_a_parse_error_met_by_a_transaction_the_helper_walked_is_reported(tmp_pa
     """The helper's autocommit walks come first and may parse a definition before its transaction
     walk does: the scan takes the transaction with the parse errors of every definition it reached
     (as from the warm cache), not only with those the helper's transaction walk met first."""
-    root = tmp_path / "project"
-    (root / "app").mkdir(parents=True)
-    (root / "manage.py").write_text("", "utf-8")
-    (root / "app" / "__init__.py").write_text("", "utf-8")
-    (root / "app" / "models.py").write_text(
-        "from django.db import models\n\n\nclass Item(models.Model):\n    name = models.CharField(max_length=10)\n",
-        "utf-8")
-    (root / "app" / "helpers.py").write_text(
-        "from app.models import Item\n\n\ndef broken(item_id):\n    value = = 1\n    return Item.objects.get(pk=item_id)\n",
-        "utf-8")
-    (root / "app" / "services.py").write_text(
-        "from django.db import transaction\n\nfrom app.helpers import broken\nfrom app.models import Item\n\n\n"
-        "@transaction.atomic\ndef change(item_id):\n    broken(item_id)\n    Item.objects.filter(pk=item_id).delete()\n",
-        "utf-8")
+    root = django_project(tmp_path / "project", "app", "Item", {
+        "helpers.py": "from app.models import Item\n\n\ndef broken(item_id):\n    value = = 1\n"
+                      "    return Item.objects.get(pk=item_id)\n",
+        "services.py": "from django.db import transaction\n\nfrom app.helpers import broken\nfrom app.models import Item\n\n\n"
+                       "@transaction.atomic\ndef change(item_id):\n    broken(item_id)\n"
+                       "    Item.objects.filter(pk=item_id).delete()\n"})
     alone, _, _ = _scan_recording(root, "0", monkeypatch)
     shared, _, started = _scan_recording(root, "wait", monkeypatch)
     assert "app.helpers.broken: syntax error" in alone
