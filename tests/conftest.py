@@ -43,3 +43,17 @@ def load_expected(app: Path) -> dict:
 @pytest.fixture
 def scan_app():
     return lambda path, frontend=None: scan_cached(str(path), frontend)
+
+
+def django_project(root: Path, app: str, model: str, sources: dict[str, str]) -> Path:
+    """A small Django project written at `root`: manage.py, package `app` with one model class
+    `model` (a `name` field) in models.py, and `sources` (file name in the package -> text)."""
+    (root / app).mkdir(parents=True)
+    (root / "manage.py").write_text("", "utf-8")
+    (root / app / "__init__.py").write_text("", "utf-8")
+    (root / app / "models.py").write_text(
+        f"from django.db import models\n\n\nclass {model}(models.Model):\n    name = models.CharField(max_length=20)\n",
+        "utf-8")
+    for name, text in sources.items():
+        (root / app / name).write_text(text, "utf-8")
+    return root

@@ -23,7 +23,7 @@ from analyzer.config import Config
 from analyzer.lint.runner import LintOptions
 from analyzer.lint.settings import Overrides
 from analyzer.lint.runner import run as lint_run
-from conftest import FIXTURES, ROOT, scan_cached
+from conftest import FIXTURES, ROOT, django_project, scan_cached
 
 FIXTURE = FIXTURES / "django" / "autocommit_entry_points"
 SHOP = ROOT / "corpus" / "samples" / "django" / "shop"
@@ -157,3 +157,56 @@ def test_lint_rules_do_not_fire_on_autocommit_statements():
     with_autocommit = findings(True)
     assert with_autocommit == findings(False)
     assert with_autocommit  # the sample has findings about its explicit transactions
+
+
+FORUM = ROOT / "corpus" / "samples" / "django" / "forum"
+_EVENTS = '''from django.db import transaction
+
+from bank.models import Account
+
+
+def fire(handler, *args):
+    if transaction.get_connection().in_atomic_block:
+        transaction.on_commit(lambda: handler(*args))
+    else:
+        handler(*args)
+
+
+class Events:
+    def closed(self, account):
+        return Account.objects.filter(pk=account.pk).values_list("name", flat=True).first()
+
+
+@transaction.atomic
+def close(account_id):
+    account = Account.objects.select_for_update().get(pk=account_id)
+    account.delete()
+    fire(Events().closed, account)
+'''
+_OUTSIDE = '''
+
+def close_quietly(account):
+    fire(Events().closed, account)
+'''
+
+
+def _handler_project(tmp_path, outside: bool):
+    return django_project(tmp_path / ("outside" if outside else "inside"), "bank", "Account",
+                          {"events.py": _EVENTS + (_OUTSIDE if outside else "")})
+
+
+def test_a_handler_a_transaction_reaches_counts_where_its_caller_runs_outside_transactions(tmp_path):
+    """A function handed to a helper as a value has no call in the index. The walk of a transaction
+    that reaches it through the helper shows who calls it: the helper, which (called outside
+    transactions too) makes it run in autocommit; a helper called only inside transactions does
+    not (forum sample: ThreadEvents.locked)."""
+    def handler_sites(root):
+        records = [r for r in scan_cached(str(root), "django").records if r["type"] == "transaction"]
+        explicit = next(r for r in records if r["function"] == "bank.events.close")
+        assert any(s["via"] == ["bank.events.fire", "bank.events.Events.closed"] for s in ir_statements(explicit["steps"]))
+        return [r for r in records if r["boundary"] == "autocommit" and r["function"] == "bank.events.Events.closed"]
+
+    assert len(handler_sites(_handler_project(tmp_path, outside=True))) == 1
+    assert handler_sites(_handler_project(tmp_path, outside=False)) == []
+    forum = [r for r in _records(FORUM) if r["boundary"] == "autocommit"]
+    assert any(r["function"] == "forum.services.locking.ThreadEvents.locked" for r in forum)

@@ -1,7 +1,7 @@
-"""Helper processes of a scan (analyzer/forked.py). The autocommit phase's walks shared with a
-helper (analyzer/django/autocommit_parallel.py): the scan's output is the one a scan without the
-helper gives, the scan walks what the helper did not, and a helper that fails, hangs or sends
-damaged data changes nothing but the time taken. The warm cache's file written in the
+"""Helper processes of a scan (analyzer/forked.py). The explicit transactions and the autocommit
+phase's walks shared with a helper (analyzer/django/autocommit_parallel.py): the scan's output
+(and warm cache) is the one a scan without the helper gives, the scan walks what the helper did
+not, and a helper that fails, hangs or sends damaged data changes nothing but the time taken. The warm cache's file written in the
 background is the file written in the scan's process, there when the scan returns."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import threading
 import time
 
 import pytest
-from conftest import SAMPLES
+from conftest import SAMPLES, django_project
 
 from analyzer import forked, ir
 from analyzer.cache import ScanCache, cachefile
@@ -179,3 +179,126 @@ def test_no_helper_by_default_in_a_process_with_other_threads(monkeypatch):
     assert forked.in_background(lambda: None) is None
     monkeypatch.setenv(ENV, "1")  # told to: forks whatever the threads
     assert forked.allowed()
+
+
+# -- explicit transactions shared with the helper ------------------------------------------------
+
+def _scan_recording(root, setting: str, monkeypatch) -> tuple[str, DjangoReuse, list]:
+    """(the IR text, the scan's cache use, the helpers started) of a scan with `setting`."""
+    monkeypatch.setenv(ENV, setting)
+    started = []
+    start = autocommit_parallel.start
+
+    def recording_start(*args):
+        helper = start(*args)
+        if helper is not None:
+            started.append(helper)
+            helper.started_pid = helper.pid  # stop() clears pid
+        return helper
+
+    monkeypatch.setattr(autocommit_parallel, "start", recording_start)
+    reuse = DjangoReuse({})
+    result = frontend.scan(root, frontend.Options(), reuse)
+    return ir.dumps(result.records), reuse, started
+
+
+def _kept_transactions(reuse: DjangoReuse) -> dict:
+    """What the warm cache keeps of each transaction, the definitions it reached as a set (the
+    order they were reached in depends on what an earlier transaction of the same process
+    summarised)."""
+    return {key: {**entry, "reach": sorted(map(tuple, entry["reach"]))}
+            for key, entry in reuse.written["transactions"].items()}
+
+
+@pytest.mark.parametrize("root", DJANGO_SAMPLES, ids=lambda p: p.name)
+def test_transactions_walked_by_the_helper_give_the_output_and_cache_of_a_scan_without_it(root, monkeypatch):
+    alone, reuse_alone, _ = _scan_recording(root, "0", monkeypatch)
+    shared, reuse_shared, started = _scan_recording(root, "wait", monkeypatch)
+    assert '"type": "transaction"' in alone and reuse_alone.walked
+    assert shared == alone
+    # the helper walked every explicit transaction (the scan waited for them): the scan took them all
+    assert len(started) == 1 and started[0].taken_transactions == len(reuse_alone.walked)
+    assert sorted(reuse_shared.walked) == sorted(reuse_alone.walked)
+    assert _kept_transactions(reuse_shared) == _kept_transactions(reuse_alone)
+
+
+def _failing_transactions(*_args):
+    raise RuntimeError("the helper fails")
+
+
+def _damaging_transactions(_ctx, _reuse, channel, _position, _transactions, _walk):
+    os.write(channel, autocommit_parallel._LENGTH.pack(9) + b"not a pk!")
+
+
+@pytest.mark.parametrize("helper", [_failing_transactions, _damaging_transactions], ids=["fails", "sends-damaged-data"])
+def test_a_helper_that_fails_on_transactions_leaves_them_to_the_scan(helper, monkeypatch):
+    root = SAMPLES / "django" / "shop"
+    alone, reuse_alone, _ = _scan_recording(root, "0", monkeypatch)
+    monkeypatch.setattr(autocommit_parallel, "_walk_transactions", helper)
+    shared, reuse_shared, started = _scan_recording(root, "wait", monkeypatch)
+    assert shared == alone
+    assert started[0].taken_transactions == 0
+    assert reuse_shared.walked == reuse_alone.walked  # all walked by the scan, in its order
+    assert _kept_transactions(reuse_shared) == _kept_transactions(reuse_alone)
+
+
+def test_a_helper_that_hangs_on_a_transaction_leaves_the_rest_to_the_scan(monkeypatch):
+    root = SAMPLES / "django" / "shop"
+    alone, reuse_alone, _ = _scan_recording(root, "0", monkeypatch)
+
+    def hanging_after_one(ctx, reuse, channel, position, transactions, walk):
+        # the last transaction passed on, then stuck on the one before it
+        def walk_or_hang(boundary):
+            if boundary is transactions[-2]:
+                time.sleep(3600)
+            return walk(boundary)
+        autocommit_parallel_walk(ctx, reuse, channel, position, transactions, walk_or_hang)
+
+    autocommit_parallel_walk = autocommit_parallel._walk_transactions
+    monkeypatch.setattr(autocommit_parallel, "_walk_transactions", hanging_after_one)
+    began = time.monotonic()
+    shared, reuse_shared, started = _scan_recording(root, "1", monkeypatch)
+    assert shared == alone
+    assert time.monotonic() - began < 60
+    assert started[0].taken_transactions <= 1  # the last one, if it arrived in time
+    assert sorted(reuse_shared.walked) == sorted(reuse_alone.walked)
+    assert started[0].pid == 0
+    with pytest.raises(ChildProcessError):  # killed and reaped when the scan no longer needs it
+        os.waitpid(started[0].started_pid, os.WNOHANG)
+
+
+def test_the_helper_stops_at_the_transaction_the_scan_has_got_to(monkeypatch):
+    """The scan's position is read by the helper before each walk: with the scan past every
+    transaction, the helper walks none and goes on to the autocommit walks."""
+    root = SAMPLES / "django" / "shop"
+    alone, _, _ = _scan_recording(root, "0", monkeypatch)
+    walk_transactions = autocommit_parallel._walk_transactions
+    walked_in_helper = []
+
+    def scan_already_past(ctx, reuse, channel, position, transactions, walk):
+        position[:autocommit_parallel._POSITION.size] = autocommit_parallel._POSITION.pack(len(transactions))
+        walk_transactions(ctx, reuse, channel, position, transactions, walked_in_helper.append)
+        assert not walked_in_helper  # else the helper fails before it says the transactions are done
+
+    monkeypatch.setattr(autocommit_parallel, "_walk_transactions", scan_already_past)
+    shared, _, started = _scan_recording(root, "wait", monkeypatch)
+    assert shared == alone
+    assert started[0].taken_transactions == 0
+    assert started[0].transactions_done
+
+
+def test_a_parse_error_met_by_a_transaction_the_helper_walked_is_reported(tmp_path, monkeypatch):
+    """The helper's autocommit walks come first and may parse a definition before its transaction
+    walk does: the scan takes the transaction with the parse errors of every definition it reached
+    (as from the warm cache), not only with those the helper's transaction walk met first."""
+    root = django_project(tmp_path / "project", "app", "Item", {
+        "helpers.py": "from app.models import Item\n\n\ndef broken(item_id):\n    value = = 1\n"
+                      "    return Item.objects.get(pk=item_id)\n",
+        "services.py": "from django.db import transaction\n\nfrom app.helpers import broken\nfrom app.models import Item\n\n\n"
+                       "@transaction.atomic\ndef change(item_id):\n    broken(item_id)\n"
+                       "    Item.objects.filter(pk=item_id).delete()\n"})
+    alone, _, _ = _scan_recording(root, "0", monkeypatch)
+    shared, _, started = _scan_recording(root, "wait", monkeypatch)
+    assert "app.helpers.broken: syntax error" in alone
+    assert started[0].taken_transactions == 1
+    assert shared == alone

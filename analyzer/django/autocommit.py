@@ -10,7 +10,9 @@ calls) reaches its function along calls that enter no transaction: not into a fu
 itself a transaction (decorated, an ATOMIC_REQUESTS view, a `method_decorator` handler, a
 project wrapper), and not from inside an `atomic` block or a manual transaction. A helper called
 both inside and outside transactions counts in both. Each function is walked once, without
-following its calls (call_sites.py); reachability is a plain graph search over its call edges.
+following its calls (call_sites.py); reachability is a plain graph search over its call edges,
+to which the explicit transactions' walks add the calls the index does not see of the functions
+they reach (a handler handed to a helper as a value), see entry_points() below.
 """
 
 from __future__ import annotations
@@ -69,6 +71,9 @@ class _Autocommit:
         self._walkable: dict[str, bool] = {}
         self.reuse = reuse
         self._facts: dict[str, dict] = {}
+        # caller -> functions the explicit transactions' walks found it calls that are entry points
+        # only but for those walks (entry_points())
+        self.found_callees: dict[str, set[str]] = {}
 
     def _wrapper_code(self) -> set[str]:
         """The project's transaction wrappers and their nested functions: their statements are
@@ -126,11 +131,22 @@ class _Autocommit:
         for fn in self.index.functions.values():
             called |= self.callees(fn) - {fn.qualname}
         in_transactions: set[str] = set()
+        callers: dict[str, set[str]] = {}
         for txn in explicit:  # helpers the explicit transactions reach are called by the application
-            in_transactions |= _via_functions(txn["steps"])
+            in_transactions |= _via_functions(txn["steps"], callers)
         receivers = {r for names in self.ctx.signals.values() for r in names}
         always, hooks = framework_entry_points(self.index, receivers, self.evidence.row_classes)
-        entries = always | (hooks - in_transactions) | (set(self.index.functions) - called - in_transactions)
+        candidates = hooks | (set(self.index.functions) - called)
+        entries = always | (candidates - in_transactions)
+        # A hook or uncalled function that a transaction's walk reaches is no entry point of its
+        # own: it runs where the application calls it, which the walk showed. Where the walk
+        # found its caller (a helper handed it as a value, a method of an inferred receiver) and
+        # no index edge says so, that call is an edge of the search below: it runs outside
+        # transactions too when its caller does.
+        for name in (candidates & in_transactions) - always:
+            for caller in callers.get(name, ()):
+                if caller not in self.spans:  # the call could be inside the caller's own atomic block
+                    self.found_callees.setdefault(caller, set()).add(name)
         return sorted(q for q in entries - self.skipped if q in self.index.functions)
 
     def reachable(self, entries: list[str], module_walks: list[FunctionSites]) -> list[str]:
@@ -157,11 +173,11 @@ class _Autocommit:
         fn = self.index.functions[name]
         walked = self.walks.function(fn) if self.walkable(name) else None
         if walked is None:
-            return self.callees(fn)
+            return self.callees(fn) | self.found_callees.get(name, set())
         out = {callee for callee, line in walked.edges if name not in self.spans or not self.in_span(name, line)}
         if name not in self.spans:  # the index's calls have no lines: usable only without atomic blocks
             out |= self.callees(fn)
-        return out
+        return out | self.found_callees.get(name, set())
 
     def in_span(self, function: str, line: int) -> bool:
         return any(first <= line <= last for first, last in self.spans.get(function, ()))
@@ -215,13 +231,19 @@ class _Autocommit:
         return sorted(out.values(), key=lambda r: (r["file"], r["line"], _column_of(r["id"]), r["function"]))
 
 
-def _via_functions(steps: list[dict]) -> set[str]:
+def _via_functions(steps: list[dict], callers: dict[str, set[str]]) -> set[str]:
+    """The application's functions on the steps' call chains; `callers` gets, for each, the
+    functions that call it on a chain (the transaction's own body is not one)."""
     out: set[str] = set()
     for step in steps:
-        out.update(name for name in step.get("via", []) if not name.startswith("<"))
+        via = step.get("via", [])
+        out.update(name for name in via if not name.startswith("<"))
+        for caller, callee in zip(via, via[1:]):
+            if not caller.startswith("<") and not callee.startswith("<"):
+                callers.setdefault(callee, set()).add(caller)
         for arm in step.get("arms", []):
-            out |= _via_functions(arm)
-        out |= _via_functions(step.get("body", []))
+            out |= _via_functions(arm, callers)
+        out |= _via_functions(step.get("body", []), callers)
     return out
 
 

@@ -17,17 +17,33 @@ reads when it needs one, and whatever has not arrived is walked in the scan. The
 stopped (SIGKILL) and reaped when the phase ends. A helper that fails to start, crashes or
 falls behind costs nothing but its own time; its error is never part of the scan's output.
 
+The explicit transactions are shared too, once the helper has made the autocommit walks (where
+those take as long as the scan's transactions, nothing is left to share: a transaction walked in
+the helper makes again the summaries the scan's transactions made, and costs more there): the
+scan walks them in order from the first, the helper from the last, each marking where it is (the
+scan's position in a shared page, the helper's results in the file), and they meet in the middle. A
+transaction's walk depends only on its boundary and the definitions it reaches (the warm cache
+reuses them one by one on the same grounds), so the helper's result is the one the scan would
+have made; the scan takes it with its cache entry and the parse errors of the definitions it
+reached, as it takes a kept transaction from the warm cache. A transaction whose result has not
+arrived when the scan gets to it is walked by the scan (at the meeting point, both may walk the
+same one: the scan's own result is kept). The scan never waits for the helper.
+
 It runs where analyzer/forked.py allows helpers, in cold scans (the warm cache holds no walks)
-of projects of MIN_FUNCTIONS functions or more (TXSCAN_HELPERS=1: any scan; =wait: the phase
-waits for it, up to WAIT_SECONDS, first).
+of projects of MIN_FUNCTIONS functions or more (TXSCAN_HELPERS=1: any scan; =wait: the scan
+waits for it, up to WAIT_SECONDS, before the transactions (which the helper then walks all of)
+and before the autocommit phase).
 """
 
 from __future__ import annotations
 
+import mmap
 import os
 import pickle
 import struct
 import tempfile
+import time
+from collections.abc import Callable
 
 from .. import forked
 
@@ -35,15 +51,22 @@ from .. import forked
 MIN_FUNCTIONS = 200
 WAIT_SECONDS = 600
 _LENGTH = struct.Struct("<I")
+_POSITION = struct.Struct("<q")
+# Kinds of the frames the helper writes: an autocommit walk (key, cache entry), an explicit
+# transaction's walk (its position, what the scan takes), and the end of the transactions.
+_SITES, _TRANSACTION, _TRANSACTIONS_DONE = "sites", "transaction", "transactions-done"
 
 
 def wanted(function_count: int) -> bool:
     return forked.allowed() and (function_count >= MIN_FUNCTIONS or forked.setting() in ("1", "wait"))
 
 
-def start(ctx, boundaries: list, reuse) -> Helper | None:
-    """A helper walking the autocommit walks of this scan (None: the phase walks them alone).
-    `reuse` must be the scan's DjangoReuse: walks are passed on as its cache entries."""
+def start(ctx, boundaries: list, reuse, transactions: list | None = None,
+          walk_transaction: Callable | None = None) -> Helper | None:
+    """A helper making the autocommit walks of this scan, then walking the explicit
+    `transactions` the scan has not got to (boundaries in the scan's order, each walked by
+    `walk_transaction(boundary)`, the scan's cache use recording it); None: the scan walks alone. `reuse` must be the scan's DjangoReuse: walks
+    are passed on as its cache entries."""
     from ..cache.django import DjangoReuse
 
     if not isinstance(reuse, DjangoReuse) or not wanted(len(ctx.index.functions)):
@@ -54,13 +77,19 @@ def start(ctx, boundaries: list, reuse) -> Helper | None:
         channel = _channel()
     except OSError:
         return None
+    try:
+        position = mmap.mmap(-1, _POSITION.size)  # shared with the helper (MAP_SHARED)
+    except (OSError, ValueError):
+        os.close(channel)
+        return None
     pid = forked.fork()
     if pid is None:
         os.close(channel)
+        position.close()
         return None
     if pid == 0:  # pragma: no cover - the helper process (its walks are checked by the scan's tests)
-        _helper_main(ctx, boundaries, reuse, channel)
-    return Helper(pid, channel)
+        _helper_main(ctx, boundaries, reuse, channel, position, transactions or [], walk_transaction)
+    return Helper(pid, channel, position)
 
 
 def _channel() -> int:
@@ -71,17 +100,39 @@ def _channel() -> int:
         return os.dup(handle.fileno())
 
 
-def _helper_main(ctx, boundaries: list, reuse, channel: int) -> None:  # pragma: no cover - runs in the helper
+def _helper_main(ctx, boundaries: list, reuse, channel: int, position: mmap.mmap, transactions: list,
+                 walk_transaction: Callable | None) -> None:  # pragma: no cover - runs in the helper
     status = 0
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)  # nothing the helper does reaches the scan's output
         os.dup2(devnull, 2)
         _walk_all(ctx, boundaries, reuse, channel)
+        if transactions and walk_transaction is not None:
+            _walk_transactions(ctx, reuse, channel, position, transactions, walk_transaction)
+        _send(channel, (_TRANSACTIONS_DONE, None, None))
     except BaseException:  # noqa: BLE001 - the scan walks what did not arrive
         status = 1
     finally:
         os._exit(status)
+
+
+def _send(channel: int, frame_content: tuple) -> None:  # pragma: no cover - runs in the helper
+    frame = pickle.dumps(frame_content, pickle.HIGHEST_PROTOCOL)
+    os.write(channel, _LENGTH.pack(len(frame)) + frame)
+
+
+def _walk_transactions(ctx, reuse, channel: int, position: mmap.mmap, transactions: list,
+                       walk_transaction: Callable) -> None:  # pragma: no cover - runs in the helper
+    """The explicit transactions from the last, until the one the scan has got to: each passed on
+    with what the scan records when it walks one itself (the cache entry, the ids of those walked)."""
+    written = reuse.written["transactions"]
+    for number in range(len(transactions) - 1, -1, -1):
+        if _POSITION.unpack(position[:_POSITION.size])[0] > number:
+            return  # the scan has got here: it walks the rest itself
+        entries, walked = len(written), len(reuse.walked)
+        result = walk_transaction(transactions[number])
+        _send(channel, (_TRANSACTION, number, (list(written.items())[entries:], reuse.walked[walked:], result)))
 
 
 def _walk_all(ctx, boundaries: list, reuse, channel: int) -> None:  # pragma: no cover - runs in the helper
@@ -93,8 +144,7 @@ def _walk_all(ctx, boundaries: list, reuse, channel: int) -> None:  # pragma: no
     def passing_on(key: str, walk):
         result, entry = original(key, walk)
         if not entry.get("unkept"):
-            frame = pickle.dumps((key, entry), pickle.HIGHEST_PROTOCOL)
-            os.write(channel, _LENGTH.pack(len(frame)) + frame)
+            _send(channel, (_SITES, key, entry))
         return result, entry
 
     reuse.sites_walk = passing_on
@@ -108,12 +158,16 @@ def _walk_all(ctx, boundaries: list, reuse, channel: int) -> None:  # pragma: no
 class Helper:
     """The scan's side: walks read as they arrive, the helper stopped when the phase ends."""
 
-    def __init__(self, pid: int, channel: int) -> None:
+    def __init__(self, pid: int, channel: int, position: mmap.mmap | None = None) -> None:
         self.pid = pid
         self.channel = channel
+        self.position = position
         self.offset = 0
         self.pending: dict[str, list[dict]] = {}
+        self.transactions: dict[int, tuple] = {}
+        self.transactions_done = False
         self.received = 0
+        self.taken_transactions = 0
 
     def shared(self, reuse) -> SharedReuse:
         """The scan's cache use with this helper's walks (waited for first when asked to)."""
@@ -124,6 +178,41 @@ class Helper:
     def _wait(self, seconds: float) -> None:
         if self.pid > 0 and forked.wait(self.pid, seconds) is not None:
             self.pid = 0
+
+    def _wait_for_transactions(self, seconds: float) -> None:
+        """Until the helper has passed on every transaction (or ended, or `seconds` passed)."""
+        deadline = time.monotonic() + seconds
+        delay = 0.001
+        while not self.transactions_done and self.channel >= 0 and self.pid > 0 and time.monotonic() < deadline:
+            self._read()
+            if not self.transactions_done and os.waitpid(self.pid, os.WNOHANG)[0]:
+                self.pid = 0  # ended (reaped here): what it wrote is read once more
+                self._read()
+            time.sleep(0 if self.transactions_done else delay)
+            delay = min(delay * 2, 0.05)
+
+    def transaction(self, number: int, ctx, reuse) -> tuple | None:
+        """The result of the explicit transaction at `number` in the scan's order when the helper
+        has walked it, with its cache entry and diagnostics recorded as if the scan had walked it;
+        None: the scan walks it (and the helper, told the scan got here, stops before it)."""
+        if number == 0 and forked.setting() == "wait":
+            self._wait_for_transactions(WAIT_SECONDS)
+        if self.position is not None and not self.position.closed:
+            self.position[:_POSITION.size] = _POSITION.pack(number + 1)
+        self._read()
+        arrived = self.transactions.pop(number, None)
+        if arrived is None:
+            return None
+        entries, walked, result = arrived
+        reuse.written["transactions"].update(entries)
+        reuse.walked.extend(walked)
+        for _key, entry in entries:
+            # The parse errors of the definitions it reached, as a kept transaction gives them: the
+            # helper may have parsed one first in an autocommit walk, its transaction walk then
+            # adding no diagnostic of its own.
+            ctx.diagnostics.extend(entry["parse_diagnostics"])
+        self.taken_transactions += 1
+        return result
 
     def take(self, key: str) -> list[dict]:
         """The walks of `key` arrived so far and not taken before."""
@@ -141,8 +230,15 @@ class Helper:
                 end = self.offset + _LENGTH.size + length
                 if end > size:
                     break  # still being written
-                key, entry = pickle.loads(os.pread(self.channel, length, self.offset + _LENGTH.size))
-                self.pending.setdefault(key, []).append(entry)
+                kind, key, content = pickle.loads(os.pread(self.channel, length, self.offset + _LENGTH.size))
+                if kind == _SITES:
+                    self.pending.setdefault(key, []).append(content)
+                elif kind == _TRANSACTION:
+                    self.transactions[key] = content
+                elif kind == _TRANSACTIONS_DONE:
+                    self.transactions_done = True
+                else:
+                    raise ValueError(f"unknown frame {kind!r}")
                 self.offset = end
                 self.received += 1
         except Exception:  # noqa: BLE001 - a damaged channel of any kind: the rest is walked in the scan
@@ -160,6 +256,9 @@ class Helper:
             os.close(self.channel)
             self.channel = -1
         self.pending.clear()
+        self.transactions.clear()
+        if self.position is not None and not self.position.closed:
+            self.position.close()
 
 
 class SharedReuse:

@@ -31,7 +31,7 @@ def caller_arguments(ctx: Context, qualname: str, env: dict[str, Val], reached: 
                      levels: int = MAX_LEVELS) -> dict[str, Val]:
     """For each untyped parameter of `qualname` (a plain input in `env`), the alternative of the
     arguments its callers pass, when one of them is an object the walk can use; `reached` gets
-    the callers walked (the result changes when they do)."""
+    the callers walked and the helpers followed in them (the result changes when they do)."""
     open_names = [name for name, value in env.items() if _untyped(value, name)]
     if not open_names or levels <= 0:
         return {}
@@ -114,6 +114,10 @@ def _arguments_at_calls(ctx: Context, caller: FunctionInfo, fn: FunctionInfo, de
         walker.walk_statements(_statements(node.body))
     except (StopWalk, RecursionError):
         pass
+    # What the caller's helpers return decides the arguments too: the definitions followed count
+    # as reached by every transaction the arguments are given to (the memo in Context hands them
+    # on when the arguments are asked for again).
+    walked |= walker.rec.reached
     return bound
 
 

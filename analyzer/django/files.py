@@ -12,7 +12,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 DEFAULT_EXCLUDES = (
@@ -73,13 +73,21 @@ def iter_python_files(root: Path, excludes=DEFAULT_EXCLUDES, exclude_files=DEFAU
             problems.append(FileProblem(rel, "unreadable", f"folder cannot be read: {error.strerror or error}; "
                                                        "its files are not analysed"))
 
+    excluded_dir, excluded_file = _matcher(tuple(excludes)), _matcher(tuple(exclude_files))
     for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
-        dirnames[:] = sorted(
-            d for d in dirnames if not any(fnmatch.fnmatch(d, pattern) for pattern in excludes)
-        )
+        dirnames[:] = sorted(d for d in dirnames if not excluded_dir(os.path.normcase(d)))
         for name in sorted(filenames):
-            if name.endswith(".py") and not any(fnmatch.fnmatch(name, p) for p in exclude_files):
+            if name.endswith(".py") and not excluded_file(os.path.normcase(name)):
                 yield Path(dirpath) / name
+
+
+@lru_cache(maxsize=16)
+def _matcher(patterns: tuple[str, ...]):
+    """Whether a (normcase'd) name matches any of the glob `patterns`, as fnmatch.fnmatch
+    decides it, in one regular expression (a name is tried against every pattern otherwise)."""
+    if not patterns:
+        return lambda _name: None
+    return re.compile("|".join(fnmatch.translate(os.path.normcase(p)) for p in patterns)).match
 
 
 def python_sources(root: Path, excludes=DEFAULT_EXCLUDES, max_bytes: int = DEFAULT_MAX_BYTES):

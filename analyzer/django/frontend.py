@@ -154,12 +154,20 @@ def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult
         # A class decorated with method_decorator is parsed whole, and its methods on their own
         # too: the same boundary can be found twice.
         unique.setdefault((boundary.parsed.info.rel, boundary.line), boundary)
-    # The autocommit phase's walks start now in a second process where there is a second core
-    # (autocommit_parallel.py); the phase below takes what it made and walks the rest.
-    helper = autocommit_parallel.start(ctx, list(unique.values()), reuse) if options.autocommit else None
+    ordered = sorted(unique.values(), key=lambda b: (b.parsed.info.rel, b.line, b.function))
+
+    def walk_one(boundary):
+        return reuse.transaction(ctx, boundary, _walk, find_boundaries, view_functions)
+
+    # A second process, where there is a second core (autocommit_parallel.py), makes the
+    # autocommit phase's walks, then walks the transactions from the last while this one walks
+    # them from the first; what it made is taken here, the rest is walked here.
+    helper = autocommit_parallel.start(ctx, list(unique.values()), reuse, ordered, walk_one) \
+        if options.autocommit else None
     try:
-        for boundary in sorted(unique.values(), key=lambda b: (b.parsed.info.rel, b.line, b.function)):
-            txn, txn_diagnostics, problems = reuse.transaction(ctx, boundary, _walk, find_boundaries, view_functions)
+        for number, boundary in enumerate(ordered):
+            taken = helper.transaction(number, ctx, reuse) if helper is not None else None
+            txn, txn_diagnostics, problems = walk_one(boundary) if taken is None else taken
             if txn is not None:
                 transactions.append((txn, txn_diagnostics))
             diagnostics.extend(problems)
