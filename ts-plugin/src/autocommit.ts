@@ -19,6 +19,7 @@ import * as ts from "typescript";
 import { BoundaryFinder, BoundarySite, JOINING_PROPAGATIONS } from "./boundaries";
 import { REPOSITORY_METHODS } from "./catalog/statements";
 import { soleCallTarget } from "./callee-names";
+import { baseClassOf, constructorOf } from "./hierarchy";
 import { Frame } from "./frame";
 import { DiagnosticRecord, Source, StatementStep, TransactionRecord } from "./ir";
 import { endLineOf, lineOf, qualifiedName, stripParens, unalias } from "./names";
@@ -65,9 +66,10 @@ export interface AutocommitResult {
 export type UnitReuse = (fn: FunctionNode, regions: readonly Region[], walk: () => AutocommitResult) => AutocommitResult;
 
 export function autocommitTransactions(env: WalkEnv, files: ReadonlyArray<ts.SourceFile>, boundaries: BoundaryFinder, reuse?: UnitReuse): AutocommitResult {
-  const units = collectUnits(files);
+  const classes: ts.ClassLikeDeclaration[] = [];
+  const units = collectUnits(files, classes);
   markRegions(env.checker, units, boundaries);
-  const names = calleeNames(units);
+  const names = calleeNames(env.checker, units, classes);
   for (const unit of units.values()) linkCalls(env.checker, unit, units, names, (n) => env.isAppFile(n.getSourceFile()));
   const reached = reachedOutside(units, boundaries);
   const transactions: TransactionRecord[] = [];
@@ -98,8 +100,9 @@ function isUnitNode(n: ts.Node): n is FunctionNode {
     ts.isSetAccessor(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && !!(n as FunctionNode).body;
 }
 
-/** Units in source order (files sorted by the program; nodes by position). */
-function collectUnits(files: ReadonlyArray<ts.SourceFile>): Map<FunctionNode, Unit> {
+/** Units in source order (files sorted by the program; nodes by position); the named classes
+ *  outside functions go to `classes`. */
+function collectUnits(files: ReadonlyArray<ts.SourceFile>, classes: ts.ClassLikeDeclaration[]): Map<FunctionNode, Unit> {
   const units = new Map<FunctionNode, Unit>();
   const visit = (n: ts.Node, inFunction: boolean): void => {
     if (isUnitNode(n)) {
@@ -107,6 +110,7 @@ function collectUnits(files: ReadonlyArray<ts.SourceFile>): Map<FunctionNode, Un
       ts.forEachChild(n, (c) => visit(c, true));
       return;
     }
+    if (!inFunction && ts.isClassLike(n) && n.name) classes.push(n);
     // a class nested in a function: its methods are still part of that function's unit
     ts.forEachChild(n, (c) => visit(c, inFunction));
   };
@@ -159,8 +163,9 @@ function markRegions(checker: ts.TypeChecker, units: Map<FunctionNode, Unit>, bo
 }
 
 /** Units by name, to resolve only the calls that may reach one of them (and, for a call on an
- *  untyped receiver, to name its candidates: the methods of that name). */
-function calleeNames(units: Map<FunctionNode, Unit>): Map<string, Unit[]> {
+ *  untyped receiver, to name its candidates: the methods of that name). A class names the
+ *  constructor `new` runs: its own, or, declaring none, its base class's. */
+function calleeNames(checker: ts.TypeChecker, units: Map<FunctionNode, Unit>, classes: ReadonlyArray<ts.ClassLikeDeclaration>): Map<string, Unit[]> {
   const out = new Map<string, Unit[]>();
   const add = (name: string, u: Unit) => {
     const known = out.get(name);
@@ -171,6 +176,12 @@ function calleeNames(units: Map<FunctionNode, Unit>): Map<string, Unit[]> {
     const name = fn.name ?? (fn.parent && (ts.isVariableDeclaration(fn.parent) || ts.isPropertyDeclaration(fn.parent) || ts.isPropertyAssignment(fn.parent)) ? fn.parent.name : undefined);
     if (name && (ts.isIdentifier(name) || ts.isPrivateIdentifier(name) || ts.isStringLiteral(name))) add(name.text, u);
     if (ts.isConstructorDeclaration(fn) && ts.isClassLike(fn.parent) && fn.parent.name) add(fn.parent.name.text, u);
+  }
+  for (const cls of classes) {
+    if (cls.members.some(ts.isConstructorDeclaration) || !cls.heritageClauses) continue;
+    const ctor = constructorOf(checker, cls);
+    const inherited = ctor && units.get(ctor);
+    if (inherited) add(cls.name!.text, inherited);
   }
   return out;
 }
@@ -236,19 +247,19 @@ function soleImplementation(checker: ts.TypeChecker, call: ts.CallLikeExpression
   return soleCallTarget(checker, call);
 }
 
-/** `new C(...)` of a class declared once with one constructor, which has a body: that
- *  constructor is the signature's declaration (an abstract class's `new`, an error, resolves to
- *  none, and the class then stands for the same constructor in declarationOf). A class without
- *  a constructor of its own (its base's runs), with overloads or merged declarations, and a
- *  value holding a class are left to the signature. */
+/** `new C(...)` of a class declared once: the constructor that runs when the declarations
+ *  decide it (hierarchy.ts constructorOf: C's sole constructor with a body or, C declaring
+ *  none, its base class's), which is the signature's declaration (an abstract class's `new`, an
+ *  error, resolves to none, and the class then stands for the same constructor in
+ *  declarationOf). Overloads, merged declarations and a value holding a class are left to the
+ *  signature. */
 function soleConstructor(checker: ts.TypeChecker, call: ts.NewExpression): ts.Node | undefined {
   const callee = stripParens(call.expression);
   const name = ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
   const found = name && checker.getSymbolAtLocation(name);
   const decls = (found && unalias(checker, found))?.declarations;
   if (!decls || decls.length !== 1 || !ts.isClassDeclaration(decls[0])) return undefined;
-  const ctors = decls[0].members.filter(ts.isConstructorDeclaration);
-  return ctors.length === 1 && ctors[0].body ? ctors[0] : undefined;
+  return constructorOf(checker, decls[0]);
 }
 
 /** A call whose callee name the checker resolves to nothing (a member of an `any` receiver, a
@@ -272,7 +283,14 @@ function linkCalls(checker: ts.TypeChecker, unit: Unit, units: Map<FunctionNode,
     unit.callees.set(callee.fn, (unit.callees.get(callee.fn) ?? false) || !inRegion(at));
   };
   const visit = (n: ts.Node): void => {
-    if (ts.isCallExpression(n) || ts.isNewExpression(n)) {
+    if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.SuperKeyword) {
+      // `super(...)` runs the base class's constructor
+      const cls = ts.findAncestor(n, ts.isClassLike);
+      const base = cls && baseClassOf(checker, cls);
+      const ctor = base && constructorOf(checker, base);
+      const callee = ctor && isApp(ctor) ? unitOf(ctor, units) : undefined;
+      if (callee) link(callee, n);
+    } else if (ts.isCallExpression(n) || ts.isNewExpression(n)) {
       const name = calleeName(n.expression);
       const candidates = name ? names.get(name) : undefined;
       if (candidates) {

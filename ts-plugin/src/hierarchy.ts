@@ -261,10 +261,31 @@ export function implementationOf(
         if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) return init;
       }
     }
-    const ext: ts.ExpressionWithTypeArguments | undefined = c.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0];
-    const found: ts.Symbol | undefined = ext && checker.getSymbolAtLocation(ext.expression);
-    const base: ts.Symbol | undefined = found && unalias(checker, found);
-    c = base?.declarations?.find((d: ts.Declaration): d is ts.ClassLikeDeclaration => ts.isClassLike(d) && inApp(d));
+    c = baseClassOf(checker, c, inApp);
+  }
+  return undefined;
+}
+
+/** The class a class `extends`, when its `extends` names one (of the application, per `inApp`). */
+export function baseClassOf(
+  checker: ts.TypeChecker, cls: ts.ClassLikeDeclaration, inApp: (d: ts.Node) => boolean = () => true,
+): ts.ClassLikeDeclaration | undefined {
+  const ext = cls.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0];
+  const found = ext && checker.getSymbolAtLocation(ext.expression);
+  const base = found && unalias(checker, found);
+  return base?.declarations?.find((d: ts.Declaration): d is ts.ClassLikeDeclaration => ts.isClassLike(d) && inApp(d));
+}
+
+/** The constructor `new C(...)` runs, when the declarations decide it: C's own when it declares
+ *  exactly one and that has a body; when C declares none, its base class's, by the same rule
+ *  (the base's constructor is the one that runs). undefined: overloads, no constructor in the
+ *  chain (the default one), a base that is not a class declaration (a mixin call, a library). */
+export function constructorOf(checker: ts.TypeChecker, cls: ts.ClassLikeDeclaration): ts.ConstructorDeclaration | undefined {
+  const seen = new Set<ts.ClassLikeDeclaration>();
+  for (let c: ts.ClassLikeDeclaration | undefined = cls; c && !seen.has(c); c = baseClassOf(checker, c)) {
+    seen.add(c);
+    const ctors = c.members.filter(ts.isConstructorDeclaration);
+    if (ctors.length > 0) return ctors.length === 1 && ctors[0].body ? ctors[0] : undefined;
   }
   return undefined;
 }

@@ -101,6 +101,9 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
   }
   timings.lap("ts-walk");
   if (options.autocommit !== false) {
+    // an autocommit walk follows no call into another function, so the explicit walks'
+    // recordings would serve none of it: released before the call graph is built
+    if (env.memo) env.memo = new WalkMemo();
     const auto = autocommitTransactions(env, files, boundaries, warm && ((fn, regions, walk) => warm.unit(fn, regions, walk)));
     transactions.push(...auto.transactions);
     diagnostics.push(...auto.diagnostics);

@@ -277,6 +277,39 @@ export class Jobs {
   assert.deepEqual(auto(ir), ["12 Jobs.touch: User write update"]);
 });
 
+test("`new` of a class without a constructor of its own, and `super(...)`, are linked to the base class's constructor", () => {
+  const service = `import { DataSource, EntityManager } from "typeorm";
+import { User, Account } from "./entities";
+abstract class Job {
+  constructor(protected manager: EntityManager, id: number) { void manager.update(User, { id }, { name: "job" }); }
+}
+class NightlyJob extends Job {}
+class LaterJob extends NightlyJob {}
+abstract class Audited {
+  constructor(manager: EntityManager, id: number) { void manager.increment(Account, { id }, "balance", 0); }
+}
+class AuditedJob extends Audited {
+  constructor(manager: EntityManager, id: number) { super(manager, id); }
+}
+abstract class Report {
+  constructor(ds: DataSource) { void ds.manager.count(Account); }
+}
+class DailyReport extends Report {}
+export class Runner {
+  constructor(private ds: DataSource) {}
+  async inside(id: number) {
+    await this.ds.transaction(async (m) => { new NightlyJob(m, id); new LaterJob(m, id); new AuditedJob(m, id); });
+  }
+  report() { return new DailyReport(this.ds); }
+}
+`;
+  const ir = scanService(service);
+  // Job's constructor runs only inside the transaction (through NightlyJob, which declares no
+  // constructor, and LaterJob two classes down), Audited's too (AuditedJob's super call);
+  // Report's runs outside, from Runner.report
+  assert.deepEqual(auto(ir), ["15 Report.constructor: Account read count"]);
+});
+
 test("walkFiles: only the transactions of the given files are walked, each as a whole scan walks it", () => {
   const helper = `import { EntityManager } from "typeorm";
 import { User } from "./entities";
