@@ -21,7 +21,7 @@ import { REPOSITORY_METHODS } from "./catalog/statements";
 import { soleCallTarget } from "./callee-names";
 import { Frame } from "./frame";
 import { DiagnosticRecord, Source, StatementStep, TransactionRecord } from "./ir";
-import { endLineOf, lineOf, qualifiedName, stripParens, unalias } from "./names";
+import { calleeNameNode, endLineOf, lineOf, qualifiedName, stripParens, unalias } from "./names";
 import { relPath } from "./program";
 import { normSources, Value } from "./values";
 import { TransactionWalk, WalkEnv } from "./walker";
@@ -225,8 +225,7 @@ function declarationOf(checker: ts.TypeChecker, e: ts.Expression, call?: ts.Call
 function soleImplementation(checker: ts.TypeChecker, call: ts.CallLikeExpression): ts.Node | undefined {
   if (ts.isNewExpression(call)) return soleConstructor(checker, call);
   if (!ts.isCallExpression(call)) return undefined;
-  const callee = stripParens(call.expression);
-  const name = ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
+  const name = calleeNameNode(call);
   if (!name) return undefined;
   const found = checker.getSymbolAtLocation(name);
   const sym = found && unalias(checker, found);
@@ -242,8 +241,7 @@ function soleImplementation(checker: ts.TypeChecker, call: ts.CallLikeExpression
  *  a constructor of its own (its base's runs), with overloads or merged declarations, and a
  *  value holding a class are left to the signature. */
 function soleConstructor(checker: ts.TypeChecker, call: ts.NewExpression): ts.Node | undefined {
-  const callee = stripParens(call.expression);
-  const name = ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
+  const name = calleeNameNode(call);
   const found = name && checker.getSymbolAtLocation(name);
   const decls = (found && unalias(checker, found))?.declarations;
   if (!decls || decls.length !== 1 || !ts.isClassDeclaration(decls[0])) return undefined;
@@ -258,7 +256,7 @@ function soleConstructor(checker: ts.TypeChecker, call: ts.NewExpression): ts.No
 function unnamedCallee(checker: ts.TypeChecker, call: ts.CallLikeExpression): boolean {
   if (!ts.isCallExpression(call)) return false;
   const callee = stripParens(call.expression);
-  const name = ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
+  const name = calleeNameNode(call);
   if (!name || checker.getSymbolAtLocation(name)) return false;
   return checker.getTypeAtLocation(callee).getCallSignatures().length === 0;
 }
