@@ -263,8 +263,7 @@ export class TransactionWalk {
         this.withSink(frame, rest, () => {
           exits = this.walkStatements(stmts.slice(i + 1), frame);
         });
-        const text = JSON.stringify(rest);
-        if (failed.some((id) => text.includes(`"${id}"`))) frame.sink.push(...rest);
+        if (mentionsStep(rest, failed)) frame.sink.push(...rest);
         else this.pushBranch(frame, s, failed.map((step) => ({ kind: "result", step })), [[], rest]);
         return exits;
       }
@@ -1712,7 +1711,7 @@ export class TransactionWalk {
     const key = contextPrint !== undefined ? this.memoKey(fn, contextPrint, exactArgs) : undefined;
     const recorded = key !== undefined ? this.memo!.find(key) : undefined;
     if (recorded && this.nodes + recorded.nodes <= NODE_BUDGET) return this.replayWalk(recorded, frame, context!, key!);
-    const mark = key !== undefined ? this.startRecording(frame, contextPrint!) : undefined;
+    const mark = key !== undefined && this.memo!.metBefore(key) ? this.startRecording(frame, contextPrint!) : undefined;
     const via = inline ? frame.via : [...frame.via, name];
     const f = new Frame(fn, via, depth, [...frame.stack, fn], inline ? frame.thisValue : thisValue, frame.sink, parent ?? (inline ? frame : undefined));
     f.inPromiseExecutor = promiseExecutor || (inline && frame.inPromiseExecutor);
@@ -2056,6 +2055,22 @@ function mergeEnvs(envs: (Map<ts.Symbol, Value> | undefined)[], before: Map<ts.S
 }
 
 /** A statement that always ends by throwing (`throw`, or a block whose last statement throws). */
+/** Whether the JSON text of `v` holds one of the step ids as a quoted string (`"s12"`), found
+ *  without writing the text: a string is quoted there exactly when it is the id, or ends with a
+ *  quote and the id (the quote escaped: `"a\"s12"`). Maps and sets are written as `{}`. */
+export function mentionsStep(v: unknown, ids: readonly string[]): boolean {
+  if (typeof v === "string") return ids.some((id) => v === id || (v.endsWith(id) && v.endsWith(`"${id}`)));
+  if (v === null || typeof v !== "object" || v instanceof Map || v instanceof Set) return false;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return ids.some((id) => JSON.stringify(v).includes(`"${id}"`));
+  if (Array.isArray(v)) return v.some((x) => mentionsStep(x, ids));
+  for (const k of Object.keys(v)) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x === undefined || typeof x === "function" || typeof x === "symbol") continue;
+    if (mentionsStep(k, ids) || mentionsStep(x, ids)) return true;
+  }
+  return false;
+}
+
 function alwaysThrows(s: ts.Statement): boolean {
   if (ts.isThrowStatement(s)) return true;
   return ts.isBlock(s) && s.statements.length > 0 && alwaysThrows(s.statements[s.statements.length - 1]);
