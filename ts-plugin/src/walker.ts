@@ -64,6 +64,9 @@ const PROMISE_COMBINATORS = new Set(["all", "allSettled", "race", "any"]);
 /** methods of a promise whose callbacks are walked with what it resolves to (promiseChain) */
 const PROMISE_CHAIN = new Set(["then", "catch", "finally"]);
 const NODE_BUDGET = 250_000;
+/** A helper walk of at least this many nodes is recorded at the first call in its context;
+ *  a smaller one at the second (walk-memo.ts). */
+const RECORD_AT_FIRST_NODES = 1000;
 
 interface CatalogMatch {
   own: StatementKind | undefined;
@@ -1711,7 +1714,7 @@ export class TransactionWalk {
     const key = contextPrint !== undefined ? this.memoKey(fn, contextPrint, exactArgs) : undefined;
     const recorded = key !== undefined ? this.memo!.find(key) : undefined;
     if (recorded && this.nodes + recorded.nodes <= NODE_BUDGET) return this.replayWalk(recorded, frame, context!, key!);
-    const mark = key !== undefined && this.memo!.metBefore(key) ? this.startRecording(frame, contextPrint!) : undefined;
+    const mark = key !== undefined ? this.startRecording(frame, contextPrint!, this.memo!.metBefore(key)) : undefined;
     const via = inline ? frame.via : [...frame.via, name];
     const f = new Frame(fn, via, depth, [...frame.stack, fn], inline ? frame.thisValue : thisValue, frame.sink, parent ?? (inline ? frame : undefined));
     f.inPromiseExecutor = promiseExecutor || (inline && frame.inPromiseExecutor);
@@ -1764,17 +1767,20 @@ export class TransactionWalk {
       this.executorTimer ? "t" : ""].join("|");
   }
 
-  private startRecording(frame: Frame, context: Fingerprint) {
+  private startRecording(frame: Frame, context: Fingerprint, again: boolean) {
     const open: OpenRecording = { stackBase: frame.stack.length, tainted: false };
     this.memoOpen.push(open);
     return {
       open, sink: frame.sink, sinkStart: frame.sink.length, counter: this.counter, diagnostics: this.diagnostics.length, nodes: this.nodes,
-      state: this.stateMark(), timer: this.executorTimer, context, reads: this.env.reads?.mark(), failing: this.failingReads.length,
+      state: this.stateMark(), timer: this.executorTimer, context, reads: this.env.reads?.mark(), failing: this.failingReads.length, again,
     };
   }
 
   private finishRecording(mark: ReturnType<TransactionWalk["startRecording"]>, key: MemoKey, context: unknown[], frame: Frame, result: Value): void {
     if (mark.open.tainted || frame.sink !== mark.sink || this.stateMark() !== mark.state || this.executorTimer !== mark.timer) return;
+    // most contexts come once: a small walk is kept only when its context comes again (walking
+    // it then costs less than checking and copying every first walk), a large one at once
+    if (!mark.again && this.nodes - mark.nodes < RECORD_AT_FIRST_NODES) return;
     // the walk must have left its context as it found it (no argument or receiver changed)
     const paths = new Map<object, (string | number)[]>();
     const after = this.memo!.fingerprints.of(context, paths);

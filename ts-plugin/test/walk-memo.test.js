@@ -202,3 +202,32 @@ ${"    await owner(em, id);\n".repeat(calls)}  });
   // once: nothing kept; twice: kept at the second call; three times: the third is replayed
   assert.deepEqual(seen, [[0, 0, 1], [1, 0, 2], [1, 1, 3]]);
 });
+
+test("a large helper walk is recorded at the first call in its context and replayed at the second", () => {
+  const body = Array.from({ length: 300 }, (_, i) => `  n = n + ${i} * 2;`).join("\n");
+  const src = `
+import { DataSource, EntityManager } from "typeorm";
+import { User } from "./entities";
+export async function big(em: EntityManager, id: number) {
+  let n = 0;
+${body}
+  return em.findOneBy(User, { id });
+}
+export async function run(ds: DataSource, id: number) {
+  await ds.transaction(async (em) => {
+    await big(em, id);
+    await big(em, id);
+  });
+}
+`;
+  const dir = makeApp({ "src/entities.ts": ENTITIES, "src/service.ts": src });
+  try {
+    const memo = new WalkMemo();
+    const ir = scan(dir, { memo, autocommit: false }).ir;
+    assert.equal(ir, scan(dir, { memo: null, autocommit: false }).ir);
+    assert.equal(memo.replays, 1);
+    assert.equal(statements(irRecords(ir).find((x) => x.type === "transaction")).length, 2);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
