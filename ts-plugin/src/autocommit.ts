@@ -22,7 +22,7 @@ import { soleCallTarget } from "./callee-names";
 import { baseClassOf, constructorOf } from "./hierarchy";
 import { Frame } from "./frame";
 import { DiagnosticRecord, Source, StatementStep, TransactionRecord } from "./ir";
-import { endLineOf, lineOf, qualifiedName, stripParens, unalias } from "./names";
+import { calleeNameNode, endLineOf, lineOf, qualifiedName, stripParens, unalias } from "./names";
 import { relPath } from "./program";
 import { normSources, Value } from "./values";
 import { TransactionWalk, WalkEnv } from "./walker";
@@ -236,8 +236,7 @@ function declarationOf(checker: ts.TypeChecker, e: ts.Expression, call?: ts.Call
 function soleImplementation(checker: ts.TypeChecker, call: ts.CallLikeExpression): ts.Node | undefined {
   if (ts.isNewExpression(call)) return soleConstructor(checker, call);
   if (!ts.isCallExpression(call)) return undefined;
-  const callee = stripParens(call.expression);
-  const name = ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
+  const name = calleeNameNode(call);
   if (!name) return undefined;
   const found = checker.getSymbolAtLocation(name);
   const sym = found && unalias(checker, found);
@@ -254,8 +253,7 @@ function soleImplementation(checker: ts.TypeChecker, call: ts.CallLikeExpression
  *  declarationOf). Overloads, merged declarations and a value holding a class are left to the
  *  signature. */
 function soleConstructor(checker: ts.TypeChecker, call: ts.NewExpression): ts.Node | undefined {
-  const callee = stripParens(call.expression);
-  const name = ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
+  const name = calleeNameNode(call);
   const found = name && checker.getSymbolAtLocation(name);
   const decls = (found && unalias(checker, found))?.declarations;
   if (!decls || decls.length !== 1 || !ts.isClassDeclaration(decls[0])) return undefined;
@@ -269,7 +267,7 @@ function soleConstructor(checker: ts.TypeChecker, call: ts.NewExpression): ts.No
 function unnamedCallee(checker: ts.TypeChecker, call: ts.CallLikeExpression): boolean {
   if (!ts.isCallExpression(call)) return false;
   const callee = stripParens(call.expression);
-  const name = ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
+  const name = calleeNameNode(call);
   if (!name || checker.getSymbolAtLocation(name)) return false;
   return checker.getTypeAtLocation(callee).getCallSignatures().length === 0;
 }

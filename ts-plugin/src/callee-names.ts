@@ -7,7 +7,7 @@
 // (imports, variables, parameters). One case is not seen: a method stored in a property of
 // another name (`{ run: this.start }` called as `obj.run()`).
 import * as ts from "typescript";
-import { stripParens, unalias } from "./names";
+import { calleeNameNode, stripParens, unalias } from "./names";
 
 /** The names a function can be called by: its own, or the variable/property holding it. */
 export function declaredNames(fn: ts.Node): string[] {
@@ -78,8 +78,7 @@ function fixedFunction(d: ts.Declaration): ts.ArrowFunction | ts.FunctionExpress
  * parameters, anything else).
  */
 export function soleCallTarget(checker: ts.TypeChecker, call: ts.CallExpression): ts.Node | undefined {
-  const callee = stripParens(call.expression);
-  const name = ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
+  const name = calleeNameNode(call);
   if (!name) return undefined;
   const found = checker.getSymbolAtLocation(name);
   const decls = (found && unalias(checker, found))?.declarations;

@@ -9,7 +9,7 @@
 import * as path from "path";
 import * as ts from "typescript";
 import { calledDeclaration } from "./callee-names";
-import { qualifiedName, stripParens, unalias } from "./names";
+import { calleeNameNode, qualifiedName, stripParens, unalias } from "./names";
 
 /** Beyond this many candidates the call is reported unresolved (`dynamic-dispatch`) instead,
  *  as the Django front end does (analyzer/django/dispatch.py). */
@@ -88,8 +88,7 @@ export class HierarchyIndex {
     if (!ts.isCallExpression(call) || call.typeArguments) return false;
     const index = call.arguments.indexOf(n);
     if (index < 0 || call.arguments.some((a, i) => i <= index && ts.isSpreadElement(a))) return false;
-    const callee = stripParens(call.expression);
-    const name = ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
+    const name = calleeNameNode(call);
     const found = name && this.checker.getSymbolAtLocation(name);
     const sym = found && unalias(this.checker, found);
     // a member of a union of types is a symbol made by the checker: its signatures are combined

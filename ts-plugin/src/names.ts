@@ -103,6 +103,13 @@ export function stripParens(e: ts.Expression): ts.Expression {
   return e;
 }
 
+/** The node naming a call's callee: the member name of `a.b(...)` or the identifier of
+ *  `f(...)`, parentheses and casts skipped; undefined for other callees (`f()()`, `a[k]()`). */
+export function calleeNameNode(call: ts.CallExpression | ts.NewExpression): ts.MemberName | undefined {
+  const callee = stripParens(call.expression);
+  return ts.isPropertyAccessExpression(callee) ? callee.name : ts.isIdentifier(callee) ? callee : undefined;
+}
+
 /** Where a value comes from, by module: `{module: "axios", path: ["default", "post"]}`. */
 export interface Origin {
   module: string;

@@ -14,10 +14,6 @@ import * as ts from "typescript";
 import { DiagnosticRecord, Step } from "./ir";
 import { Value } from "./values";
 
-/** Thrown while fingerprinting a context that cannot be compared by content (not an Error:
- *  it is thrown often, and an Error records the stack each time). */
-const NOT_COMPARABLE = { notComparable: true };
-
 /** Contexts whose text would be longer than this are not compared (not worth it). The length
  *  is that of a text naming each piece (strings as JSON, compiler objects as `#id`) with
  *  spaces between: the fingerprint is a list of numbers, the limit is measured as text. */
@@ -65,15 +61,21 @@ export interface MemoKey {
 }
 
 export function memoKey(state: Fingerprint, context: Fingerprint): MemoKey {
-  const all = state.ids.concat(context.ids);
-  if (all.length === 0) {
-    const tokens = state.tokens.concat(0, context.tokens, 0);
-    return { tokens, hash: hashTokens(tokens), order: [] };
-  }
-  const order = [...new Set(all)].sort((a, b) => a - b);
-  const rank = new Map(order.map((id, i) => [id, i]));
   const tokens = state.tokens.concat(0, context.tokens, 0);
-  for (const id of all) tokens.push(rank.get(id)!);
+  const n = state.ids.length + context.ids.length;
+  if (n === 0) return { tokens, hash: hashTokens(tokens), order: [] };
+  const all = n === state.ids.length ? state.ids : n === context.ids.length ? context.ids : state.ids.concat(context.ids);
+  // the distinct ids in increasing order; an id's rank is found by bisection (a context holds few)
+  const order = Array.from(new Set(all)).sort((a, b) => a - b);
+  for (const id of all) {
+    let lo = 0, hi = order.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (order[mid] < id) lo = mid + 1;
+      else hi = mid;
+    }
+    tokens.push(lo);
+  }
   return { tokens, hash: hashTokens(tokens), order };
 }
 
@@ -90,18 +92,37 @@ interface Interned {
   chars: number;
 }
 
+/** A member name: its token, and how the member's value is read. */
+interface MemberKey extends Interned {
+  as: number;
+}
+
 /** No key path step (the context itself). */
 const ROOT = Symbol("root");
 
+/** Contexts are visited often (each helper call, before and after its walk): one visitor per
+ *  fingerprinting object, its state in fields, no closures made per context. */
 export class ContextFingerprint {
   private ids = new WeakMap<object, number>();
   private next = 0;
   // Strings and other primitives get a token each. V8 keeps a string's hash in the string,
   // so a string met again costs one Map lookup, not a JSON text copied into a joined key.
   private values = new Map<string, Interned>();
-  private keys = new Map<string, Interned>();
+  private keys = new Map<string, MemberKey>();
   private others = new Map<unknown, Interned>();
   private nextToken = FIRST_INTERNED;
+
+  // the context being visited
+  private out: number[] = [];
+  private stepIds: number[] = [];
+  private build = true;
+  private paths: Paths | undefined;
+  private size = 0;
+  /** the measured text's length so far (pieces and the spaces between them): past the limit
+   *  the answer is known (undefined) and the rest of the context need not be visited */
+  private chars = -1;
+  /** the objects being visited, outermost first (a cycle is not comparable); short */
+  private active: object[] = [];
 
   private idOf(o: object): number {
     let id = this.ids.get(o);
@@ -115,6 +136,15 @@ export class ContextFingerprint {
   private fresh<K>(table: Map<K, Interned>, v: K, text: string): Interned {
     const got = { token: this.nextToken++, chars: text.length };
     table.set(v, got);
+    return got;
+  }
+
+  private memberKey(k: string): MemberKey {
+    let got = this.keys.get(k);
+    if (!got) {
+      got = { token: this.nextToken++, chars: k.length, as: STEP_ID_KEYS.has(k) ? ID : k === STEP_IDS_KEY ? IDS : PLAIN };
+      this.keys.set(k, got);
+    }
     return got;
   }
 
@@ -132,95 +162,116 @@ export class ContextFingerprint {
   private walk(parts: unknown[], paths: Paths | undefined, build: boolean): Fingerprint | undefined {
     const out: number[] = [];
     const ids: number[] = [];
-    let size = 0;
-    // the measured text's length so far (pieces and the spaces between them): past the limit
-    // the answer is known (undefined) and the rest of the context need not be visited
-    let chars = -1;
-    const put = (token: number, length: number): void => {
-      chars += length + 1;
-      if (chars > MAX_KEY_CHARS) throw NOT_COMPARABLE;
-      if (build) out.push(token);
-    };
-    const mark = (token: number): void => put(token, TOKEN_CHARS[token]);
-    const active = new Set<object>();
-    const visit = (v: unknown, parent: (string | number)[] | undefined, a: string | number | typeof ROOT, b: string | number | undefined, as: number): void => {
-      if (++size > MAX_KEY_CHARS) throw NOT_COMPARABLE;
-      if (v === null) return mark(NULL);
-      if (v === undefined) return mark(UNDEFINED);
-      if (typeof v !== "object") {
-        if (typeof v === "string") {
-          if (as === ID && STEP_ID_TEXT.test(v)) {
-            if (build) ids.push(Number(v.slice(1)));
-            return put(STEP_ID, v.length + 2);
-          }
-          const s = this.values.get(v) ?? this.fresh(this.values, v, JSON.stringify(v));
-          return put(s.token, s.chars);
-        }
-        if (v === true) return mark(TRUE);
-        if (v === false) return mark(FALSE);
-        if (typeof v === "function") return mark(FUNCTION);
-        const o = this.others.get(v) ?? this.fresh(this.others, v, String(v));
-        return put(o.token, o.chars);
-      }
-      const proto = Object.getPrototypeOf(v);
-      if (proto !== Object.prototype && proto !== Array.prototype && proto !== Map.prototype && proto !== Set.prototype) {
-        // compiler objects are instances of the compiler's own classes
-        if (!isCompilerObject(v)) throw NOT_COMPARABLE;
-        const id = this.idOf(v);
-        return put(-id, String(id).length + 1);
-      }
-      if (active.has(v)) throw NOT_COMPARABLE;
-      // key paths are made for objects only, each object's first path kept
-      let path: (string | number)[] | undefined;
-      if (paths && parent) {
-        path = a === ROOT ? parent : b === undefined ? [...parent, a] : [...parent, a, b];
-        if (!paths.has(v)) paths.set(v, path);
-      }
-      active.add(v);
-      if (Array.isArray(v)) {
-        mark(OPEN_ARRAY);
-        for (let i = 0; i < v.length; i++) visit(v[i], path, i, undefined, as === IDS ? ID : PLAIN);
-        mark(CLOSE);
-      } else if (v instanceof Map) {
-        mark(OPEN_MAP);
-        for (const [k, x] of v) {
-          // a key as JSON (a string key quoted)
-          let s: Interned;
-          if (typeof k === "string") s = this.values.get(k) ?? this.fresh(this.values, k, JSON.stringify(k));
-          else {
-            const text = JSON.stringify(k) ?? "";
-            s = this.others.get(`json:${text}`) ?? this.fresh(this.others, `json:${text}`, text);
-          }
-          put(s.token, s.chars);
-          visit(x, path, "m", k as string | number, PLAIN);
-        }
-        mark(CLOSE);
-      } else if (v instanceof Set) {
-        mark(OPEN_SET);
-        for (const x of v) visit(x, path, "s", undefined, as === IDS ? ID : PLAIN);
-        mark(CLOSE);
-      } else {
-        mark(OPEN_OBJECT);
-        // own members only: a plain object's prototype has no enumerable ones
-        for (const k in v) {
-          const x = (v as Record<string, unknown>)[k];
-          if (x === undefined) continue;
-          const s = this.keys.get(k) ?? this.fresh(this.keys, k, k);
-          put(s.token, s.chars);
-          mark(COLON);
-          visit(x, path, k, undefined, STEP_ID_KEYS.has(k) ? ID : k === STEP_IDS_KEY ? IDS : PLAIN);
-        }
-        mark(CLOSE);
-      }
-      active.delete(v);
-    };
+    this.out = out;
+    this.stepIds = ids;
+    this.build = build;
+    this.paths = paths;
+    this.size = 0;
+    this.chars = -1;
+    this.active.length = 0;
+    let ok: boolean;
     try {
-      visit(parts, paths ? [] : undefined, ROOT, undefined, PLAIN);
-    } catch (e) {
-      if (e === NOT_COMPARABLE) return undefined;
-      throw e;
+      ok = this.visit(parts, paths ? [] : undefined, ROOT, undefined, PLAIN) && this.chars <= MAX_KEY_CHARS;
+    } finally {
+      this.paths = undefined;
+      this.out = this.stepIds = [];
+      this.active.length = 0;
     }
-    return { tokens: out, ids };
+    return ok ? { tokens: out, ids } : undefined;
+  }
+
+  private put(token: number, length: number): void {
+    this.chars += length + 1;
+    if (this.build) this.out.push(token);
+  }
+
+  /** Visits one value; false when the context is not comparable. The size limits are checked
+   *  at each object (the counts only grow: a check skipped between two objects is made at the
+   *  next one or at the end, with the same answer). */
+  private visit(v: unknown, parent: (string | number)[] | undefined, a: string | number | typeof ROOT, b: string | number | undefined, as: number): boolean {
+    ++this.size;
+    if (v === null) {
+      this.put(NULL, TOKEN_CHARS[NULL]);
+      return true;
+    }
+    if (v === undefined) {
+      this.put(UNDEFINED, TOKEN_CHARS[UNDEFINED]);
+      return true;
+    }
+    if (typeof v !== "object") {
+      if (typeof v === "string") {
+        if (as === ID && STEP_ID_TEXT.test(v)) {
+          if (this.build) this.stepIds.push(Number(v.slice(1)));
+          this.put(STEP_ID, v.length + 2);
+          return true;
+        }
+        const s = this.values.get(v) ?? this.fresh(this.values, v, JSON.stringify(v));
+        this.put(s.token, s.chars);
+        return true;
+      }
+      if (v === true) this.put(TRUE, TOKEN_CHARS[TRUE]);
+      else if (v === false) this.put(FALSE, TOKEN_CHARS[FALSE]);
+      else if (typeof v === "function") this.put(FUNCTION, TOKEN_CHARS[FUNCTION]);
+      else {
+        const o = this.others.get(v) ?? this.fresh(this.others, v, String(v));
+        this.put(o.token, o.chars);
+      }
+      return true;
+    }
+    if (this.size > MAX_KEY_CHARS || this.chars > MAX_KEY_CHARS) return false;
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== Array.prototype && proto !== Map.prototype && proto !== Set.prototype) {
+      // compiler objects are instances of the compiler's own classes
+      if (!isCompilerObject(v)) return false;
+      const id = this.idOf(v);
+      this.put(-id, String(id).length + 1);
+      return true;
+    }
+    const active = this.active;
+    if (active.includes(v)) return false;
+    // key paths are made for objects only, each object's first path kept
+    let path: (string | number)[] | undefined;
+    if (this.paths && parent) {
+      path = a === ROOT ? parent : b === undefined ? [...parent, a] : [...parent, a, b];
+      if (!this.paths.has(v)) this.paths.set(v, path);
+    }
+    active.push(v);
+    if (Array.isArray(v)) {
+      this.put(OPEN_ARRAY, TOKEN_CHARS[OPEN_ARRAY]);
+      const inner = as === IDS ? ID : PLAIN;
+      for (let i = 0; i < v.length; i++) if (!this.visit(v[i], path, i, undefined, inner)) return false;
+    } else if (v instanceof Map) {
+      this.put(OPEN_MAP, TOKEN_CHARS[OPEN_MAP]);
+      for (const [k, x] of v) {
+        // a key as JSON (a string key quoted)
+        let s: Interned;
+        if (typeof k === "string") s = this.values.get(k) ?? this.fresh(this.values, k, JSON.stringify(k));
+        else {
+          const text = JSON.stringify(k) ?? "";
+          s = this.others.get(`json:${text}`) ?? this.fresh(this.others, `json:${text}`, text);
+        }
+        this.put(s.token, s.chars);
+        if (!this.visit(x, path, "m", k as string | number, PLAIN)) return false;
+      }
+    } else if (v instanceof Set) {
+      this.put(OPEN_SET, TOKEN_CHARS[OPEN_SET]);
+      const inner = as === IDS ? ID : PLAIN;
+      for (const x of v) if (!this.visit(x, path, "s", undefined, inner)) return false;
+    } else {
+      this.put(OPEN_OBJECT, TOKEN_CHARS[OPEN_OBJECT]);
+      // own members only: a plain object's prototype has no enumerable ones
+      for (const k in v) {
+        const x = (v as Record<string, unknown>)[k];
+        if (x === undefined) continue;
+        const s = this.memberKey(k);
+        this.put(s.token, s.chars);
+        this.put(COLON, TOKEN_CHARS[COLON]);
+        if (!this.visit(x, path, k, undefined, s.as)) return false;
+      }
+    }
+    this.put(CLOSE, TOKEN_CHARS[CLOSE]);
+    active.pop();
+    return true;
   }
 }
 
@@ -353,8 +404,25 @@ export class WalkMemo {
   private readonly recordings = new Map<number, { key: number[]; recording: Recording }[]>();
   readonly fingerprints = new ContextFingerprint();
 
+  /** keys met once, not recorded (by their hash) */
+  private readonly met = new Map<number, number[][]>();
+
   find(key: MemoKey): Recording | undefined {
     return this.recordings.get(key.hash)?.find((r) => sameTokens(r.key, key.tokens))?.recording;
+  }
+
+  /** Whether this key was met before (and noted now if not). Most contexts are met once: a
+   *  helper is recorded only when its context comes again, which saves copying walks that are
+   *  never replayed (on vendure's core 10,000 of 12,000 recordings were never used). */
+  metBefore(key: MemoKey): boolean {
+    const bucket = this.met.get(key.hash);
+    if (!bucket) {
+      this.met.set(key.hash, [key.tokens]);
+      return false;
+    }
+    if (bucket.some((tokens) => sameTokens(tokens, key.tokens))) return true;
+    bucket.push(key.tokens);
+    return false;
   }
 
   keep(key: MemoKey, recording: Recording): void {

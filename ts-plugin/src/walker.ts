@@ -64,6 +64,9 @@ const PROMISE_COMBINATORS = new Set(["all", "allSettled", "race", "any"]);
 /** methods of a promise whose callbacks are walked with what it resolves to (promiseChain) */
 const PROMISE_CHAIN = new Set(["then", "catch", "finally"]);
 const NODE_BUDGET = 250_000;
+/** A helper walk of at least this many nodes is recorded at the first call in its context;
+ *  a smaller one at the second (walk-memo.ts). */
+const RECORD_AT_FIRST_NODES = 1000;
 
 interface CatalogMatch {
   own: StatementKind | undefined;
@@ -263,8 +266,7 @@ export class TransactionWalk {
         this.withSink(frame, rest, () => {
           exits = this.walkStatements(stmts.slice(i + 1), frame);
         });
-        const text = JSON.stringify(rest);
-        if (failed.some((id) => text.includes(`"${id}"`))) frame.sink.push(...rest);
+        if (mentionsStep(rest, failed)) frame.sink.push(...rest);
         else this.pushBranch(frame, s, failed.map((step) => ({ kind: "result", step })), [[], rest]);
         return exits;
       }
@@ -1712,7 +1714,7 @@ export class TransactionWalk {
     const key = contextPrint !== undefined ? this.memoKey(fn, contextPrint, exactArgs) : undefined;
     const recorded = key !== undefined ? this.memo!.find(key) : undefined;
     if (recorded && this.nodes + recorded.nodes <= NODE_BUDGET) return this.replayWalk(recorded, frame, context!, key!);
-    const mark = key !== undefined ? this.startRecording(frame, contextPrint!) : undefined;
+    const mark = key !== undefined ? this.startRecording(frame, contextPrint!, this.memo!.metBefore(key)) : undefined;
     const via = inline ? frame.via : [...frame.via, name];
     const f = new Frame(fn, via, depth, [...frame.stack, fn], inline ? frame.thisValue : thisValue, frame.sink, parent ?? (inline ? frame : undefined));
     f.inPromiseExecutor = promiseExecutor || (inline && frame.inPromiseExecutor);
@@ -1765,17 +1767,20 @@ export class TransactionWalk {
       this.executorTimer ? "t" : ""].join("|");
   }
 
-  private startRecording(frame: Frame, context: Fingerprint) {
+  private startRecording(frame: Frame, context: Fingerprint, again: boolean) {
     const open: OpenRecording = { stackBase: frame.stack.length, tainted: false };
     this.memoOpen.push(open);
     return {
       open, sink: frame.sink, sinkStart: frame.sink.length, counter: this.counter, diagnostics: this.diagnostics.length, nodes: this.nodes,
-      state: this.stateMark(), timer: this.executorTimer, context, reads: this.env.reads?.mark(), failing: this.failingReads.length,
+      state: this.stateMark(), timer: this.executorTimer, context, reads: this.env.reads?.mark(), failing: this.failingReads.length, again,
     };
   }
 
   private finishRecording(mark: ReturnType<TransactionWalk["startRecording"]>, key: MemoKey, context: unknown[], frame: Frame, result: Value): void {
     if (mark.open.tainted || frame.sink !== mark.sink || this.stateMark() !== mark.state || this.executorTimer !== mark.timer) return;
+    // most contexts come once: a small walk is kept only when its context comes again (walking
+    // it then costs less than checking and copying every first walk), a large one at once
+    if (!mark.again && this.nodes - mark.nodes < RECORD_AT_FIRST_NODES) return;
     // the walk must have left its context as it found it (no argument or receiver changed)
     const paths = new Map<object, (string | number)[]>();
     const after = this.memo!.fingerprints.of(context, paths);
@@ -2056,6 +2061,22 @@ function mergeEnvs(envs: (Map<ts.Symbol, Value> | undefined)[], before: Map<ts.S
 }
 
 /** A statement that always ends by throwing (`throw`, or a block whose last statement throws). */
+/** Whether the JSON text of `v` holds one of the step ids as a quoted string (`"s12"`), found
+ *  without writing the text: a string is quoted there exactly when it is the id, or ends with a
+ *  quote and the id (the quote escaped: `"a\"s12"`). Maps and sets are written as `{}`. */
+export function mentionsStep(v: unknown, ids: readonly string[]): boolean {
+  if (typeof v === "string") return ids.some((id) => v === id || (v.endsWith(id) && v.endsWith(`"${id}`)));
+  if (v === null || typeof v !== "object" || v instanceof Map || v instanceof Set) return false;
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return ids.some((id) => JSON.stringify(v).includes(`"${id}"`));
+  if (Array.isArray(v)) return v.some((x) => mentionsStep(x, ids));
+  for (const k of Object.keys(v)) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x === undefined || typeof x === "function" || typeof x === "symbol") continue;
+    if (mentionsStep(k, ids) || mentionsStep(x, ids)) return true;
+  }
+  return false;
+}
+
 function alwaysThrows(s: ts.Statement): boolean {
   if (ts.isThrowStatement(s)) return true;
   return ts.isBlock(s) && s.statements.length > 0 && alwaysThrows(s.statements[s.statements.length - 1]);

@@ -53,9 +53,11 @@ export class Service {
     await this.ds.transaction(async (em) => {
       const a = await this.h.owner(em, id);
       const b = await this.h.owner(em, id);
+      const c = await this.h.owner(em, id);
       await this.h.audit(em, a, true);
       await this.h.audit(em, a, false);
       await this.h.audit(em, b, true);
+      await this.h.audit(em, c, true);
       const r1 = await this.h.rename(em, a);
       const r2 = await this.h.rename(em, a);
       await em.save(User, r2);
@@ -71,12 +73,15 @@ test("a helper called again in the same context is replayed with fresh step ids 
   try {
     const r = bothWays(dir);
     assert.equal(r.replayed, r.walked);
+    // a context is recorded when it comes again and replayed from its third call on: the third
+    // owner() and audit(c, true), whose row differs from a's and b's only in its step
     assert.ok(r.replays >= 2, `replays: ${r.replays}`);
     const tx = irRecords(r.replayed).find((x) => x.type === "transaction");
     const st = statements(tx);
-    // owner twice (two reads, distinct ids), audit(true) twice: two inserts, audit(false): none
-    assert.deepEqual(st.filter((s) => s.entity === "User" && s.kind === "read").length, 2);
-    assert.deepEqual(st.filter((s) => s.entity === "Account" && s.kind === "insert").length, 2);
+    // owner three times (three reads, distinct ids), audit(true) three times: three inserts,
+    // audit(false): none
+    assert.deepEqual(st.filter((s) => s.entity === "User" && s.kind === "read").length, 3);
+    assert.deepEqual(st.filter((s) => s.entity === "Account" && s.kind === "insert").length, 3);
     const ids = st.map((s) => s.id);
     assert.equal(new Set(ids).size, ids.length);
     // the second audit(b) uses the second read's result, not the first one's
@@ -84,6 +89,8 @@ test("a helper called again in the same context is replayed with fresh step ids 
     const reads = st.filter((s) => s.entity === "User" && s.kind === "read");
     assert.notDeepEqual(JSON.stringify(inserts[0].values), JSON.stringify(inserts[1].values));
     assert.match(JSON.stringify(inserts[1].values), new RegExp(`"step":"${reads[1].id}"`));
+    // the replayed audit(c) uses the third read's result
+    assert.match(JSON.stringify(inserts[2].values), new RegExp(`"step":"${reads[2].id}"`));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -134,6 +141,15 @@ export class Service {
       await em.update(User, { email: to }, { name: "refunded" });
     });
   }
+  async rebate(to: string) {
+    await this.ds.transaction(async (em) => {
+      await em.findOneBy(Account, { id: 1 });
+      await em.findOneBy(Account, { id: 2 });
+      const c = await em.findOneBy(User, { email: to });
+      await this.h.credit(em, c, 5);
+      await em.update(User, { email: to }, { name: "rebated" });
+    });
+  }
 }
 `;
 
@@ -142,17 +158,75 @@ test("a helper given a row of another step is replayed with its ids renamed, and
   try {
     const r = bothWays(dir);
     assert.equal(r.replayed, r.walked);
-    // credit(em, b) in refund differs from credit(em, a) in pay only in the step of its row
+    // credit(em, c) in rebate differs from credit(em, a) in pay and credit(em, b) in refund
+    // only in the step of its row: recorded at refund's call, replayed at rebate's
     assert.ok(r.replays >= 1, `replays: ${r.replays}`);
     const txs = irRecords(r.replayed).filter((x) => x.type === "transaction" && x.boundary !== "autocommit");
-    const refund = txs.find((t) => t.function.endsWith("refund"));
-    const st = statements(refund);
+    const rebate = txs.find((t) => t.function.endsWith("rebate"));
+    const st = statements(rebate);
     const user = st.find((s) => s.entity === "User" && s.kind === "read");
-    const account = st.filter((s) => s.entity === "Account" && s.kind === "read")[1];
-    // the helper's read uses refund's user row (its step id renamed), and the update after
+    const account = st.filter((s) => s.entity === "Account" && s.kind === "read")[2];
+    // the helper's read uses rebate's user row (its step id renamed), and the update after
     // it runs only when that read found its row (the failing read, added again)
     assert.match(JSON.stringify(account.predicate), new RegExp(`"step":"${user.id}"`));
-    assert.match(JSON.stringify(refund.steps), new RegExp(`"node":"branch","uses":\\[\\{"kind":"result","step":"${account.id}"`));
+    assert.match(JSON.stringify(rebate.steps), new RegExp(`"node":"branch","uses":\\[\\{"kind":"result","step":"${account.id}"`));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a helper's walk is recorded only when its context comes again, and replayed from then on", () => {
+  const app = (calls) => `
+import { DataSource, EntityManager } from "typeorm";
+import { User } from "./entities";
+export async function owner(em: EntityManager, id: number) {
+  return em.findOneBy(User, { id });
+}
+export async function run(ds: DataSource, id: number) {
+  await ds.transaction(async (em) => {
+${"    await owner(em, id);\n".repeat(calls)}  });
+}
+`;
+  const seen = [];
+  for (const calls of [1, 2, 3]) {
+    const dir = makeApp({ "src/entities.ts": ENTITIES, "src/service.ts": app(calls) });
+    try {
+      const memo = new WalkMemo();
+      const ir = scan(dir, { memo, autocommit: false }).ir;
+      assert.equal(ir, scan(dir, { memo: null, autocommit: false }).ir);
+      seen.push([memo.size, memo.replays, statements(irRecords(ir).find((x) => x.type === "transaction")).length]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  // once: nothing kept; twice: kept at the second call; three times: the third is replayed
+  assert.deepEqual(seen, [[0, 0, 1], [1, 0, 2], [1, 1, 3]]);
+});
+
+test("a large helper walk is recorded at the first call in its context and replayed at the second", () => {
+  const body = Array.from({ length: 300 }, (_, i) => `  n = n + ${i} * 2;`).join("\n");
+  const src = `
+import { DataSource, EntityManager } from "typeorm";
+import { User } from "./entities";
+export async function big(em: EntityManager, id: number) {
+  let n = 0;
+${body}
+  return em.findOneBy(User, { id });
+}
+export async function run(ds: DataSource, id: number) {
+  await ds.transaction(async (em) => {
+    await big(em, id);
+    await big(em, id);
+  });
+}
+`;
+  const dir = makeApp({ "src/entities.ts": ENTITIES, "src/service.ts": src });
+  try {
+    const memo = new WalkMemo();
+    const ir = scan(dir, { memo, autocommit: false }).ir;
+    assert.equal(ir, scan(dir, { memo: null, autocommit: false }).ir);
+    assert.equal(memo.replays, 1);
+    assert.equal(statements(irRecords(ir).find((x) => x.type === "transaction")).length, 2);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
