@@ -21,7 +21,7 @@ import * as path from "path";
 import * as ts from "typescript";
 import { AutocommitResult, Region } from "./autocommit";
 import { BoundarySite } from "./boundaries";
-import { DiagnosticRecord, TransactionRecord } from "./ir";
+import { DiagnosticRecord, EntityRecord, MetaRecord, renderIr, TransactionRecord } from "./ir";
 import { listFiles, MAX_NESTING, nestingDepth, readRegularFile, relPath } from "./program";
 import { ScopeCounter } from "./scope";
 import { ReadLog } from "./warm-reads";
@@ -106,7 +106,8 @@ export class WarmCache {
 
   // ------------------------------------------------------------ before the program
 
-  /** The last output, when nothing it depends on changed; undefined otherwise. */
+  /** The last output, when nothing it depends on changed (moved to today's lines when only
+   *  positions and trivia did); undefined otherwise. */
   unchangedOutput(): string | undefined {
     const diagnostics: DiagnosticRecord[] = [];
     const scope = new ScopeCounter();
@@ -114,6 +115,7 @@ export class WarmCache {
     this.listing = digest(JSON.stringify([diagnostics, scope.files]));
     const old = this.old;
     let same = old !== undefined && old.listing === this.listing && Object.keys(old.files).length === listed.length;
+    let placed = true;
     for (const file of listed) {
       const rel = relPath(this.rootDir, file);
       const entry = this.entryOf(file, rel);
@@ -121,17 +123,30 @@ export class WarmCache {
       const before = old?.files[rel];
       if (!before) same = false;
       if (!same || !before || before.content === entry.content) continue;
-      same = !!entry.shape && !!before.shape && entry.shape.placed === before.shape.placed &&
+      // the same shape and units: the same program but for positions and trivia
+      same = !!entry.shape && !!before.shape && entry.shape.shape === before.shape.shape &&
         JSON.stringify(entry.shape.units) === JSON.stringify(before.shape.units);
+      placed &&= entry.shape?.placed === before.shape?.placed;
     }
     if (!old || !same || !sameProbes(old.outside)) return undefined;
+    let outputs = old.outputs;
+    if (!placed) {
+      const moves = new Moves(old.files, this.files);
+      try {
+        outputs = Object.fromEntries(Object.entries(old.outputs).map(([kind, ir]) => [kind, movedIr(ir, moves)]));
+      } catch (e) {
+        if (e instanceof Unmovable) return undefined;
+        throw e;
+      }
+      this.moves = moves;
+    }
     this.outside = old.outside;
     this.project = old.project;
     this.fingerprint = old.fingerprint;
     // what is reused whole stays valid for the other kind of output too
     this.whole = true;
-    this.outputs = { ...old.outputs };
-    return old.outputs[this.settings.output];
+    this.outputs = { ...outputs };
+    return outputs[this.settings.output];
   }
 
   private entryOf(file: string, rel: string): FileEntry {
@@ -299,7 +314,7 @@ export class WarmCache {
     if (autocommitKept && old) {
       for (const [key, entry] of Object.entries(old.autocommit)) {
         if (this.autocommit[key]) continue;
-        const moved = this.whole ? entry : this.moved(entry);
+        const moved = this.moved(entry);
         if (moved) carried[key] = moved;
       }
     }
@@ -307,7 +322,7 @@ export class WarmCache {
       format: FORMAT, version: VERSION, key: this.settings.key, target: this.target, files: this.files, listing: this.listing,
       outside: this.outside, project: this.project, fingerprint: this.fingerprint,
       outputs: { ...this.outputs, [this.settings.output]: ir },
-      explicit: this.whole && old ? old.explicit : this.explicit,
+      explicit: this.whole && old ? movedEntries(old.explicit, (e) => this.moved(e)) : this.explicit,
       autocommit: { ...carried, ...this.autocommit },
     };
     const temporary = `${this.settings.file}.${process.pid}.tmp`;
@@ -330,6 +345,22 @@ export class WarmCache {
       process.stderr.write(`txscan-ts: info: cache report not written to ${this.settings.report}: ${(e as Error).message}\n`);
     }
   }
+}
+
+/** An IR text with its records moved to today's lines (renderIr orders them as a scan does). */
+function movedIr(ir: string, moves: Moves): string {
+  const records = ir.split("\n").filter((line) => line).map((line) => JSON.parse(line));
+  const of = <T>(type: string) => moves.moved(records.filter((r) => r.type === type)) as T[];
+  return renderIr(records[0] as MetaRecord, of<EntityRecord>("entity"), of<TransactionRecord>("transaction"), of<DiagnosticRecord>("diagnostic"));
+}
+
+function movedEntries(entries: Record<string, Entry>, move: (e: Entry) => Entry | undefined): Record<string, Entry> {
+  const out: Record<string, Entry> = {};
+  for (const [key, entry] of Object.entries(entries)) {
+    const moved = move(entry);
+    if (moved) out[key] = moved;
+  }
+  return out;
 }
 
 /** What module resolution and the program ask of the file system (ts.sys). */

@@ -53,6 +53,8 @@ function before(a: [number, number], b: [number, number]): boolean {
 export class Moves {
   private readonly spans = new Map<string, Span[] | undefined>();
   private readonly modules = new Map<string, string[]>();
+  /** module paths of the files whose positions changed */
+  private readonly movedModules: string[] = [];
 
   /** `then` and `now`: per file of the project, its content's digest and its shape. */
   constructor(then: Record<string, Placed>, now: Record<string, Placed>) {
@@ -64,6 +66,7 @@ export class Moves {
     for (const rel of Object.keys(now)) {
       const module = rel.replace(/\.(d\.)?(ts|tsx|mts|cts)$/, "").replace(/\//g, ".");
       this.modules.set(module, [...(this.modules.get(module) ?? []), rel]);
+      if (this.spans.has(rel)) this.movedModules.push(`${module}.`);
     }
   }
 
@@ -145,9 +148,11 @@ export class Moves {
     return out;
   }
 
-  /** A text naming anonymous functions by line (`<module>.Class.run.then@12`), moved. */
+  /** A text naming anonymous functions by line (`<module>.Class.run.then@12`), moved. A
+   *  qualified name holds its file's module path: a text holding none of the moved files' is
+   *  as it was. */
   private name(text: string): string {
-    if (!/@\d/.test(text)) return text;
+    if (!/@\d/.test(text) || !this.movedModules.some((m) => text.includes(m))) return text;
     if (/['"`/]/.test(text)) throw new Unmovable(text);
     const files: string[] = [];
     for (const [module, rels] of this.modules) if (text.startsWith(`${module}.`)) files.push(...rels);

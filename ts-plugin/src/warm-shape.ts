@@ -1,22 +1,22 @@
 // What of a source file the warm cache compares (warm-cache.ts): its shape and its units, and
 // where things are in it without counting lines (its anchors).
 //
-// A *unit* is the block body of a function whose type does not depend on that body: a
-// constructor, a set accessor, or a function or method with a declared return type (the
-// outermost such body; functions inside it belong to it). The checker never reads such a body
-// to type anything outside it, so a change inside it matters only to the walks that read it.
-// Units are numbered in the order of the file: with the same shape, the same number is the
-// same function wherever it moved.
+// A *unit* is the block body of a function (the outermost such body; functions inside it
+// belong to it). Units are numbered in the order of the file: with the same shape, the same
+// number is the same function wherever it moved. A unit's digest is its text: a walk that read
+// it is reused only while it is the same.
 // The *shape* is everything else: the file's text with each unit replaced by a placeholder
-// (declarations, signatures, decorators, imports, initializers, and the bodies of functions
-// whose return type is inferred). Comments between top-level statements are in neither:
-// nothing of txscan reads them. Nor is the space between the members of a top-level class and
-// between a member's decorators and modifiers (*trivia* there: comments, blank lines) beyond
-// whether it breaks the line: nothing reads its text but autocommit's prefilter (whose answer
-// for the member is part of the shape instead). Two digests of the shape are kept: without
-// positions (the project-wide facts: a unit that grows by a line moves what follows, it changes
-// no type) and with them and every character (a scan reused whole must also have every
-// position it reports unchanged).
+// (declarations, signatures, decorators, imports, initializers). A function whose return type
+// is inferred lends its body's type to its callers: its placeholder holds the body's tokens
+// (and whether a line break comes before each), so that a change of code in it changes the
+// shape, and a comment or blank line added in it does not (nothing of txscan outside the walks
+// that read the body reads its text). Comments between top-level statements are in neither;
+// nor is the space between the members of a top-level class and between a member's decorators
+// and modifiers (*trivia* there: comments, blank lines) beyond whether it breaks the line:
+// nothing reads its text but autocommit's prefilter (whose answer for the member is part of the
+// shape instead). Two digests of the shape are kept: without positions (the project-wide
+// facts: a unit that grows by a line moves what follows, it changes no type) and with them and
+// every character (a scan reused whole must also have every position it reports unchanged).
 //
 // *Anchors* cut a file into spans whose text is the same whenever the shape is: statement
 // starts (S) and ends (E), unit bodies' braces (O, C), and the ends of normalised trivia (A, B).
@@ -43,14 +43,35 @@ export function digest(text: string | Buffer): string {
   return crypto.createHash("sha1").update(text).digest("hex").slice(0, 24);
 }
 
-/** A unit's body: the block of a function whose type never depends on it. */
+/** A unit's body: the block of a function. */
 export function unitBody(n: ts.Node): ts.Block | undefined {
   if (!ts.isFunctionLike(n)) return undefined;
   const body = (n as ts.FunctionLikeDeclaration).body;
-  if (!body || !ts.isBlock(body)) return undefined;
-  const typed = ts.isConstructorDeclaration(n) || ts.isSetAccessorDeclaration(n) || (n as ts.SignatureDeclarationBase).type !== undefined;
-  return typed ? body : undefined;
+  return body && ts.isBlock(body) ? body : undefined;
 }
+
+/** Whether a function's type never depends on its body (a declared return type). */
+function typed(n: ts.Node): boolean {
+  return ts.isConstructorDeclaration(n) || ts.isSetAccessorDeclaration(n) || (n as ts.SignatureDeclarationBase).type !== undefined;
+}
+
+/** The tokens of a body whose return type is inferred, with whether a line break comes before
+ *  each (all its type can depend on: comments and spacing are left out); undefined where
+ *  lexing without the parser could misread (a regular expression or a division, a template
+ *  with substitutions, JSX): then its text is the shape. */
+function tokens(sf: ts.SourceFile, body: ts.Block): string | undefined {
+  if (sf.languageVariant === ts.LanguageVariant.JSX) return undefined;
+  const start = body.getStart(sf);
+  const scanner = ts.createScanner(sf.languageVersion, true, ts.LanguageVariant.Standard, sf.text, undefined, start, body.end - start);
+  let out = "";
+  for (let t = scanner.scan(); t !== ts.SyntaxKind.EndOfFileToken; t = scanner.scan()) {
+    if (UNSURE.has(t)) return undefined;
+    out += (scanner.hasPrecedingLineBreak() ? "\u0002" : "\u0001") + scanner.getTokenText();
+  }
+  return out;
+}
+
+const UNSURE = new Set([ts.SyntaxKind.SlashToken, ts.SyntaxKind.SlashEqualsToken, ts.SyntaxKind.TemplateHead, ts.SyntaxKind.BacktickToken, ts.SyntaxKind.Unknown]);
 
 /** One parsed file cut at its anchors (positions), with its units in order. */
 export interface Layout {
@@ -103,9 +124,11 @@ function buildLayout(sf: ts.SourceFile): Layout {
       anchor(at, "B");
       cursor = at;
     };
-    const placeUnit = (body: ts.Block): void => {
+    const placeUnit = (fn: ts.Node, body: ts.Block): void => {
       const bodyStart = body.getStart(sf);
-      out += text.slice(cursor, bodyStart) + "{\u2026}";
+      // a body whose return type is inferred: its tokens are the shape (a comment in it is not)
+      const inferred = typed(fn) ? "" : tokens(sf, body) ?? text.slice(bodyStart, body.end);
+      out += text.slice(cursor, bodyStart) + "{\u2026" + inferred + "}";
       cursor = body.end;
       anchor(bodyStart, "O");
       anchor(body.end, "C");
@@ -116,7 +139,7 @@ function buildLayout(sf: ts.SourceFile): Layout {
       const body = unitBody(n);
       ts.forEachChild(n, (child) => {
         if (ts.isModifier(child) || ts.isDecorator(child) || child === n.name) trivia(child);
-        if (child === body) placeUnit(body);
+        if (child === body) placeUnit(n, body);
         else visit(child);
       });
       // autocommit's prefilter reads the member's text, comments included: its answer on the
@@ -131,7 +154,7 @@ function buildLayout(sf: ts.SourceFile): Layout {
       if (topClass && n.parent === topClass && ts.isClassElement(n)) return member(n);
       const body = unitBody(n);
       // the rest of the function (nothing after its body) is in the text before it
-      if (body) return placeUnit(body);
+      if (body) return placeUnit(n, body);
       ts.forEachChild(n, visit);
     };
     visit(statement);

@@ -31,12 +31,23 @@ function shape(text) {
   return fileShape(ts.createSourceFile("a.ts", text, ts.ScriptTarget.Latest, true));
 }
 
-test("units are the bodies of constructors and of functions with a declared return type, numbered in order", () => {
+test("units are the bodies of functions, numbered in order", () => {
   const s = shape(SOURCE);
-  // archive (line 3), the constructor (12), total (15); the arrow inside total is part of it
-  assert.equal(s.units.length, 3);
+  // archive (line 3), inferred (7), the constructor (12), total (15); the arrow inside total is part of it
+  assert.equal(s.units.length, 4);
   const opens = [...s.kinds].flatMap((k, i) => (k === "O" ? [s.anchors[2 * i] + 1] : []));
-  assert.deepEqual(opens, [3, 12, 15]);
+  assert.deepEqual(opens, [3, 7, 12, 15]);
+});
+
+test("a body whose return type is inferred is in the shape by its tokens: code changes it, comments do not", () => {
+  const before = shape(SOURCE);
+  const commented = shape(SOURCE.replace('  return manager.count("order");\n', '  // how many\n\n  return manager.count("order");\n'));
+  assert.equal(commented.shape, before.shape);
+  assert.notEqual(commented.units[1], before.units[1]);
+  assert.notEqual(shape(SOURCE.replace('  return manager.count("order");\n', '  return\n  manager.count("order");\n')).shape, before.shape);
+  // a body lexing alone could misread (a division, a regular expression) is in the shape as text
+  const divided = SOURCE.replace('  return manager.count("order");\n', '  return (await manager.count("order")) / 2;\n');
+  assert.notEqual(shape(divided.replace("  return (", "  // half\n  return (")).shape, shape(divided).shape);
 });
 
 test("a changed unit changes only that unit's digest", () => {
@@ -106,6 +117,5 @@ test("the unit holding a node is the outermost unit around it", () => {
   const total = cls.members.find((m) => ts.isMethodDeclaration(m));
   const arrow = total.body.statements[0].declarationList.declarations[0].initializer;
   assert.equal(enclosingUnit(arrow.body), total.body);
-  const inferred = sf.statements.find((s) => ts.isFunctionDeclaration(s) && s.name.text === "inferred");
-  assert.equal(enclosingUnit(inferred.body), undefined);
+  assert.equal(enclosingUnit(cls), undefined);
 });
