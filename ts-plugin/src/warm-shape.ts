@@ -56,22 +56,44 @@ function typed(n: ts.Node): boolean {
 }
 
 /** The tokens of a body whose return type is inferred, with whether a line break comes before
- *  each (all its type can depend on: comments and spacing are left out); undefined where
- *  lexing without the parser could misread (a regular expression or a division, a template
- *  with substitutions, JSX): then its text is the shape. */
+ *  each (all its type can depend on: comments and spacing are left out). The scanner is led as
+ *  the parser leads it through templates (`}` closing a substitution) and slashes (a division
+ *  after an operand, else a regular expression); undefined where that is not clear (a slash
+ *  after `}`, JSX, a character it cannot read): then the body's text is the shape. */
 function tokens(sf: ts.SourceFile, body: ts.Block): string | undefined {
   if (sf.languageVariant === ts.LanguageVariant.JSX) return undefined;
   const start = body.getStart(sf);
   const scanner = ts.createScanner(sf.languageVersion, true, ts.LanguageVariant.Standard, sf.text, undefined, start, body.end - start);
   let out = "";
+  // open braces since each enclosing template substitution started
+  const substitutions: number[] = [];
+  let previous = ts.SyntaxKind.Unknown;
   for (let t = scanner.scan(); t !== ts.SyntaxKind.EndOfFileToken; t = scanner.scan()) {
-    if (UNSURE.has(t)) return undefined;
+    if (t === ts.SyntaxKind.OpenBraceToken && substitutions.length) substitutions[substitutions.length - 1]++;
+    else if (t === ts.SyntaxKind.CloseBraceToken && substitutions.length) {
+      if (substitutions[substitutions.length - 1] === 0) {
+        t = scanner.reScanTemplateToken(false);
+        if (t === ts.SyntaxKind.TemplateTail) substitutions.pop();
+      } else substitutions[substitutions.length - 1]--;
+    } else if (t === ts.SyntaxKind.TemplateHead) substitutions.push(0);
+    else if (t === ts.SyntaxKind.SlashToken || t === ts.SyntaxKind.SlashEqualsToken) {
+      if (previous === ts.SyntaxKind.CloseBraceToken) return undefined;
+      if (!OPERAND_ENDS.has(previous)) t = scanner.reScanSlashToken();
+    } else if (t === ts.SyntaxKind.Unknown || t === ts.SyntaxKind.BacktickToken) return undefined;
     out += (scanner.hasPrecedingLineBreak() ? "\u0002" : "\u0001") + scanner.getTokenText();
+    previous = t;
   }
-  return out;
+  return substitutions.length ? undefined : out;
 }
 
-const UNSURE = new Set([ts.SyntaxKind.SlashToken, ts.SyntaxKind.SlashEqualsToken, ts.SyntaxKind.TemplateHead, ts.SyntaxKind.BacktickToken, ts.SyntaxKind.Unknown]);
+/** Tokens after which a slash divides. */
+const OPERAND_ENDS = new Set([
+  ts.SyntaxKind.Identifier, ts.SyntaxKind.PrivateIdentifier, ts.SyntaxKind.NumericLiteral, ts.SyntaxKind.BigIntLiteral,
+  ts.SyntaxKind.StringLiteral, ts.SyntaxKind.NoSubstitutionTemplateLiteral, ts.SyntaxKind.TemplateTail,
+  ts.SyntaxKind.RegularExpressionLiteral, ts.SyntaxKind.CloseParenToken, ts.SyntaxKind.CloseBracketToken,
+  ts.SyntaxKind.ThisKeyword, ts.SyntaxKind.SuperKeyword, ts.SyntaxKind.TrueKeyword, ts.SyntaxKind.FalseKeyword,
+  ts.SyntaxKind.NullKeyword, ts.SyntaxKind.PlusPlusToken, ts.SyntaxKind.MinusMinusToken,
+]);
 
 /** One parsed file cut at its anchors (positions), with its units in order. */
 export interface Layout {

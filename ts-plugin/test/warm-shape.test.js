@@ -45,9 +45,17 @@ test("a body whose return type is inferred is in the shape by its tokens: code c
   assert.equal(commented.shape, before.shape);
   assert.notEqual(commented.units[1], before.units[1]);
   assert.notEqual(shape(SOURCE.replace('  return manager.count("order");\n', '  return\n  manager.count("order");\n')).shape, before.shape);
-  // a body lexing alone could misread (a division, a regular expression) is in the shape as text
-  const divided = SOURCE.replace('  return manager.count("order");\n', '  return (await manager.count("order")) / 2;\n');
-  assert.notEqual(shape(divided.replace("  return (", "  // half\n  return (")).shape, shape(divided).shape);
+});
+
+test("tokens of an inferred body are read as the parser reads them: templates, divisions, regular expressions", () => {
+  const body = (line) => shape(SOURCE.replace('  return manager.count("order");\n', line));
+  const template = '  return `/*${id}*/ //${manager.count("order")}// order`;\n';
+  // what follows a substitution is template text, not a comment
+  assert.notEqual(body(template.replace("// order", "// line")).shape, body(template).shape);
+  assert.equal(body("  // the count\n" + template).shape, body(template).shape);
+  const slashes = '  return (await manager.count("order")) / 2 + "a/b".split(/\\/\\/*/).length;\n';
+  assert.notEqual(body(slashes.replace("/*/", "/+/")).shape, body(slashes).shape);
+  assert.equal(body("  /* half */\n" + slashes).shape, body(slashes).shape);
 });
 
 test("a changed unit changes only that unit's digest", () => {
