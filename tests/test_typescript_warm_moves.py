@@ -19,18 +19,9 @@ from analyzer.cache import ScanCache
 from analyzer.config import load
 from analyzer.lint import command
 from analyzer.scan import scan
+from test_typescript_warm import ENTITY, _replace
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="the TypeScript front end needs node")
-
-ENTITY = """import { Column, Entity, PrimaryGeneratedColumn } from "typeorm";
-
-@Entity()
-export class Order {
-  @PrimaryGeneratedColumn() id!: number;
-  @Column() total!: number;
-  @Column() status!: string;
-}
-"""
 
 PRICING = """import { EntityManager } from "typeorm";
 import { Order } from "./order.entity";
@@ -75,6 +66,7 @@ export class OrdersService {
   async archiveOrders(ids: number[]): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       await this.pricing.archive(manager, ids);
+      await fetch("https://audit.example.com/archived");
     });
   }
 
@@ -94,12 +86,6 @@ def _project(tmp_path: Path) -> Path:
     (root / "src" / "pricing.ts").write_text(PRICING)
     (root / "src" / "orders.service.ts").write_text(SERVICE)
     return root
-
-
-def _replace(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text, f"{old!r} not in {path}"
-    path.write_text(text.replace(old, new, 1))
 
 
 def _cli_json(root: Path, *extra: str) -> str:
@@ -129,23 +115,23 @@ def warmed(tmp_path):
     return root
 
 
-def test_lines_added_between_decorators_and_members_reuse_the_whole_scan_at_the_new_lines(warmed):
+@pytest.mark.parametrize("file, old, new, walked, moved", [
+    # lines between decorators and members: everything reused at the new lines
+    ("orders.service.ts", "  @Audited()\n  async repriceOrder",
+     "  // audited: every call is logged\n\n  @Audited()\n  /* the price follows the items */\n  async repriceOrder",
+     [], ['"src/orders.service.ts:17"', '"src/orders.service.ts:24"']),
+    # a helper that grows: the helpers below it move, only its own transaction is walked; the
+    # reused one names its callback at the new line
+    ("pricing.ts", "    const order = await manager.findOneBy(Order, { id });\n",
+     "    const order = await manager.findOneBy(Order, { id });\n    await manager.increment(Order, { id }, \"total\", 0);\n",
+     ["src/orders.service.ts:14"], ["Pricing.archive.this.each@12"]),
+])
+def test_moved_code_is_reused_at_its_new_lines(warmed, file, old, new, walked, moved):
     root = warmed
-    _replace(root / "src" / "orders.service.ts", "  @Audited()\n  async repriceOrder",
-             "  // audited: every call is logged\n\n  @Audited()\n  /* the price follows the items */\n  async repriceOrder")
-    walked, ir_text = _walked(root)
-    assert walked == []
-    assert '"src/orders.service.ts:17"' in ir_text and '"src/orders.service.ts:24"' in ir_text
-    assert _cli_json(root) == _cli_json(root, "--no-cache")
-
-
-def test_a_helper_that_grows_moves_the_helpers_below_it_and_walks_only_its_own_transaction(warmed):
-    root = warmed
-    _replace(root / "src" / "pricing.ts", "    const order = await manager.findOneBy(Order, { id });\n",
-             "    const order = await manager.findOneBy(Order, { id });\n    await manager.increment(Order, { id }, \"total\", 0);\n")
-    walked, ir_text = _walked(root)
-    assert walked == ["src/orders.service.ts:14"]
-    assert "Pricing.archive.this.each@12" in ir_text  # the archive transaction, reused, names its callback at the new line
+    _replace(root / "src" / file, old, new)
+    found, ir_text = _walked(root)
+    assert found == walked
+    assert all(text in ir_text for text in moved)
     assert _cli_json(root) == _cli_json(root, "--no-cache")
 
 
@@ -181,6 +167,8 @@ def test_lint_after_lines_moved_reports_what_a_lint_without_the_cache_reports(wa
     _lint(service, cache=True)
     _replace(service, "  @Audited()\n  async archiveOrders", "  @Audited()\n  // archived orders stay\n  async archiveOrders")
     _replace(root / "src" / "pricing.ts", "export class Pricing {\n", "export class Pricing {\n  // prices\n")
-    assert _lint(service, cache=True) == _lint(service, cache=False)
+    document = _lint(service, cache=True)
+    assert document == _lint(service, cache=False)
+    assert [f["line"] for f in document["findings"] if f["path"] == "src/orders.service.ts"] == [24]
     walked, _ = _walked(root, autocommit=False)
     assert walked == []
