@@ -339,7 +339,12 @@ function reachedOutside(units: Map<FunctionNode, Unit>, boundaries: BoundaryFind
 
 /** A cheap text test: could the unit issue a statement at all? */
 function mayIssueStatements(fn: FunctionNode): boolean {
-  for (const m of fn.getText().matchAll(/\.\s*([A-Za-z_$][\w$]*)\s*(?:<[^()]*>)?\s*\(/g)) if (STATEMENT_CALLS.has(m[1])) return true;
+  return textMayIssueStatements(fn.getText());
+}
+
+/** The same test on a text (the warm cache's shape of a member, warm-shape.ts). */
+export function textMayIssueStatements(text: string): boolean {
+  for (const m of text.matchAll(/\.\s*([A-Za-z_$][\w$]*)\s*(?:<[^()]*>)?\s*\(/g)) if (STATEMENT_CALLS.has(m[1])) return true;
   return false;
 }
 

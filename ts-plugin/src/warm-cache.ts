@@ -10,23 +10,26 @@
 // - nothing but comments between statements changed (every shape with its positions and every
 //   unit as before): the last output is the output; no program is built;
 // - shapes (without positions) as before and the facts found over the whole program
-//   (entities, boundaries and wrappers, providers, implementations; `fingerprint`) too: each
-//   transaction and autocommit unit whose units are all unchanged (same text, same place) is
-//   reused, the others are walked;
+//   (entities, boundaries and wrappers, providers, implementations; `fingerprint`, named
+//   without lines) too: each transaction and autocommit unit whose units are all unchanged
+//   (same text, wherever they moved) is reused, its records moved to today's lines
+//   (warm-moves.ts), the others are walked;
 // - otherwise everything is walked.
 // A scan with the cache writes the same bytes as one without (tests/test_typescript_warm.py).
 import * as fs from "fs";
 import * as path from "path";
 import * as ts from "typescript";
 import { AutocommitResult, Region } from "./autocommit";
-import { DiagnosticRecord, TransactionRecord } from "./ir";
+import { BoundarySite } from "./boundaries";
+import { DiagnosticRecord, EntityRecord, MetaRecord, renderIr, TransactionRecord } from "./ir";
 import { listFiles, MAX_NESTING, nestingDepth, readRegularFile, relPath } from "./program";
 import { ScopeCounter } from "./scope";
 import { ReadLog } from "./warm-reads";
-import { digest, fileShape, FileShape } from "./warm-shape";
+import { Moves, Unmovable } from "./warm-moves";
+import { digest, fileShape, FileShape, place } from "./warm-shape";
 
 const FORMAT = "txscan-ts-warm";
-const VERSION = 1;
+const VERSION = 2;
 
 export interface WarmSettings {
   /** the cache file (read when present, replaced after the scan) */
@@ -93,6 +96,8 @@ export class WarmCache {
   /** ids of the transactions walked by this scan (the others were reused) */
   readonly walked: string[] = [];
   private target: number = ts.ScriptTarget.Latest;
+  /** how kept records move to today's lines (partial reuse only) */
+  private moves: Moves | undefined;
 
   constructor(private rootDir: string, private settings: WarmSettings, private exclude: string[], private maxFileBytes: number) {
     this.old = load(settings.file, settings.key);
@@ -101,7 +106,8 @@ export class WarmCache {
 
   // ------------------------------------------------------------ before the program
 
-  /** The last output, when nothing it depends on changed; undefined otherwise. */
+  /** The last output, when nothing it depends on changed (moved to today's lines when only
+   *  positions and trivia did); undefined otherwise. */
   unchangedOutput(): string | undefined {
     const diagnostics: DiagnosticRecord[] = [];
     const scope = new ScopeCounter();
@@ -109,6 +115,7 @@ export class WarmCache {
     this.listing = digest(JSON.stringify([diagnostics, scope.files]));
     const old = this.old;
     let same = old !== undefined && old.listing === this.listing && Object.keys(old.files).length === listed.length;
+    let placed = true;
     for (const file of listed) {
       const rel = relPath(this.rootDir, file);
       const entry = this.entryOf(file, rel);
@@ -116,17 +123,30 @@ export class WarmCache {
       const before = old?.files[rel];
       if (!before) same = false;
       if (!same || !before || before.content === entry.content) continue;
-      same = !!entry.shape && !!before.shape && entry.shape.placed === before.shape.placed &&
+      // the same shape and units: the same program but for positions and trivia
+      same = !!entry.shape && !!before.shape && entry.shape.shape === before.shape.shape &&
         JSON.stringify(entry.shape.units) === JSON.stringify(before.shape.units);
+      placed &&= entry.shape?.placed === before.shape?.placed;
     }
     if (!old || !same || !sameProbes(old.outside)) return undefined;
+    let outputs = old.outputs;
+    if (!placed) {
+      const moves = new Moves(old.files, this.files);
+      try {
+        outputs = Object.fromEntries(Object.entries(old.outputs).map(([kind, ir]) => [kind, movedIr(ir, moves)]));
+      } catch (e) {
+        if (e instanceof Unmovable) return undefined;
+        throw e;
+      }
+      this.moves = moves;
+    }
     this.outside = old.outside;
     this.project = old.project;
     this.fingerprint = old.fingerprint;
     // what is reused whole stays valid for the other kind of output too
     this.whole = true;
-    this.outputs = { ...old.outputs };
-    return old.outputs[this.settings.output];
+    this.outputs = { ...outputs };
+    return outputs[this.settings.output];
   }
 
   private entryOf(file: string, rel: string): FileEntry {
@@ -201,18 +221,33 @@ export class WarmCache {
     this.outside = [...this.outside, ...extra.sort((a, b) => (a[1] < b[1] ? -1 : 1))];
     const shapes = Object.keys(this.files).sort().map((rel) => [rel, this.files[rel].shape?.shape ?? this.files[rel].content]);
     this.project = digest(JSON.stringify([this.settings.key, this.listing, shapes, this.outside]));
-    this.fingerprint = digest(describe(found, this.rootDir));
+    this.fingerprint = digest(describe(found, this.rootDir, (file, line) => this.lineName(file, line)));
     const old = this.old;
     this.partial = this.settings.partial && old !== undefined && old.project === this.project && old.fingerprint === this.fingerprint;
+    if (this.partial && old) this.moves = new Moves(old.files, this.files);
+  }
+
+  /** A line of a project file named without counting lines: the anchor at or before its
+   *  start (warm-shape.ts) and how many lines further. */
+  private lineName(file: string, line: number): string {
+    const anchors = this.files[file]?.shape?.anchors;
+    if (!anchors) return `${line}`;
+    let last = -1;
+    for (let i = 0; 2 * i < anchors.length && anchors[2 * i] <= line - 1; i++) last = i;
+    return last < 0 ? `${line}` : `${last}+${line - 1 - anchors[2 * last]}`;
   }
 
   /** An explicit transaction's record and diagnostics: reused, or walked now. */
-  transaction(site: object, walk: () => { tx: TransactionRecord; diagnostics: DiagnosticRecord[] }): { tx: TransactionRecord; diagnostics: DiagnosticRecord[] } {
-    const key = describe(site, this.rootDir);
+  transaction(site: BoundarySite, walk: () => { tx: TransactionRecord; diagnostics: DiagnosticRecord[] }): { tx: TransactionRecord; diagnostics: DiagnosticRecord[] } {
+    // the site's lines follow from its nodes: a site that only moved is found under its key
+    const { line, endLine, ...placed } = site;
+    const key = describe(placed, this.rootDir);
     const kept = this.reusable(this.old?.explicit[key]);
-    if (kept) {
+    const tx = kept?.transactions[0];
+    // what the site says today must be what the moved record says
+    if (kept && tx && tx.line === line && tx.end_line === endLine && tx.file === relPath(this.rootDir, site.anchor.getSourceFile().fileName)) {
       this.explicit[key] = kept;
-      return { tx: kept.transactions[0], diagnostics: kept.diagnostics };
+      return { tx, diagnostics: kept.diagnostics };
     }
     this.reads.reset();
     const out = walk();
@@ -224,11 +259,7 @@ export class WarmCache {
   /** One autocommit unit's records: reused, or walked now. */
   unit(fn: ts.Node, regions: readonly Region[], walk: () => AutocommitResult): AutocommitResult {
     const sf = fn.getSourceFile();
-    const place = (pos: number) => {
-      const at = sf.getLineAndCharacterOfPosition(pos);
-      return `${at.line + 1}:${at.character + 1}`;
-    };
-    const key = JSON.stringify([describe(fn, this.rootDir), regions.map((r) => [place(r.pos), place(r.end)])]);
+    const key = JSON.stringify([describe(fn, this.rootDir), regions.map((r) => [place(sf, r.pos), place(sf, r.end)])]);
     const kept = this.reusable(this.old?.autocommit[key]);
     if (kept) {
       this.autocommit[key] = kept;
@@ -241,20 +272,32 @@ export class WarmCache {
     return out;
   }
 
+  /** A kept entry whose units are all as then, its records moved to today's lines; undefined
+   *  when it must be walked again. */
   private reusable(entry: Entry | undefined): Entry | undefined {
     if (!this.partial || !entry) return undefined;
-    for (const [unit, was] of entry.reach) {
-      const hash = unit.lastIndexOf("#");
-      if (this.files[unit.slice(0, hash)]?.shape?.units[unit.slice(hash + 1)] !== was) return undefined;
+    for (const [unit, was] of entry.reach) if (this.unitDigest(unit) !== was) return undefined;
+    return this.moved(entry);
+  }
+
+  private moved(entry: Entry): Entry | undefined {
+    if (!this.moves || this.moves.none) return entry;
+    try {
+      return { reach: entry.reach, transactions: this.moves.moved(entry.transactions), diagnostics: this.moves.moved(entry.diagnostics) };
+    } catch (e) {
+      if (e instanceof Unmovable) return undefined;
+      throw e;
     }
-    return entry;
+  }
+
+  /** `file#n`: the digest of the file's unit number n today. */
+  private unitDigest(unit: string): string | undefined {
+    const hash = unit.lastIndexOf("#");
+    return this.files[unit.slice(0, hash)]?.shape?.units[Number(unit.slice(hash + 1))];
   }
 
   private reach(): [string, string][] {
-    return this.reads.unitsSince(this.rootDir, 0).map((unit) => {
-      const hash = unit.lastIndexOf("#");
-      return [unit, this.files[unit.slice(0, hash)]?.shape?.units[unit.slice(hash + 1)] ?? ""];
-    });
+    return this.reads.unitsSince(this.rootDir, 0).map((unit) => [unit, this.unitDigest(unit) ?? ""]);
   }
 
   // ------------------------------------------------------------ after the scan
@@ -266,12 +309,21 @@ export class WarmCache {
     // unchanged: each is checked again when used.
     const old = this.old;
     const autocommitKept = this.whole || (this.partial && this.settings.output === "explicit");
+    // kept without being looked at: moved to today's lines too (those that cannot be are dropped)
+    const carried: Record<string, Entry> = {};
+    if (autocommitKept && old) {
+      for (const [key, entry] of Object.entries(old.autocommit)) {
+        if (this.autocommit[key]) continue;
+        const moved = this.moved(entry);
+        if (moved) carried[key] = moved;
+      }
+    }
     const tables: Tables = {
       format: FORMAT, version: VERSION, key: this.settings.key, target: this.target, files: this.files, listing: this.listing,
       outside: this.outside, project: this.project, fingerprint: this.fingerprint,
       outputs: { ...this.outputs, [this.settings.output]: ir },
-      explicit: this.whole && old ? old.explicit : this.explicit,
-      autocommit: autocommitKept && old ? { ...old.autocommit, ...this.autocommit } : this.autocommit,
+      explicit: this.whole && old ? movedEntries(old.explicit, (e) => this.moved(e)) : this.explicit,
+      autocommit: { ...carried, ...this.autocommit },
     };
     const temporary = `${this.settings.file}.${process.pid}.tmp`;
     try {
@@ -293,6 +345,22 @@ export class WarmCache {
       process.stderr.write(`txscan-ts: info: cache report not written to ${this.settings.report}: ${(e as Error).message}\n`);
     }
   }
+}
+
+/** An IR text with its records moved to today's lines (renderIr orders them as a scan does). */
+function movedIr(ir: string, moves: Moves): string {
+  const records = ir.split("\n").filter((line) => line).map((line) => JSON.parse(line));
+  const of = <T>(type: string) => moves.moved(records.filter((r) => r.type === type)) as T[];
+  return renderIr(records[0] as MetaRecord, of<EntityRecord>("entity"), of<TransactionRecord>("transaction"), of<DiagnosticRecord>("diagnostic"));
+}
+
+function movedEntries(entries: Record<string, Entry>, move: (e: Entry) => Entry | undefined): Record<string, Entry> {
+  const out: Record<string, Entry> = {};
+  for (const [key, entry] of Object.entries(entries)) {
+    const moved = move(entry);
+    if (moved) out[key] = moved;
+  }
+  return out;
 }
 
 /** What module resolution and the program ask of the file system (ts.sys). */
@@ -358,15 +426,19 @@ function load(file: string, key: string): Tables | undefined {
  *  site, a function) holds the same things: nodes by file, position and kind, symbols by name
  *  and first declaration; the checker, the program and types (which follow from the shapes)
  *  are left out. */
-export function describe(value: unknown, rootDir: string): string {
+export function describe(value: unknown, rootDir: string, lineName?: (file: string, line: number) => string): string {
   const out: string[] = [];
   const ids = new Map<object, number>();
   const where = (n: ts.Node): string => {
     const sf = n.getSourceFile();
     if (!sf) return `?${n.kind}`;
-    const pos = n.pos >= 0 ? (ts.isSourceFile(n) ? 0 : n.getStart(sf)) : 0;
-    const at = sf.getLineAndCharacterOfPosition(pos);
-    return `${relPath(rootDir, sf.fileName)}:${at.line + 1}:${at.character + 1}:${n.kind}:${n.end - pos}`;
+    const rel = relPath(rootDir, sf.fileName);
+    if (ts.isSourceFile(n)) return `${rel}:${n.kind}`;
+    const pos = n.pos >= 0 ? n.getStart(sf) : 0;
+    // positions by anchor (warm-shape.ts) in the application's sources: the same for a node
+    // that only moved (libraries and declarations are compared by content)
+    if (sf.isDeclarationFile || rel.startsWith("..") || path.isAbsolute(rel)) return `${rel}:${pos}:${n.end}:${n.kind}`;
+    return `${rel}:${place(sf, pos)}:${place(sf, n.end)}:${n.kind}`;
   };
   const visit = (v: unknown): void => {
     if (v === null || v === undefined || typeof v !== "object") {
@@ -410,9 +482,12 @@ export function describe(value: unknown, rootDir: string): string {
       out.push("}");
     } else {
       out.push("{");
+      // a record's line (an entity's), named without counting lines
+      const named = lineName && typeof r.file === "string" && typeof r.line === "number";
       for (const k of Object.keys(v)) {
         out.push(k);
-        visit(r[k]);
+        if (named && k === "line") out.push(lineName!(r.file as string, r.line as number));
+        else visit(r[k]);
       }
       out.push("}");
     }

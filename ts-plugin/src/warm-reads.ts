@@ -34,7 +34,7 @@ export class ReadLog {
     for (const n of notes) this.notes.push(n);
   }
 
-  /** The units read since `mark`, as sorted keys `file#line:column` (the file relative to the root). */
+  /** The units read since `mark`, as sorted keys `file#n` (the file relative to the root, n the unit's number in it). */
   unitsSince(rootDir: string, mark: number): string[] {
     const keys = new Set<string>();
     for (const n of this.notes.slice(mark)) {

@@ -1,83 +1,227 @@
-// What of a source file the warm cache compares (warm-cache.ts): its shape and its units.
+// What of a source file the warm cache compares (warm-cache.ts): its shape and its units, and
+// where things are in it without counting lines (its anchors).
 //
-// A *unit* is the block body of a function whose type does not depend on that body: a
-// constructor, a set accessor, or a function or method with a declared return type (the
-// outermost such body; functions inside it belong to it). The checker never reads such a body
-// to type anything outside it, so a change inside it matters only to the walks that read it.
+// A *unit* is the block body of a function (the outermost such body; functions inside it
+// belong to it). Units are numbered in the order of the file: with the same shape, the same
+// number is the same function wherever it moved. A unit's digest is its text: a walk that read
+// it is reused only while it is the same.
 // The *shape* is everything else: the file's text with each unit replaced by a placeholder
-// (declarations, signatures, decorators, imports, initializers, and the bodies of functions
-// whose return type is inferred). Comments between top-level statements are in neither:
-// nothing of txscan reads them. Two digests of the shape are kept: without positions (the
-// project-wide facts: a unit that grows by a line moves what follows, it changes no type) and
-// with them (a scan reused whole must also have every position it reports unchanged).
+// (declarations, signatures, decorators, imports, initializers). A function whose return type
+// is inferred lends its body's type to its callers: its placeholder holds the body's tokens
+// (and whether a line break comes before each), so that a change of code in it changes the
+// shape, and a comment or blank line added in it does not (nothing of txscan outside the walks
+// that read the body reads its text). Comments between top-level statements are in neither;
+// nor is the space between the members of a top-level class and between a member's decorators
+// and modifiers (*trivia* there: comments, blank lines) beyond whether it breaks the line:
+// nothing reads its text but autocommit's prefilter (whose answer for the member is part of the
+// shape instead). Two digests of the shape are kept: without positions (the project-wide
+// facts: a unit that grows by a line moves what follows, it changes no type) and with them and
+// every character (a scan reused whole must also have every position it reports unchanged).
+//
+// *Anchors* cut a file into spans whose text is the same whenever the shape is: statement
+// starts (S) and ends (E), unit bodies' braces (O, C), and the ends of normalised trivia (A, B).
+// A position is named by the anchor before it and its distance from it (`place`), and a kept
+// line is moved to today's by the span holding it (warm-moves.ts).
 import * as crypto from "crypto";
 import * as ts from "typescript";
+import { textMayIssueStatements } from "./autocommit";
 
 export interface FileShape {
   /** digest of the shape without positions */
   shape: string;
-  /** digest of the shape with each top-level statement's position */
+  /** digest of the shape with each top-level statement's position and every character */
   placed: string;
-  /** unit key (`line:column` of its body's first brace) -> digest of the body's text */
-  units: Record<string, string>;
+  /** digest of each unit's body text, in the order of the file */
+  units: string[];
+  /** anchors, flat: [line, column] (0-based) of each */
+  anchors: number[];
+  /** one letter per anchor: S, E (statement), O, C (unit body), A, B (normalised trivia) */
+  kinds: string;
 }
 
 export function digest(text: string | Buffer): string {
   return crypto.createHash("sha1").update(text).digest("hex").slice(0, 24);
 }
 
-/** A unit's body: the block of a function whose type never depends on it. */
+/** A unit's body: the block of a function. */
 export function unitBody(n: ts.Node): ts.Block | undefined {
   if (!ts.isFunctionLike(n)) return undefined;
   const body = (n as ts.FunctionLikeDeclaration).body;
-  if (!body || !ts.isBlock(body)) return undefined;
-  const typed = ts.isConstructorDeclaration(n) || ts.isSetAccessorDeclaration(n) || (n as ts.SignatureDeclarationBase).type !== undefined;
-  return typed ? body : undefined;
+  return body && ts.isBlock(body) ? body : undefined;
 }
 
-/** `line:column` (1-based) of a unit's body. */
-export function unitKey(sf: ts.SourceFile, body: ts.Block): string {
-  const at = sf.getLineAndCharacterOfPosition(body.getStart(sf));
-  return `${at.line + 1}:${at.character + 1}`;
+/** Whether a function's type never depends on its body (a declared return type). */
+function typed(n: ts.Node): boolean {
+  return ts.isConstructorDeclaration(n) || ts.isSetAccessorDeclaration(n) || (n as ts.SignatureDeclarationBase).type !== undefined;
 }
 
-/** The shape and units of one parsed file. */
-export function fileShape(sf: ts.SourceFile): FileShape {
+/** The tokens of a body whose return type is inferred, with whether a line break comes before
+ *  each (all its type can depend on: comments and spacing are left out). The scanner is led as
+ *  the parser leads it through templates (`}` closing a substitution) and slashes (a division
+ *  after an operand, else a regular expression); undefined where that is not clear (a slash
+ *  after `}`, JSX, a character it cannot read): then the body's text is the shape. */
+function tokens(sf: ts.SourceFile, body: ts.Block): string | undefined {
+  if (sf.languageVariant === ts.LanguageVariant.JSX) return undefined;
+  const start = body.getStart(sf);
+  const scanner = ts.createScanner(sf.languageVersion, true, ts.LanguageVariant.Standard, sf.text, undefined, start, body.end - start);
+  let out = "";
+  // open braces since each enclosing template substitution started
+  const substitutions: number[] = [];
+  let previous = ts.SyntaxKind.Unknown;
+  for (let t = scanner.scan(); t !== ts.SyntaxKind.EndOfFileToken; t = scanner.scan()) {
+    if (t === ts.SyntaxKind.OpenBraceToken && substitutions.length) substitutions[substitutions.length - 1]++;
+    else if (t === ts.SyntaxKind.CloseBraceToken && substitutions.length) {
+      if (substitutions[substitutions.length - 1] === 0) {
+        t = scanner.reScanTemplateToken(false);
+        if (t === ts.SyntaxKind.TemplateTail) substitutions.pop();
+      } else substitutions[substitutions.length - 1]--;
+    } else if (t === ts.SyntaxKind.TemplateHead) substitutions.push(0);
+    else if (t === ts.SyntaxKind.SlashToken || t === ts.SyntaxKind.SlashEqualsToken) {
+      if (previous === ts.SyntaxKind.CloseBraceToken) return undefined;
+      if (!OPERAND_ENDS.has(previous)) t = scanner.reScanSlashToken();
+    } else if (t === ts.SyntaxKind.Unknown || t === ts.SyntaxKind.BacktickToken) return undefined;
+    out += (scanner.hasPrecedingLineBreak() ? "\u0002" : "\u0001") + scanner.getTokenText();
+    previous = t;
+  }
+  return substitutions.length ? undefined : out;
+}
+
+/** Tokens after which a slash divides. */
+const OPERAND_ENDS = new Set([
+  ts.SyntaxKind.Identifier, ts.SyntaxKind.PrivateIdentifier, ts.SyntaxKind.NumericLiteral, ts.SyntaxKind.BigIntLiteral,
+  ts.SyntaxKind.StringLiteral, ts.SyntaxKind.NoSubstitutionTemplateLiteral, ts.SyntaxKind.TemplateTail,
+  ts.SyntaxKind.RegularExpressionLiteral, ts.SyntaxKind.CloseParenToken, ts.SyntaxKind.CloseBracketToken,
+  ts.SyntaxKind.ThisKeyword, ts.SyntaxKind.SuperKeyword, ts.SyntaxKind.TrueKeyword, ts.SyntaxKind.FalseKeyword,
+  ts.SyntaxKind.NullKeyword, ts.SyntaxKind.PlusPlusToken, ts.SyntaxKind.MinusMinusToken,
+]);
+
+/** One parsed file cut at its anchors (positions), with its units in order. */
+export interface Layout {
+  positions: number[];
+  kinds: string;
+  bodies: ts.Block[];
+  ordinal: Map<ts.Block, number>;
+  shapeText: string[];
+  placedText: string[];
+}
+
+const layouts = new WeakMap<ts.SourceFile, Layout>();
+
+export function layoutOf(sf: ts.SourceFile): Layout {
+  let known = layouts.get(sf);
+  if (!known) layouts.set(sf, (known = buildLayout(sf)));
+  return known;
+}
+
+function buildLayout(sf: ts.SourceFile): Layout {
   const text = sf.text;
-  const units: Record<string, string> = {};
-  const pieces: string[] = [];
-  const placed: string[] = [];
+  const positions: number[] = [];
+  let kinds = "";
+  const bodies: ts.Block[] = [];
+  const anchor = (pos: number, kind: string) => {
+    positions.push(pos);
+    kinds += kind;
+  };
   // What the program reads outside statements: reference directives and pragmas.
   const directives = JSON.stringify([
     sf.referencedFiles.map((r) => r.fileName), sf.typeReferenceDirectives.map((r) => r.fileName),
     sf.libReferenceDirectives.map((r) => r.fileName), sf.hasNoDefaultLib, pragmas(sf),
   ]);
-  pieces.push(directives);
-  placed.push(directives);
+  const shapeText = [directives];
+  const placedText = [directives];
   for (const statement of sf.statements) {
     const start = statement.getStart(sf);
+    anchor(start, "S");
     let cursor = start;
     let out = "";
-    const visit = (n: ts.Node): void => {
+    const topClass = ts.isClassDeclaration(statement) ? statement : undefined;
+    // trivia before `n` (a member of a top-level class, or one of a member's decorators or
+    // modifiers, or its name): only whether it breaks the line
+    const trivia = (n: ts.Node): void => {
+      const at = n.getStart(sf);
+      if (at <= n.pos || n.pos < cursor) return;
+      const between = text.slice(n.pos, at);
+      out += text.slice(cursor, n.pos) + (/[\n\r\u2028\u2029]/.test(between) ? "\n" : " ");
+      anchor(n.pos, "A");
+      anchor(at, "B");
+      cursor = at;
+    };
+    const placeUnit = (fn: ts.Node, body: ts.Block): void => {
+      const bodyStart = body.getStart(sf);
+      // a body whose return type is inferred: its tokens are the shape (a comment in it is not)
+      const inferred = typed(fn) ? "" : tokens(sf, body) ?? text.slice(bodyStart, body.end);
+      out += text.slice(cursor, bodyStart) + "{\u2026" + inferred + "}";
+      cursor = body.end;
+      anchor(bodyStart, "O");
+      anchor(body.end, "C");
+      bodies.push(body);
+    };
+    const member = (n: ts.ClassElement): void => {
+      trivia(n);
       const body = unitBody(n);
-      if (body) {
-        const bodyStart = body.getStart(sf);
-        out += text.slice(cursor, bodyStart) + "{\u2026}";
-        cursor = body.end;
-        units[unitKey(sf, body)] = digest(text.slice(bodyStart, body.end));
-        // the rest of the function (nothing after its body) is already in `out`
-        return;
+      ts.forEachChild(n, (child) => {
+        if (ts.isModifier(child) || ts.isDecorator(child) || child === n.name) trivia(child);
+        if (child === body) placeUnit(n, body);
+        else visit(child);
+      });
+      // autocommit's prefilter reads the member's text, comments included: its answer on the
+      // text outside the body (a unit's own changes are the unit's) is part of the shape
+      if (ts.isFunctionLike(n)) {
+        const start = n.getStart(sf);
+        const outside = body ? text.slice(start, body.getStart(sf)) + "{}" + text.slice(body.end, n.end) : text.slice(start, n.end);
+        out += textMayIssueStatements(outside) ? "\u2713" : "\u2717";
       }
+    };
+    const visit = (n: ts.Node): void => {
+      if (topClass && n.parent === topClass && ts.isClassElement(n)) return member(n);
+      const body = unitBody(n);
+      // the rest of the function (nothing after its body) is in the text before it
+      if (body) return placeUnit(n, body);
       ts.forEachChild(n, visit);
     };
     visit(statement);
     out += text.slice(cursor, statement.end);
-    pieces.push(out);
+    anchor(statement.end, "E");
+    shapeText.push(out);
     const at = sf.getLineAndCharacterOfPosition(start);
-    placed.push(`${at.line}:${at.character}`, out);
+    placedText.push(`${at.line}:${at.character}`, text.slice(start, statement.end));
   }
-  // Unit positions are in `placed` through the text before each of them.
-  return { shape: digest(pieces.join("\u0000")), placed: digest(placed.join("\u0000")), units };
+  return { positions, kinds, bodies, ordinal: new Map(bodies.map((b, i) => [b, i])), shapeText, placedText };
+}
+
+/** The shape, units and anchors of one parsed file. */
+export function fileShape(sf: ts.SourceFile): FileShape {
+  const layout = layoutOf(sf);
+  const anchors: number[] = [];
+  for (const pos of layout.positions) {
+    const at = sf.getLineAndCharacterOfPosition(pos);
+    anchors.push(at.line, at.character);
+  }
+  return {
+    shape: digest(layout.shapeText.join("\u0000")), placed: digest(layout.placedText.join("\u0000")),
+    units: layout.bodies.map((b) => digest(sf.text.slice(b.getStart(sf), b.end))), anchors, kinds: layout.kinds,
+  };
+}
+
+/** A unit's number in its file. */
+export function unitKey(sf: ts.SourceFile, body: ts.Block): string {
+  return String(layoutOf(sf).ordinal.get(body) ?? -1);
+}
+
+/** A position named without lines: the anchor at or before it and the distance from it. */
+export function place(sf: ts.SourceFile, pos: number): string {
+  const { positions } = layoutOf(sf);
+  let lo = 0;
+  let hi = positions.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (positions[mid] <= pos) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found < 0 ? `^${pos}` : `${found}+${pos - positions[found]}`;
 }
 
 /** The file's pragmas (`// @ts-nocheck`, `@jsx`, ...) with their arguments. */

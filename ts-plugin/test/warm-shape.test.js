@@ -31,27 +31,76 @@ function shape(text) {
   return fileShape(ts.createSourceFile("a.ts", text, ts.ScriptTarget.Latest, true));
 }
 
-test("units are the bodies of constructors and of functions with a declared return type", () => {
+test("units are the bodies of functions, numbered in order", () => {
   const s = shape(SOURCE);
-  // archive (line 3), the constructor (12), total (15); the arrow inside total is part of it
-  assert.deepEqual(Object.keys(s.units).sort(), ["12:56", "15:19", "3:82"]);
+  // archive (line 3), inferred (7), the constructor (12), total (15); the arrow inside total is part of it
+  assert.equal(s.units.length, 4);
+  const opens = [...s.kinds].flatMap((k, i) => (k === "O" ? [s.anchors[2 * i] + 1] : []));
+  assert.deepEqual(opens, [3, 7, 12, 15]);
+});
+
+test("a body whose return type is inferred is in the shape by its tokens: code changes it, comments do not", () => {
+  const before = shape(SOURCE);
+  const commented = shape(SOURCE.replace('  return manager.count("order");\n', '  // how many\n\n  return manager.count("order");\n'));
+  assert.equal(commented.shape, before.shape);
+  assert.notEqual(commented.units[1], before.units[1]);
+  assert.notEqual(shape(SOURCE.replace('  return manager.count("order");\n', '  return\n  manager.count("order");\n')).shape, before.shape);
+});
+
+test("tokens of an inferred body are read as the parser reads them: templates, divisions, regular expressions", () => {
+  const body = (line) => shape(SOURCE.replace('  return manager.count("order");\n', line));
+  const template = '  return `/*${id}*/ //${manager.count("order")}// order`;\n';
+  // what follows a substitution is template text, not a comment
+  assert.notEqual(body(template.replace("// order", "// line")).shape, body(template).shape);
+  assert.equal(body("  // the count\n" + template).shape, body(template).shape);
+  const slashes = '  return (await manager.count("order")) / 2 + "a/b".split(/\\/\\/*/).length;\n';
+  assert.notEqual(body(slashes.replace("/*/", "/+/")).shape, body(slashes).shape);
+  assert.equal(body("  /* half */\n" + slashes).shape, body(slashes).shape);
 });
 
 test("a changed unit changes only that unit's digest", () => {
   const before = shape(SOURCE);
   const after = shape(SOURCE.replace('{ status: "archived" }', '{ status: "closed" }'));
   assert.equal(after.shape, before.shape);
-  assert.equal(after.placed, before.placed);
-  assert.notEqual(after.units["3:82"], before.units["3:82"]);
-  assert.equal(after.units["15:19"], before.units["15:19"]);
+  assert.notEqual(after.units[0], before.units[0]);
+  assert.deepEqual(after.units.slice(1), before.units.slice(1));
 });
 
-test("a unit that grows by a line moves what follows: same shape, other positions", () => {
+test("a unit that grows by a line moves what follows: same shape and units after it, other positions", () => {
   const before = shape(SOURCE);
   const after = shape(SOURCE.replace('{ status: "archived" });\n', '{ status: "archived" });\n  await manager.delete("order", { id });\n'));
   assert.equal(after.shape, before.shape);
   assert.notEqual(after.placed, before.placed);
-  assert.ok(after.units["16:19"] && !after.units["15:19"]);
+  assert.deepEqual(after.units.slice(1), before.units.slice(1));
+  assert.equal(after.kinds, before.kinds);
+  // every anchor after the grown unit is one line further down
+  const closes = before.kinds.indexOf("C");
+  for (let i = closes + 1; i < before.kinds.length; i++) assert.equal(after.anchors[2 * i], before.anchors[2 * i] + 1);
+});
+
+test("comments and blank lines between a top-level class's members and decorators are not its shape", () => {
+  const source = SOURCE.replace("  total(): number {", "  @Log()\n  @Timed()\n  total(): number {");
+  const before = shape(source);
+  for (const edited of [
+    source.replace("  @Timed()\n", "  // why it is timed\n  @Timed()\n"),
+    source.replace("  @Log()\n", "\n\n  @Log()\n"),
+    source.replace("  total(): number {", "  /* the sum */ total(): number {"),
+  ]) {
+    const after = shape(edited);
+    assert.equal(after.shape, before.shape);
+    assert.notEqual(after.placed, before.placed);
+    assert.deepEqual(after.units, before.units);
+  }
+  // ... but a comment inside an expression is, and so is one that joins two lines' tokens
+  assert.notEqual(shape(source.replace("@Timed()", "@Timed(/* ms */)")).shape, before.shape);
+  assert.notEqual(shape(source.replace("  @Log()\n  @Timed()", "  @Log() @Timed()")).shape, before.shape);
+});
+
+test("a member's comment that autocommit's prefilter would read is in the shape through its answer", () => {
+  const source = SOURCE.replace("  total(): number {", "  @Log()\n  total(): number {");
+  const plain = shape(source.replace("  @Log()\n", "  @Log()\n  // note\n"));
+  const calls = shape(source.replace("  @Log()\n", "  @Log()\n  // this.repo.save(order)\n"));
+  assert.notEqual(calls.shape, plain.shape);
 });
 
 test("a body whose return type is inferred, a signature and a declaration are the shape", () => {
@@ -66,7 +115,7 @@ test("comments between statements are neither shape nor unit; comments inside a 
   const before = shape(SOURCE);
   const trailing = shape(SOURCE + "\n// a note\n");
   assert.deepEqual(trailing, before);
-  const inside = shape(SOURCE.replace("  total(): number {", "  // the total\n  total(): number {"));
+  const inside = shape(SOURCE.replace("constructor(private", "constructor(/* the database */ private"));
   assert.notEqual(inside.shape, before.shape);
 });
 
@@ -76,6 +125,5 @@ test("the unit holding a node is the outermost unit around it", () => {
   const total = cls.members.find((m) => ts.isMethodDeclaration(m));
   const arrow = total.body.statements[0].declarationList.declarations[0].initializer;
   assert.equal(enclosingUnit(arrow.body), total.body);
-  const inferred = sf.statements.find((s) => ts.isFunctionDeclaration(s) && s.name.text === "inferred");
-  assert.equal(enclosingUnit(inferred.body), undefined);
+  assert.equal(enclosingUnit(cls), undefined);
 });
