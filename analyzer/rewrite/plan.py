@@ -58,8 +58,8 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
     warm cache whose inputs did not change. `then(candidate)`, when given, runs on each planned
     candidate where it was planned (verify.check: its parse and names checks).
 
-    The builders run on both cores where a helper process may start (shared_work.py): a file's
-    candidates in one process or the other, never in both."""
+    Django's builders run on both cores where a helper process may start (shared_work.py): a
+    file's candidates in one process or the other, never in both."""
     transactions = {r["id"]: r for r in records if r["type"] == "transaction" and (ids is None or r["id"] in ids)}
     wanted: dict[tuple, dict] = {}
     for analysis in analyses.values():
@@ -96,7 +96,9 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
             then(candidate)
         return candidate.rewrite, candidate.refused, candidate.files_read, candidate.checked
 
-    for job, planned in zip(jobs, work_shared(jobs, plan, key=lambda job: job[3]["file"])):
+    # (TypeScript checks talk to one long-lived node process, which two processes cannot share)
+    shared = work_shared(jobs, plan, key=lambda job: job[3]["file"]) if frontend == "django" else map(plan, jobs)
+    for job, planned in zip(jobs, shared):
         candidate = job[0]  # (the helper's candidates are copies: what they found is put here)
         candidate.rewrite, candidate.refused, candidate.files_read, candidate.checked = planned
     out.extend(_escaped_statements(root, records, transactions, project, texts, reuse))
