@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .edits import Edit, EditConflict, Rewrite, apply
 from .plan import Candidate, candidates
-from .verify import verify
+from .verify import check, verify
 
 __all__ = ["Edit", "EditConflict", "Rewrite", "apply", "rewrites_for", "verified_candidates"]
 
@@ -31,8 +31,9 @@ def verified_candidates(root: Path, result, config=None, ids=None) -> list[Candi
         from ..cache.rewrites import RewriteReuse
 
         reuse = RewriteReuse(cache, root, result, config)
-    found = candidates(root, result.frontend, result.records, result.analyses, ids, reuse)
     entities = {r["name"]: r for r in result.records if r["type"] == "entity"}
+    found = candidates(root, result.frontend, result.records, result.analyses, ids, reuse,
+                       then=lambda candidate: check(root, candidate, entities))
     verify(root, result.frontend, config, found, entities, cache, reuse)
     if reuse is not None:
         reuse.save()

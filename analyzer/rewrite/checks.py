@@ -4,7 +4,6 @@ does not load it."""
 
 from __future__ import annotations
 
-import ast
 import bisect
 import re
 import warnings
@@ -64,53 +63,49 @@ class Outline:
 @lru_cache(maxsize=512)
 def outline(original: str) -> Outline | None:
     """The Outline of a text the compiler accepts; None when it does not, or when it numbers lines
-    differently from a split at newlines (a bare carriage return). Parsed and compiled once per
-    text, for planning and for the checks of every rewrite of the module."""
+    differently from a split at newlines (a bare carriage return). Compiled and outlined once per
+    text (python_top_level.py), for planning and for the checks of every rewrite of the module."""
+    from .python_top_level import statements as top_level
+
     if original.count("\r") != original.count("\r\n"):
         return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(original)
-            compile(tree, "<original>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    found = top_level(original)
+    if found is None:
         return None
-    spans = tuple((min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", ()))]), s.end_lineno)
-                  for s in tree.body)
     offsets = [0]
     for line in original.split("\n")[:-1]:
         offsets.append(offsets[-1] + len(line) + 1)
-    future = max((s.end_lineno for s in tree.body if isinstance(s, ast.ImportFrom) and s.module == "__future__"),
-                 default=0)
+    future = max((s.end for s in found if s.future), default=0)
     groups: list[list] = []
-    for (start, end), statement in zip(spans, tree.body):
-        if groups and start <= groups[-1][1]:
-            groups[-1][1] = max(groups[-1][1], end)
+    for statement in found:
+        if groups and statement.start <= groups[-1][1]:
+            groups[-1][1] = max(groups[-1][1], statement.end)
             groups[-1][2].append(statement)
         else:
-            groups.append([start, end, [statement]])
+            groups.append([statement.start, statement.end, [statement]])
     kinds, names = [], []
     for _start, _end, statements in groups:
-        if all(isinstance(s, ast.Import | ast.ImportFrom) for s in statements):
+        if all(s.kind == "import" for s in statements):
             kinds.append("import")
-        elif all(isinstance(s, ast.Import | ast.ImportFrom | ast.Expr) for s in statements):
+        elif all(s.kind in ("import", "expr") for s in statements):
             kinds.append("expr")
-        elif len(statements) == 1 and isinstance(statements[0], ast.FunctionDef | ast.AsyncFunctionDef):
+        elif len(statements) == 1 and statements[0].kind == "def":
             kinds.append("def")
         else:
             kinds.append("other")
         names.append(statements[0].name if kinds[-1] == "def" else None)
     transaction = f_import = None
-    for statement in tree.body:
-        if not isinstance(statement, ast.ImportFrom) or statement.names[0].name == "*":
+    for statement in found:
+        if statement.from_import is None:
             continue
-        for alias in statement.names:
-            if transaction is None and statement.module == "django.db" and alias.name == "transaction":
-                transaction = alias.asname or "transaction"
-            if f_import is None and alias.name == "F" and alias.asname is None:
-                f_import = (statement.module,)
-    return Outline(spans, tuple(offsets), future, tuple((a, b) for a, b, _ in groups), tuple(kinds), tuple(names),
-                   transaction, f_import)
+        module, aliases = statement.from_import
+        for name, asname in aliases:
+            if transaction is None and module == "django.db" and name == "transaction":
+                transaction = asname or "transaction"
+            if f_import is None and name == "F" and asname is None:
+                f_import = (module,)
+    return Outline(tuple((s.start, s.end) for s in found), tuple(offsets), future,
+                   tuple((a, b) for a, b, _ in groups), tuple(kinds), tuple(names), transaction, f_import)
 
 
 def top_level_statements(original: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...], int] | None:

@@ -53,53 +53,134 @@ def diff_edits(path: str, old: str, new: str) -> tuple[Edit, ...]:
     """The smallest line-level edits turning `old` into `new` (a codemod's output into edits):
     difflib's, over the whole files.
 
-    difflib's cost grows with a file's repeated lines (blank lines, `return`s) while a rewrite
-    changes a few lines of it, so the lines both texts start and end with are set aside first
-    where that provably gives difflib's own result (see _ends)."""
-    old_lines, offsets, codes = _lines(old)
+    difflib matches the longest run of lines both texts have (the earliest on a tie), then
+    matches what is left on each side of it the same way. Its search costs grow with a file's
+    repeated lines (blank lines, `return`s) while a rewrite changes a few lines of it; at each
+    step, the run both texts start or end with is taken without a search where it is provably
+    the one difflib finds (_common_end), and difflib searches the rest."""
+    old_lines, offsets, runs = _lines(old)
     new_lines = new.splitlines(keepends=True)
-    head, tail = _ends(old_lines, new_lines, codes)
-    matcher = difflib.SequenceMatcher(a=old_lines[head:len(old_lines) - tail],
-                                      b=new_lines[head:len(new_lines) - tail], autojunk=False)
-    return tuple(Edit(path, offsets[head + i1], offsets[head + i2], "".join(new_lines[head + j1:head + j2]))
-                 for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal")
+    edits = []
+    i = j = 0
+    for a, b, size in [*_matching_blocks(old_lines, new_lines, runs), (len(old_lines), len(new_lines), 0)]:
+        if i < a or j < b:
+            edits.append(Edit(path, offsets[i], offsets[a], "".join(new_lines[j:b])))
+        i, j = a + size, b + size
+    return tuple(edits)
 
 
 @lru_cache(maxsize=8)
-def _lines(text: str) -> tuple[list[str], list[int], list[int]]:
-    """The lines of `text` (ends kept), the offset of each line's start (and of the end), and a
-    number per distinct line: computed once per file, not once per rewrite of it."""
+def _lines(text: str) -> tuple[list[str], list[int], "_Runs"]:
+    """The lines of `text` (ends kept), the offset of each line's start (and of the end), and
+    which runs of its lines repeat: computed once per file, not once per rewrite of it."""
     lines = text.splitlines(keepends=True)
     offsets = [0, *itertools.accumulate(len(line) for line in lines)]
     ids: dict[str, int] = {}
-    codes = [ids.setdefault(line, len(ids) + 1) for line in lines]
-    return lines, offsets, codes
+    return lines, offsets, _Runs([ids.setdefault(line, len(ids) + 1) for line in lines])
 
 
-def _ends(old: list[str], new: list[str], codes: list[int]) -> tuple[int, int]:
-    """How many lines at the start and at the end of both texts difflib matches before the rest
-    (0, 0 when that cannot be shown). difflib first matches the longest common run of lines
-    (the earliest on a tie), then the longest in what is left on each side. The common head and
-    tail are those runs (the longer first, the head on a tie) unless another common run is at
-    least as long as the shorter of them; such a run has at least a fifth of its length, less
-    the changed lines, outside the changed lines on both sides, which is then a run of the old
-    text found at two places. Where the old text repeats no run of that length, it is neither."""
-    most = min(len(old), len(new))
-    head = 0
-    while head < most and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < most and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    if tail > head:
-        head = min(head, most - tail)
+class _Runs:
+    """Whether some run of a file's lines occurs at two places, by a number per distinct line
+    (`codes`). What was found for the whole file is kept: a run found twice has its shorter
+    parts found twice, and one found once its longer ones (the rewrites of one file ask about
+    runs of many lengths)."""
+
+    def __init__(self, codes: list[int]) -> None:
+        self.codes = codes
+        self.repeated = 0  # a run this long occurs twice
+        self.unique = max(len(codes), 1)  # no run this long does
+
+    def repeat(self, run: int, lo: int, hi: int) -> bool:
+        """Some `run` consecutive lines of codes[lo:hi] occur twice there (run < 1: unknown).
+        The whole file is asked first: where no run that long repeats in it, none does in part."""
+        if run < 1:
+            return True
+        if run >= self.unique:
+            return False
+        if run > self.repeated:
+            if _repeats(self.codes, run):
+                self.repeated = run
+            else:
+                self.unique = run
+                return False
+        return lo == 0 and hi == len(self.codes) or _repeats(self.codes[lo:hi], run)
+
+
+def _matching_blocks(a: list[str], b: list[str], runs: "_Runs") -> list[tuple[int, int, int]]:
+    """difflib.SequenceMatcher(a=a, b=b, autojunk=False)'s matching blocks (before it joins
+    adjacent ones, which leaves the differences as they are): its own loop, each range's longest
+    match taken from _common_end where that shows it, else from difflib's search (over the two
+    ranges alone, which finds what a search over the whole texts limited to them finds)."""
+    queue = [(0, len(a), 0, len(b))]
+    blocks = []
+    while queue:
+        alo, ahi, blo, bhi = queue.pop()
+        found = _common_end(a, b, runs, alo, ahi, blo, bhi)
+        if found is None:
+            match = difflib.SequenceMatcher(a=a[alo:ahi], b=b[blo:bhi], autojunk=False).find_longest_match()
+            found = (alo + match.a, blo + match.b, match.size)
+        i, j, k = found
+        if k:
+            blocks.append(found)
+            if alo < i and blo < j:
+                queue.append((alo, i, blo, j))
+            if i + k < ahi and j + k < bhi:
+                queue.append((i + k, ahi, j + k, bhi))
+    blocks.sort()
+    return blocks
+
+
+def _common_end(a: list[str], b: list[str], runs: "_Runs", alo: int, ahi: int, blo: int,
+                bhi: int) -> tuple[int, int, int] | None:
+    """The longest match difflib finds in a[alo:ahi] and b[blo:bhi] when it is the run both start
+    with (head) or end with (tail); None when that cannot be shown.
+
+    Say the tail is the longer (the head case is the same, mirrored; the head also wins ties, as
+    difflib takes the earliest). Write the ranges as H X T and H Y T (h, x, y, t lines; H the
+    common head, cut where it would reach T). Take another match of t or more lines. Its lines
+    facing H in the second range equal lines of the first range at another offset, unless it
+    lies on the head's diagonal; those facing T likewise, unless it lies on the tail's; at most
+    y face Y. With no run of r lines found twice in the first range, fewer than r lines face H
+    and fewer than r face T off those diagonals: t <= 2r - 2 + y. On the tail's diagonal it lies
+    left of the tail (the tail cannot grow), within H Y: t <= h + y, or, where the two
+    diagonals differ (x != y), fewer than r face H: t <= r - 1 + y. On the head's diagonal it
+    lies within H (at most h lines, fewer than t) or beside it, where an uncut head ends at a
+    line the two ranges do not share (the ends leave lines between them, h + t <= the shorter
+    range): it starts right of H, fewer than r lines face T, t <= r - 1 + y; a cut head gives
+    at most h lines facing H: t <= h + r - 1 + y. So with t >= 2r - 1 + y, and t > h when the
+    ends leave lines between them, else t >= h + y + r, the tail is the only match of t lines."""
+    most = min(ahi - alo, bhi - blo)
+    head = _common_length(lambda n: a[alo:alo + n] == b[blo:blo + n], most)
+    tail = _common_length(lambda n: a[ahi - n:ahi] == b[bhi - n:bhi], most)
+    if head + tail <= most:  # neither end was cut
+        long_end, other = max(head, tail), min(head, tail)
+        middle = bhi - blo - head - tail  # y: lines of the second range in neither end
+        run = (long_end - middle + 1) // 2
     else:
-        tail = min(tail, most - head)
-    changed = len(old) + len(new) - 2 * (head + tail)
-    shorter = min(head, tail) or max(head, tail)
-    if _repeats(codes, (shorter - changed) // 5):
-        return 0, 0
-    return head, tail
+        if tail > head:
+            long_end, other = tail, min(head, most - tail)
+        else:
+            long_end, other = head, min(tail, most - head)
+        middle = bhi - blo - long_end - other
+        run = min(long_end - other - middle, (long_end - middle + 1) // 2)
+    if runs.repeat(run, alo, ahi):
+        return None
+    if tail > head:
+        return ahi - tail, bhi - tail, tail
+    return alo, blo, head
+
+
+def _common_length(same, most: int) -> int:
+    """The largest n <= most with same(n) (lines compared as slices, which Python compares
+    without a loop of its own; same(n) holds for every n up to the answer)."""
+    low, high = 0, most
+    while low < high:
+        middle = (low + high + 1) // 2
+        if same(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _repeats(codes: list[int], run: int) -> bool:
@@ -126,8 +207,8 @@ def _repeats(codes: list[int], run: int) -> bool:
 
 def map_line(text: str, edits, line: int) -> int:
     """Where line `line` of `text` is after `edits` (lines added or removed above it shift it)."""
-    lines = text.splitlines(keepends=True)
-    offset = sum(len(x) for x in lines[:line - 1])
+    lines, offsets, _runs = _lines(text)  # made once per file, not once per line asked
+    offset = offsets[line - 1] if 0 <= line - 1 < len(offsets) else sum(len(x) for x in lines[:line - 1])
     shift = 0
     for edit in edits:
         if edit.end <= offset:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .edits import Refused, Rewrite
+from .shared_work import work_shared
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,8 @@ class Candidate:
     facts: dict = field(default_factory=dict)  # what the claim check needs (step, entity)
     reused: str = ""  # from the warm cache: "planned" (the rewrite), "verified" (and its verification)
     files_read: set = field(default_factory=set, repr=False)  # by its builder (for the warm cache)
+    checked: Rewrite | None = field(default=None, repr=False)  # the rewrite that passed the parse and names
+    # checks where it was planned (verify.check); another rewrite put in its place is checked again
 
 
 def _steps(steps: list[dict]):
@@ -48,10 +51,15 @@ def step_index(txn: dict) -> dict[str, dict]:
     return {s["id"]: s for s in _steps(txn["steps"]) if s.get("id")}
 
 
-def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, ids=None, reuse=None) -> list[Candidate]:
+def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, ids=None, reuse=None,
+               then=None) -> list[Candidate]:
     """Every suggestion of the transactions (all, or `ids`) with the rewrite its builder made, or
     why there is none. `reuse` (analyzer.cache.rewrites.RewriteReuse) gives plans kept in the
-    warm cache whose inputs did not change."""
+    warm cache whose inputs did not change. `then(candidate)`, when given, runs on each planned
+    candidate where it was planned (verify.check: its parse and names checks).
+
+    Django's builders run on both cores where a helper process may start (shared_work.py): a
+    file's candidates in one process or the other, never in both."""
     transactions = {r["id"]: r for r in records if r["type"] == "transaction" and (ids is None or r["id"] in ids)}
     wanted: dict[tuple, dict] = {}
     for analysis in analyses.values():
@@ -65,6 +73,7 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
     texts: dict[str, str | None] = {}
     indexes: dict[str, dict[str, dict]] = {}  # a transaction's steps by id, built once for all its suggestions
     out = []
+    jobs = []  # (candidate, builder, transaction, step) of the candidates to plan now
     for (txn_id, kind, pattern, step_id) in sorted(wanted, key=lambda k: tuple(x or "" for x in k)):
         txn = transactions[txn_id]
         if txn_id not in indexes:
@@ -76,9 +85,22 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
             _kept_plan(candidate, reuse)
         if builder is None or step is None:
             candidate.refused = "no rewrite of this kind is verified for this front end"
-        else:
-            candidate.rewrite, candidate.refused = _build(_builder(builder), root, texts, txn, step, project, candidate)
+        elif not candidate.reused:
+            jobs.append((candidate, builder, txn, step))
         out.append(candidate)
+
+    def plan(job) -> tuple:
+        candidate, builder, txn, step = job
+        candidate.rewrite, candidate.refused = _build(_builder(builder), root, texts, txn, step, project, candidate)
+        if then is not None:
+            then(candidate)
+        return candidate.rewrite, candidate.refused, candidate.files_read, candidate.checked
+
+    # (TypeScript checks talk to one long-lived node process, which two processes cannot share)
+    shared = work_shared(jobs, plan, key=lambda job: job[3]["file"]) if frontend == "django" else map(plan, jobs)
+    for job, planned in zip(jobs, shared):
+        candidate = job[0]  # (the helper's candidates are copies: what they found is put here)
+        candidate.rewrite, candidate.refused, candidate.files_read, candidate.checked = planned
     out.extend(_escaped_statements(root, records, transactions, project, texts, reuse))
     return out
 

@@ -33,7 +33,7 @@ def verify(root: Path, frontend: str, config, candidates: list[Candidate], entit
             if not candidate.reused and candidate.files_read and reuse is not None:
                 reuse.keep_plan(candidate, candidate.files_read)
             continue
-        if candidate.reused or (_parses(root, candidate) and _names_known(root, candidate, entities)):
+        if candidate.reused or candidate.checked is candidate.rewrite or check(root, candidate, entities):
             pending.append(candidate)
         if not candidate.reused and reuse is not None:
             reuse.keep_plan(candidate, candidate.files_read)
@@ -43,6 +43,17 @@ def verify(root: Path, frontend: str, config, candidates: list[Candidate], entit
         changed = [c for c in batch if not _kept_verdict(c, reuse, context)]
         if changed:
             _check_round(root, frontend, config, batch, cache, changed, reuse, context)
+
+
+def check(root: Path, candidate: Candidate, entities: dict) -> bool:
+    """The checks before re-analysis: the rewritten files parse and the rewritten query names
+    only what its entity has. Otherwise the candidate's rewrite is dropped, with the reason."""
+    if candidate.rewrite is None:
+        return False
+    if not (_parses(root, candidate) and _names_known(root, candidate, entities)):
+        return False
+    candidate.checked = candidate.rewrite
+    return True
 
 
 def _kept_verdict(candidate: Candidate, reuse, context) -> bool:

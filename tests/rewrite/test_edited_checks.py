@@ -151,6 +151,33 @@ def test_diff_edits_are_those_of_difflib_over_the_whole_file(sample):
             assert diff_edits("f.py", original, text) == _whole_file_diff(original, text)
 
 
+def _repetitive_module(functions: int) -> list[str]:
+    """Lines of a module whose functions repeat each other's lines (generated code, templates):
+    the runs difflib must not mistake for the ones a rewrite left alone."""
+    lines = ["from django.db import transaction\n", "\n"]
+    for n in range(functions):
+        lines += ["\n", "@transaction.atomic\n", f"def service_{n % 4}(pk):\n", "    row = load(pk)\n",
+                  "    row.counter += 1\n" if n % 3 else "    notify(pk)\n", "    row.save()\n", "    return row\n"]
+    return lines
+
+
+@pytest.mark.parametrize("functions", [3, 12, 40])
+def test_diff_edits_are_difflibs_where_runs_of_lines_repeat(functions):
+    old_lines = _repetitive_module(functions)
+    old = "".join(old_lines)
+    compared = 0
+    for at in range(0, len(old_lines) + 1, 3):
+        for new_lines in (
+            old_lines[:at] + ["    transaction.on_commit(lambda: notify(pk))\n"] + old_lines[at + 1:],  # replaced
+            old_lines[:at] + old_lines[max(at - 7, 0):at] + old_lines[at:],  # lines above repeated
+            old_lines[:2] + ["from django.db.models import F\n"] + old_lines[2:at] + old_lines[at + 2:],  # two places
+        ):
+            new = "".join(new_lines)
+            assert diff_edits("f.py", old, new) == _whole_file_diff(old, new), (at, new)
+            compared += 1
+    assert compared > 10
+
+
 def test_diff_edits_of_a_rewrite(tmp_path):
     app, candidate, _entities = _verified(tmp_path, "f-expression")
     original = (app.root / "bank" / "services.py").read_text("utf-8")
