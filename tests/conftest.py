@@ -57,3 +57,13 @@ def django_project(root: Path, app: str, model: str, sources: dict[str, str]) ->
     for name, text in sources.items():
         (root / app / name).write_text(text, "utf-8")
     return root
+
+
+def typeorm_project(root: Path, sources: dict[str, str]) -> Path:
+    """A small TypeORM project written at `root`: package.json depending on typeorm, and
+    `sources` (path under src/ -> text)."""
+    (root / "src").mkdir(parents=True)
+    (root / "package.json").write_text('{"name": "shop", "dependencies": {"typeorm": "0.3.20"}}\n', "utf-8")
+    for name, text in sources.items():
+        (root / "src" / name).write_text(text, "utf-8")
+    return root

@@ -13,6 +13,7 @@ from analyzer.cache import ScanCache, cachefile
 from analyzer.config import load
 from analyzer.output import json_contract
 from analyzer.scan import scan
+from conftest import typeorm_project
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="the TypeScript front end needs node")
 
@@ -66,12 +67,8 @@ export class OrdersService {
 
 
 def _project(tmp_path: Path) -> Path:
-    root = tmp_path / "shop"
-    (root / "src").mkdir(parents=True)
-    (root / "package.json").write_text('{"name": "shop", "dependencies": {"typeorm": "0.3.20"}}\n')
-    (root / "src" / "order.entity.ts").write_text(ENTITY)
-    (root / "src" / "pricing.ts").write_text(PRICING)
-    (root / "src" / "orders.service.ts").write_text(SERVICE)
+    root = typeorm_project(tmp_path / "shop", {"order.entity.ts": ENTITY, "pricing.ts": PRICING,
+                                               "orders.service.ts": SERVICE})
     return root
 
 

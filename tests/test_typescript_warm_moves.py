@@ -19,6 +19,7 @@ from analyzer.cache import ScanCache
 from analyzer.config import load
 from analyzer.lint import command
 from analyzer.scan import scan
+from conftest import typeorm_project
 from test_typescript_warm import ENTITY, _replace
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="the TypeScript front end needs node")
@@ -78,13 +79,9 @@ export class OrdersService {
 
 
 def _project(tmp_path: Path) -> Path:
-    root = tmp_path / "shop"
-    (root / "src").mkdir(parents=True)
-    (root / "package.json").write_text('{"name": "shop", "dependencies": {"typeorm": "0.3.20"}}\n')
+    root = typeorm_project(tmp_path / "shop", {"order.entity.ts": ENTITY, "pricing.ts": PRICING,
+                                               "orders.service.ts": SERVICE})
     (root / "txscan.toml").write_text("")
-    (root / "src" / "order.entity.ts").write_text(ENTITY)
-    (root / "src" / "pricing.ts").write_text(PRICING)
-    (root / "src" / "orders.service.ts").write_text(SERVICE)
     return root
 
 
