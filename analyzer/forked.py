@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from typing import NoReturn
 
 ENV = "TXSCAN_HELPERS"
 # How much of a core the others may be using (load average) for one to count as spare.
@@ -121,12 +122,18 @@ def in_background(task: Callable[[], None]) -> Background | None:
     if pid is None:
         return None
     if pid == 0:  # pragma: no cover - the forked process
-        status = 1
-        try:
-            task()
-            sys.stdout.flush()
-            sys.stderr.flush()
-            status = 0
-        finally:
-            os._exit(status)
+        run_and_exit(task)
     return Background(pid, task)
+
+
+def run_and_exit(task: Callable[[], None]) -> NoReturn:  # pragma: no cover - the forked process
+    """In a forked process: `task()`, then end the process without the scan's teardown, with
+    status 0 when the task returned and 1 when it raised."""
+    status = 1
+    try:
+        task()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        status = 0
+    finally:
+        os._exit(status)

@@ -41,13 +41,11 @@ def work_shared(items: list, work: Callable, key: Callable) -> list:
         os.close(write_end)
         return [work(item) for item in items]
     if pid == 0:  # pragma: no cover - the forked process
-        status = 1
-        try:
+        def send() -> None:
             os.close(read_end)
             _write_all(write_end, pickle.dumps([work(items[i]) for i in helped], pickle.HIGHEST_PROTOCOL))
-            status = 0
-        finally:
-            os._exit(status)
+
+        forked.run_and_exit(send)
     os.close(write_end)
     results: list = [None] * len(items)
     try:
