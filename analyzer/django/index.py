@@ -12,11 +12,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import tree_sitter as ts
-import tree_sitter_python as tsp
 
+from ..python_grammar import PYTHON as _LANGUAGE
 from .files import SourceFile, module_name
 
-_LANGUAGE = ts.Language(tsp.language())
 # One pass over a module finds both: the callees of every call, and the Python 2 statements
 # tree-sitter-python still accepts (Python 3 does not).
 _MODULE_QUERY = ts.Query(_LANGUAGE, "(call function: [(identifier) (attribute)] @callee) "

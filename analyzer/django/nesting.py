@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 
 import tree_sitter as ts
-import tree_sitter_python as tsp
+
+from ..python_grammar import PYTHON as _LANGUAGE
 
 # tree-sitter syntax-tree depth above which a file is not analysed. Real code stays far below
 # (at most 40 over the 6,715 files of saleor, netbox, django-oscar and paperless-ngx); libcst's
@@ -34,7 +35,6 @@ _WIDE_INDENT = re.compile(f"^ {{{_INDENT_WIDTHS}}}", re.MULTILINE)
 # Every byte but the six brackets, deleted by bytes.translate (brackets are ASCII, so the
 # UTF-8 bytes of the text keep them as they are, in order).
 _NOT_BRACKET_BYTES = bytes(b for b in range(256) if b not in b"()[]{}")
-_LANGUAGE = ts.Language(tsp.language())
 
 
 def could_be_deep(text: str) -> bool:

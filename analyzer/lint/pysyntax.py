@@ -8,9 +8,9 @@ blocks or decorators open a transaction around a node, which function encloses i
 from __future__ import annotations
 
 import tree_sitter as ts
-import tree_sitter_python as tsp
 
-_LANGUAGE = ts.Language(tsp.language())
+from ..python_grammar import PYTHON as _LANGUAGE
+
 _PARSER = ts.Parser(_LANGUAGE)
 _CALLS = ts.Query(_LANGUAGE, "(call function: (attribute attribute: (identifier) @method)) @call")
 _TRIES = ts.Query(_LANGUAGE, "(try_statement) @try")

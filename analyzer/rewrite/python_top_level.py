@@ -138,9 +138,10 @@ def _text(node) -> str:
 @lru_cache(maxsize=1)
 def _parser():
     import tree_sitter as ts
-    import tree_sitter_python as tsp
 
-    return ts.Parser(ts.Language(tsp.language()))
+    from ..python_grammar import PYTHON
+
+    return ts.Parser(PYTHON)
 
 
 def _from_ast(text: str) -> tuple[TopStatement, ...] | None:
