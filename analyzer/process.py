@@ -25,10 +25,67 @@ from contextlib import contextmanager
 LARGE_HEAP_THRESHOLDS = (50_000, 20, 10)
 
 
+# Whether the collector's pace is this module's (one_large_job(), or large_heap_pace() until the
+# outermost scan ends): only then do phase boundaries freeze what is alive.
+_paced = False
+
+
 def one_large_job() -> None:
     """This process runs one command over a large heap, then ends: rare collector passes."""
+    global _paced
     gc.freeze()  # what exists now (the imported modules): never looked at again
     gc.set_threshold(*LARGE_HEAP_THRESHOLDS)
+    _paced = True
+
+
+# Nested scans (re-analysis of rewritten copies) whose structures die before the scan's end.
+_held = 0
+
+
+def _boundaries_apply() -> bool:
+    """A caller that paused the collector, or set its own pace, keeps its heap as it is."""
+    return _paced and not _held and gc.isenabled()
+
+
+@contextmanager
+def short_lived() -> Iterator[None]:
+    """Work whose structures die before the scan ends (re-analysis of rewritten copies, a
+    front end run inside the scan): its phase boundaries freeze nothing, so that its cycles
+    are collected when it drops them."""
+    global _held
+    _held += 1
+    try:
+        yield
+    finally:
+        _held -= 1
+
+
+def phase_boundary() -> None:
+    """Between two phases of a scan: what is alive now stays alive to the scan's end (or is
+    freed by its reference count, which freezing does not stop), so it is frozen, out of the
+    collector's view; the passes of the phases after look only at what those phases make.
+    A young pass first, so that no young cycle is frozen as garbage."""
+    if _boundaries_apply():
+        gc.collect(0)
+        gc.freeze()
+
+
+@contextmanager
+def acyclic_phase() -> Iterator[None]:
+    """A phase that makes no reference cycles (the IR's round trip, the core's verdicts;
+    tests/test_process_phases.py checks it) and starts no process: it runs without collector
+    passes, which would only traverse what it builds and find nothing to free, and what it
+    built is frozen when it ends. What came before is swept and frozen first (phase_boundary())."""
+    if not _boundaries_apply():
+        yield
+        return
+    phase_boundary()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 @contextmanager
@@ -36,6 +93,7 @@ def large_heap_pace() -> Iterator[None]:
     """one_large_job() for the length of a scan, for every caller of scan() (survey workers,
     lint, tests); the collector's pace is set back, as it was, when the outermost scan ends. A
     caller that disabled the collector keeps it disabled."""
+    global _paced
     was = gc.get_threshold()
     outermost = gc.isenabled() and was != LARGE_HEAP_THRESHOLDS
     if outermost:
@@ -44,6 +102,7 @@ def large_heap_pace() -> Iterator[None]:
         yield
     finally:
         if outermost:
+            _paced = False
             gc.set_threshold(*was)
             gc.unfreeze()
 
