@@ -23,6 +23,9 @@ from contextlib import contextmanager
 
 # Young collections every 50,000 allocations (the default is 700); older generations as usual.
 LARGE_HEAP_THRESHOLDS = (50_000, 20, 10)
+# While the transactions are walked: the older generations' passes wait for the walks' end,
+# where what the walks made is frozen (they traversed it all to find a few hundred objects).
+WALK_THRESHOLDS = (50_000, 1_000, 10)
 
 
 # Whether the collector's pace is this module's (one_large_job(), or large_heap_pace() until the
@@ -60,14 +63,16 @@ def short_lived() -> Iterator[None]:
         _held -= 1
 
 
-def phase_boundary() -> None:
+def phase_boundary(walks: bool = False) -> None:
     """Between two phases of a scan: what is alive now stays alive to the scan's end (or is
     freed by its reference count, which freezing does not stop), so it is frozen, out of the
     collector's view; the passes of the phases after look only at what those phases make.
-    A young pass first, so that no young cycle is frozen as garbage."""
+    A young pass first, so that no young cycle is frozen as garbage. `walks`: the phase after
+    walks transactions, at WALK_THRESHOLDS (until the next boundary without it)."""
     if _boundaries_apply():
         gc.collect(0)
         gc.freeze()
+        gc.set_threshold(*(WALK_THRESHOLDS if walks else LARGE_HEAP_THRESHOLDS))
 
 
 @contextmanager
@@ -95,7 +100,7 @@ def large_heap_pace() -> Iterator[None]:
     caller that disabled the collector keeps it disabled."""
     global _paced
     was = gc.get_threshold()
-    outermost = gc.isenabled() and was != LARGE_HEAP_THRESHOLDS
+    outermost = gc.isenabled() and not _paced
     if outermost:
         one_large_job()
     try:

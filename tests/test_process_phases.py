@@ -15,7 +15,10 @@ from analyzer import forked
 from analyzer import process
 from analyzer import scan as scan_module
 from analyzer.cache import ScanCache
-from analyzer.process import acyclic_phase, large_heap_pace, phase_boundary, short_lived
+from analyzer.django import frontend as django_frontend
+from analyzer.process import (
+    LARGE_HEAP_THRESHOLDS, WALK_THRESHOLDS, acyclic_phase, large_heap_pace, phase_boundary, short_lived,
+)
 from analyzer.scan import scan
 from conftest import SAMPLES
 
@@ -55,6 +58,35 @@ def test_a_boundary_frees_young_cycles_and_freezes_what_is_alive():
         assert in_view(later)  # made after the boundary: the next phases' passes see it
     assert in_view(kept)  # the outermost scan's end gives the frozen heap back
     assert gc.get_freeze_count() == frozen and gc.get_threshold() == pace
+
+
+def test_the_older_generations_wait_while_transactions_are_walked(monkeypatch):
+    monkeypatch.setenv(forked.ENV, "0")
+    pace = gc.get_threshold()
+    with large_heap_pace():
+        phase_boundary(walks=True)
+        assert gc.get_threshold() == WALK_THRESHOLDS
+        phase_boundary()
+        assert gc.get_threshold() == LARGE_HEAP_THRESHOLDS
+    assert gc.get_threshold() == pace
+    seen = []
+    walk = django_frontend._walk
+
+    def observed(*args, **kwargs):
+        seen.append(gc.get_threshold())
+        return walk(*args, **kwargs)
+
+    monkeypatch.setattr(django_frontend, "_walk", observed)
+    inner = scan_module._core_reuse
+
+    def core_reuse(*args, **kwargs):  # as the core starts
+        seen.append(gc.get_threshold())
+        return inner(*args, **kwargs)
+
+    monkeypatch.setattr(scan_module, "_core_reuse", core_reuse)
+    scan(SAMPLES / "django" / "shop", rewrites=False)
+    assert len(seen) > 2 and set(seen[:-1]) == {WALK_THRESHOLDS} and seen[-1] == LARGE_HEAP_THRESHOLDS
+    assert gc.get_threshold() == pace
 
 
 def test_an_acyclic_phase_runs_without_passes_and_freezes_what_it_built():

@@ -149,7 +149,7 @@ def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult
         boundaries = [b for b in boundaries if b.function not in view_names or b.kind == "atomic-context"]
         boundaries = _drop_nested_in_views(boundaries, views) + views
     lap = timing.lap("boundaries", lap)
-    phase_boundary()  # the index, the models and the boundaries live to the scan's end: out of the collector's view
+    phase_boundary(walks=True)  # the index, the models and the boundaries live to the scan's end
     transactions = []
     unique: dict[tuple, Boundary] = {}
     for boundary in boundaries:
@@ -175,7 +175,7 @@ def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult
             diagnostics.extend(problems)
         lap = timing.lap("walk", lap)
         if options.autocommit:
-            phase_boundary()  # the transactions' walks live to the scan's end
+            phase_boundary(walks=True)  # the transactions' walks live to the scan's end
             from .autocommit import autocommit_transactions  # not imported by scans without them (lint)
 
             shared = reuse if helper is None else helper.shared(reuse)
