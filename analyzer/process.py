@@ -9,6 +9,18 @@ was made since the heap was frozen, costs what no pass costs and frees what the 
 (300k-line project: 39.6 s user and 652 MB, against 39.1 s / 1.3 GB without passes and 52.9 s /
 650 MB at the default pace). The interpreter's normal exit frees the heap object by object, for
 memory the operating system takes back at once anyway.
+
+Within a scan, what one phase builds and the next ones keep is frozen at the boundary between
+them (phase_boundary(): before the walks, after the explicit ones, as the IR's round trip
+starts), so the older generations' passes stop traversing it again; the IR's round trip and
+the core, which make no reference cycles, run without passes (acyclic_phase()); and while
+transactions are walked the older generation waits for the walks' end (WALK_THRESHOLDS). The
+walks' own state has no cycles (a transaction's recorder, the autocommit phase's call sites):
+it is freed as it is dropped, and freezing leaves no garbage behind (saleor: 42 objects when
+the core starts, 93,600 before). The collector's CPU time in a cold scan's process (2 runs
+each, on a loaded machine): saleor 1.80-1.93 s -> 0.75 s (the core's passes, 0.58-0.62 s, are
+gone), the 300k-line project 2.09 s -> 0.83 s, taiga-back 0.23 s -> 0.17 s; peaks unchanged
+(saleor 450 -> 446-449 MiB, the 300k-line project 529 -> 527 MiB).
 """
 
 from __future__ import annotations
