@@ -9,6 +9,18 @@ was made since the heap was frozen, costs what no pass costs and frees what the 
 (300k-line project: 39.6 s user and 652 MB, against 39.1 s / 1.3 GB without passes and 52.9 s /
 650 MB at the default pace). The interpreter's normal exit frees the heap object by object, for
 memory the operating system takes back at once anyway.
+
+Within a scan, what one phase builds and the next ones keep is frozen at the boundary between
+them (phase_boundary(): before the walks, after the explicit ones, as the IR's round trip
+starts), so the older generations' passes stop traversing it again; the IR's round trip and
+the core, which make no reference cycles, run without passes (acyclic_phase()); and while
+transactions are walked the older generation waits for the walks' end (WALK_THRESHOLDS). The
+walks' own state has no cycles (a transaction's recorder, the autocommit phase's call sites):
+it is freed as it is dropped, and freezing leaves no garbage behind (saleor: 42 objects when
+the core starts, 93,600 before). The collector's CPU time in a cold scan's process (2 runs
+each, on a loaded machine): saleor 1.80-1.93 s -> 0.75 s (the core's passes, 0.58-0.62 s, are
+gone), the 300k-line project 2.09 s -> 0.83 s, taiga-back 0.23 s -> 0.17 s; peaks unchanged
+(saleor 450 -> 446-449 MiB, the 300k-line project 529 -> 527 MiB).
 """
 
 from __future__ import annotations
@@ -23,12 +35,74 @@ from contextlib import contextmanager
 
 # Young collections every 50,000 allocations (the default is 700); older generations as usual.
 LARGE_HEAP_THRESHOLDS = (50_000, 20, 10)
+# While the transactions are walked: the older generations' passes wait for the walks' end,
+# where what the walks made is frozen (they traversed it all to find a few hundred objects).
+WALK_THRESHOLDS = (50_000, 1_000, 10)
+
+
+# Whether the collector's pace is this module's (one_large_job(), or large_heap_pace() until the
+# outermost scan ends): only then do phase boundaries freeze what is alive.
+_paced = False
 
 
 def one_large_job() -> None:
     """This process runs one command over a large heap, then ends: rare collector passes."""
+    global _paced
     gc.freeze()  # what exists now (the imported modules): never looked at again
     gc.set_threshold(*LARGE_HEAP_THRESHOLDS)
+    _paced = True
+
+
+# Nested scans (re-analysis of rewritten copies) whose structures die before the scan's end.
+_held = 0
+
+
+def _boundaries_apply() -> bool:
+    """A caller that paused the collector, or set its own pace, keeps its heap as it is."""
+    return _paced and not _held and gc.isenabled()
+
+
+@contextmanager
+def short_lived() -> Iterator[None]:
+    """Work whose structures die before the scan ends (re-analysis of rewritten copies, a
+    front end run inside the scan): its phase boundaries freeze nothing, so that its cycles
+    are collected when it drops them."""
+    global _held
+    _held += 1
+    try:
+        yield
+    finally:
+        _held -= 1
+
+
+def phase_boundary(walks: bool = False) -> None:
+    """Between two phases of a scan: what is alive now stays alive to the scan's end (or is
+    freed by its reference count, which freezing does not stop), so it is frozen, out of the
+    collector's view; the passes of the phases after look only at what those phases make.
+    A young pass first, so that no young cycle is frozen as garbage. `walks`: the phase after
+    walks transactions, at WALK_THRESHOLDS (until the next boundary without it)."""
+    if _boundaries_apply():
+        gc.collect(0)
+        gc.freeze()
+        gc.set_threshold(*(WALK_THRESHOLDS if walks else LARGE_HEAP_THRESHOLDS))
+
+
+@contextmanager
+def acyclic_phase() -> Iterator[None]:
+    """A phase that makes no reference cycles (the IR's round trip, the core's verdicts;
+    tests/test_process_phases.py checks it) and starts no process: it runs without collector
+    passes, which would only traverse what it builds and find nothing to free, and what it
+    built is frozen when it ends. What came before is swept and frozen first (phase_boundary())."""
+    if not _boundaries_apply():
+        yield
+        return
+    phase_boundary()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 @contextmanager
@@ -36,14 +110,16 @@ def large_heap_pace() -> Iterator[None]:
     """one_large_job() for the length of a scan, for every caller of scan() (survey workers,
     lint, tests); the collector's pace is set back, as it was, when the outermost scan ends. A
     caller that disabled the collector keeps it disabled."""
+    global _paced
     was = gc.get_threshold()
-    outermost = gc.isenabled() and was != LARGE_HEAP_THRESHOLDS
+    outermost = gc.isenabled() and not _paced
     if outermost:
         one_large_job()
     try:
         yield
     finally:
         if outermost:
+            _paced = False
             gc.set_threshold(*was)
             gc.unfreeze()
 

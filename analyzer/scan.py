@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__, ir, timing
-from .process import large_heap_pace
+from .process import acyclic_phase, large_heap_pace, short_lived
 from .cache import ScanCache, default_for
 from .config import Config
 from .django.files import display_path, read_bytes
@@ -232,16 +232,21 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
             record["root"] = root.resolve().name
     # The IR is the contract: round-trip it so the core sees exactly what is stored (and keep
     # the text: it is what the store and --ir write).
-    with timing.phase("ir"):
+    # The IR's round trip and the core make no reference cycles: no collector passes there, and
+    # what is alive as they start (the front end's index and context, kept for the cache and
+    # the rewrites) is frozen (process.py).
+    with timing.phase("ir"), acyclic_phase():
         ir_text = ir.dumps(records, known_lines)
         records = result = None  # the front end's copy is not needed past here (peak memory)
         records = list(ir.loads(ir_text, read_lines))  # a record decoded from its line is that line's record
         known_lines = read_lines = None
     with timing.phase("core"):
-        shared: dict = {}  # what both CDA modes share (core/classify.py)
-        core_reuse = _core_reuse(cache, ir_text, records, frontend)
-        analyses = {mode: analyze(records, Settings(mode, config.cda_entities), shared, core_reuse) for mode in CDA_MODES}
-        del shared
+        with acyclic_phase():
+            shared: dict = {}  # what both CDA modes share (core/classify.py)
+            core_reuse = _core_reuse(cache, ir_text, records, frontend)
+            analyses = {mode: analyze(records, Settings(mode, config.cda_entities), shared, core_reuse)
+                        for mode in CDA_MODES}
+            del shared
         if core_reuse is not None and autocommit:  # kept before excerpts and rewrites are added to the verdicts
             cache.keep_in_background("core", core_reuse.written, redo=False)
         add_excerpts(root, analyses, config.max_file_bytes)
@@ -252,7 +257,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
         with timing.phase("imports"):
             from .rewrite.attach import attach
 
-        with timing.phase("rewrites"), timing.muted():
+        with timing.phase("rewrites"), timing.muted(), short_lived():
             attach(result, config)
         result.seconds = time.perf_counter() - started
     return result

@@ -83,13 +83,9 @@ def analyze(records: list[dict], settings: Settings = Settings(), shared: dict |
     verdicts = []
     existing = {(d["file"], d["line"], d["code"]) for d in diagnostics}
     transaction_diagnostics: list[dict] = []
-    for txn in transactions:
-        kept = reuse.verdict(txn, settings.cda_mode, context) if reuse is not None else None
-        if kept is not None:
-            verdict, own = kept
-            verdicts.append(verdict)
-            transaction_diagnostics.extend(d for d in own if (d["file"], d["line"], d["code"]) not in existing)
-            continue
+
+    def computed(txn: dict) -> tuple[dict, list[dict]]:
+        """A transaction's verdict and its own diagnostics, worked out (not reused)."""
         flat = flat_of(txn)
         autocommit = txn["boundary"] == AUTOCOMMIT
         if txn["id"] not in decided:
@@ -121,12 +117,11 @@ def analyze(records: list[dict], settings: Settings = Settings(), shared: dict |
                 suggested.append(suggestions.reconnaissance(statement, frontend))
         incomplete = completeness.incomplete_sites(txn, flat)
         own = completeness.diagnostics(txn, flat, incomplete, set())
-        transaction_diagnostics.extend(d for d in own if (d["file"], d["line"], d["code"]) not in existing)
         if verdict == interactivity.NONSTRICT:
             suggested.extend(suggestions.one_shot(flat, reasons, frontend))
         elif verdict == interactivity.STRICT:
             suggested.extend(dict(s) for s in after_commit)
-        verdicts.append({
+        out = {
             "id": txn["id"],
             "file": txn["file"],
             "line": txn["line"],
@@ -143,9 +138,16 @@ def analyze(records: list[dict], settings: Settings = Settings(), shared: dict |
             "write_set": sorted(set(write_set)),
             "statements": statements_out,
             "suggestions": suggested,
-        })
+        }
         if reuse is not None:
-            reuse.keep(txn, settings.cda_mode, context, decided[txn["id"]], inputs[txn["id"]], verdicts[-1], own)
+            reuse.keep(txn, settings.cda_mode, context, decided[txn["id"]], inputs[txn["id"]], out, own)
+        return out, own
+
+    for txn in transactions:
+        kept = reuse.verdict(txn, settings.cda_mode, context) if reuse is not None else None
+        verdict, own = kept if kept is not None else computed(txn)
+        verdicts.append(verdict)
+        transaction_diagnostics.extend(d for d in own if (d["file"], d["line"], d["code"]) not in existing)
     return {
         "frontend": frontend,
         "cda_mode": settings.cda_mode,

@@ -221,9 +221,14 @@ class _Autocommit:
     def records(self) -> list[dict]:
         entries = self.entry_points(self.explicit)
         self.walks = CallSites(self.ctx, self.walkable, self.site_records, self.reuse)
-        modules = self.module_walks()
-        walked = [self.walks.function(self.index.functions[name]) if self.walkable(name) else None
-                  for name in self.reachable(entries, modules)]
+        try:
+            modules = self.module_walks()
+            walked = [self.walks.function(self.index.functions[name]) if self.walkable(name) else None
+                      for name in self.reachable(entries, modules)]
+        finally:
+            # The walks hold this object's bound methods: without the cycle they are freed as
+            # the phase ends, by their reference counts (analyzer/process.py).
+            self.walks = None
         out: dict[str, dict] = {}
         for function in [w for w in walked if w is not None] + modules:
             for record in function.records:

@@ -22,6 +22,7 @@ from .summaries import release as release_summaries
 from .files import DEFAULT_EXCLUDES, DEFAULT_MAX_BYTES, FileProblem, python_sources
 from .index import RepoIndex
 from .. import timing
+from ..process import phase_boundary
 from .models import ModelExtractor
 from .transactions import walk_transaction
 
@@ -148,6 +149,7 @@ def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult
         boundaries = [b for b in boundaries if b.function not in view_names or b.kind == "atomic-context"]
         boundaries = _drop_nested_in_views(boundaries, views) + views
     lap = timing.lap("boundaries", lap)
+    phase_boundary(walks=True)  # the index, the models and the boundaries live to the scan's end
     transactions = []
     unique: dict[tuple, Boundary] = {}
     for boundary in boundaries:
@@ -173,6 +175,7 @@ def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult
             diagnostics.extend(problems)
         lap = timing.lap("walk", lap)
         if options.autocommit:
+            phase_boundary(walks=True)  # the transactions' walks live to the scan's end
             from .autocommit import autocommit_transactions  # not imported by scans without them (lint)
 
             shared = reuse if helper is None else helper.shared(reuse)

@@ -98,14 +98,16 @@ class Summary:
 class FkCache(dict):
     """The per-transaction cache of foreign-key reads, telling open frames what they used."""
 
-    def __init__(self, recorder) -> None:
+    def __init__(self, frames: list) -> None:
         super().__init__()
-        self.recorder = recorder
+        # The recorder's open frames, not the recorder: no reference cycle, so a transaction's
+        # walk state is freed by its reference count when the walk ends (analyzer/process.py).
+        self.frames = frames
         self.by_step: dict[str, set] = {}   # step id -> the keys naming it (a row's reads)
 
     def __getitem__(self, key):
         value = super().__getitem__(key)
-        for frame in reversed(self.recorder.frames):
+        for frame in reversed(self.frames):
             if key in frame.fk_inserted:
                 break
             frame.fk_external = True
@@ -113,8 +115,8 @@ class FkCache(dict):
         return value
 
     def __setitem__(self, key, value) -> None:
-        if self.recorder.frames:
-            self.recorder.frames[-1].fk_inserted[key] = value
+        if self.frames:
+            self.frames[-1].fk_inserted[key] = value
         for sid in _key_ids(key):
             self.by_step.setdefault(sid, set()).add(key)
         super().__setitem__(key, value)
@@ -710,14 +712,15 @@ def step_ids_in(steps: list) -> tuple:
 class InstanceTable(dict):
     """The instances of one transaction that a later identical call may repeat, by key."""
 
-    def __init__(self, recorder) -> None:
+    def __init__(self, frames: list, fk_cache: FkCache) -> None:
         super().__init__()
-        self.recorder = recorder
+        self.frames = frames  # the recorder's (FkCache)
+        self.fk_cache = fk_cache
 
     def lookup(self, key: tuple, context: CallContext, stack, depth: int,
                max_depth: int | None) -> tuple[Entry, dict, tuple] | None:
         """The instance a call repeats: (entry, its rebinding, the step ids repeated)."""
-        frames = self.recorder.frames
+        frames = self.frames
         for entry in self.get(key, ()):
             # Membership tests go through the walker's StackView: the open walks depend on them.
             if any(q not in stack for q in sorted(entry.on_stack)) or any(q in stack for q in sorted(entry.off_stack)):
@@ -725,14 +728,14 @@ class InstanceTable(dict):
             if entry.height >= 0 and max_depth is not None and depth + entry.height >= max_depth:
                 continue
             bind = rebinding(entry, context)
-            same_as = entry.repeated(self.recorder.fk_cache, bind)
+            same_as = entry.repeated(self.fk_cache, bind)
             if same_as is None:
                 continue
             for frame in frames:
                 if entry.base < frame.counter:
                     frame.repeats_outside = True
             for fk_key in entry.required_keys(bind):
-                self.recorder.fk_cache[fk_key]  # the open walks depend on the cached read
+                self.fk_cache[fk_key]  # the open walks depend on the cached read
             return entry, bind, same_as
         if frames:
             frames[-1].missed.add(key)
@@ -740,5 +743,5 @@ class InstanceTable(dict):
 
     def register(self, key: tuple, entry: Entry) -> None:
         self.setdefault(key, []).append(entry)
-        if self.recorder.frames:
-            self.recorder.frames[-1].registered.append((key, entry))
+        if self.frames:
+            self.frames[-1].registered.append((key, entry))

@@ -75,9 +75,9 @@ class Recorder:
         self.diagnostics: list[dict] = []
         # Functions being walked for a summary, innermost last (summaries.py).
         self.frames: list[Frame] = []
-        self.fk_cache: dict[tuple, Val] = FkCache(self)
+        self.fk_cache: dict[tuple, Val] = FkCache(self.frames)
         # Instances a later identical call repeats instead of copying (summaries.py).
-        self.instances = InstanceTable(self)
+        self.instances = InstanceTable(self.frames, self.fk_cache)
         # Limit sites already reported: a helper inlined at many call sites reports its cut once.
         self.limits: set[tuple] = set()
         # Definitions this transaction's walk reached (followed or instantiated from a summary).
