@@ -18,6 +18,7 @@ the indentation is 0 and nothing is pending.
 from __future__ import annotations
 
 import bisect
+import itertools
 from dataclasses import dataclass
 
 from ..django.files import SourceFile
@@ -87,6 +88,10 @@ def _regions(old: ModuleInfo, old_text: str, starts: list[int], edits: list[Edit
     tops = sorted([(fn.line, fn.end_line, fn.qualname, False) for fn in old.functions.values()
                    if fn.parent is None and fn.cls is None]
                   + [(cls.line, cls.end_line, name, True) for name, cls in old.classes.items()])
+    # Top-level definitions do not overlap; one that seems to (a definition in an `if` block
+    # beside another of the same name) is left to the whole file's indexing.
+    if any(after[0] <= before[1] for before, after in itertools.pairwise(tops)):
+        return None
     firsts = [top[0] for top in tops]
     regions: dict[int, _Region] = {}
     for edit in sorted(set(edits), key=lambda e: (e.start, e.end)):
@@ -101,13 +106,7 @@ def _regions(old: ModuleInfo, old_text: str, starts: list[int], edits: list[Edit
         if not (start <= edit.start and edit.end <= end) or old_text[start:start + 1] in ("", " ", "\t", "\n", "#"):
             return None
         regions.setdefault(at, _Region(first, last, start, end, name, is_class, [])).edits.append(edit)
-    ordered = [regions[at] for at in sorted(regions)]
-    # Top-level definitions do not overlap; one that seems to (a definition in an `if` block
-    # beside another of the same name) is left to the whole file's indexing.
-    for before, after in zip(tops, tops[1:]):
-        if after[0] <= before[1]:
-            return None
-    return ordered
+    return [regions[at] for at in sorted(regions)]
 
 
 def _stands_alone(old: ModuleInfo, region: _Region, fresh: ModuleInfo, first: int, last: int,
