@@ -53,7 +53,7 @@ def patched_module(index: RepoIndex, old: ModuleInfo, old_text: str, source: Sou
     chars = lines = 0  # what the edits above the current region added
     moves: list[tuple[int, int]] = []  # (old last line of a region, lines added up to its end)
     fresh_by_region = []
-    for region in regions:
+    for region, inside in zip(regions, _functions_inside(old, regions)):
         added_chars = sum(len(e.text) - (e.end - e.start) for e in region.edits)
         added_lines = sum(e.text.count("\n") - old_text.count("\n", e.start, e.end) for e in region.edits)
         start, end = region.start + chars, region.end + chars + added_chars
@@ -61,7 +61,7 @@ def patched_module(index: RepoIndex, old: ModuleInfo, old_text: str, source: Sou
             return None
         first, last = region.first + lines, region.last + lines + added_lines
         fresh = index.index_lines(old, source, new_text[start:end], first)
-        if not _stands_alone(old, region, fresh, first, last, index, old_text):
+        if not _stands_alone(old, region, inside, fresh, first, last, index, old_text):
             return None
         fresh_by_region.append((region, fresh))
         chars += added_chars
@@ -71,15 +71,13 @@ def patched_module(index: RepoIndex, old: ModuleInfo, old_text: str, source: Sou
 
 
 def _line_starts(text: str) -> list[int]:
-    """Offsets of the lines' starts (line n starts at [n - 1]), and the text's end."""
-    starts = [0]
-    find = text.find
-    at = find("\n")
-    while at != -1:
-        starts.append(at + 1)
-        at = find("\n", at + 1)
-    if starts[-1] != len(text):
-        starts.append(len(text))
+    """Offsets of the lines' starts (line n starts at [n - 1]), and the text's end (lines as
+    tree-sitter numbers them: split at newlines only)."""
+    starts = [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))]
+    if text.endswith("\n") or not text:
+        starts.pop()  # (the empty line after the last newline)
+    else:
+        starts[-1] = len(text)
     return starts
 
 
@@ -109,13 +107,24 @@ def _regions(old: ModuleInfo, old_text: str, starts: list[int], edits: list[Edit
     return [regions[at] for at in sorted(regions)]
 
 
-def _stands_alone(old: ModuleInfo, region: _Region, fresh: ModuleInfo, first: int, last: int,
+def _functions_inside(old: ModuleInfo, regions: list[_Region]) -> list[list[str]]:
+    """Per region, the old functions whose first line is in it, in the module's order."""
+    firsts = [region.first for region in regions]
+    inside: list[list[str]] = [[] for _ in regions]
+    for qualname, fn in old.functions.items():
+        at = bisect.bisect_right(firsts, fn.line) - 1
+        if at >= 0 and fn.line <= regions[at].last:
+            inside[at].append(qualname)
+    return inside
+
+
+def _stands_alone(old: ModuleInfo, region: _Region, inside: list[str], fresh: ModuleInfo, first: int, last: int,
                   index: RepoIndex, old_text: str) -> bool:
     """Whether `fresh` (the region's new text indexed alone) is what the whole file's indexing
-    finds of it, and can take the old definition's place."""
+    finds of it (`inside`: the old functions in the region), and can take the old definition's
+    place."""
     if fresh.has_error or fresh.python2_line or fresh.imports or fresh.assigns:
         return False
-    inside = [q for q, fn in old.functions.items() if region.first <= fn.line <= region.last]
     if list(fresh.functions) != inside:
         return False
     if region.is_class:
