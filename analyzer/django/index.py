@@ -259,6 +259,17 @@ class RepoIndex:
         _ModuleBuilder(info).build(tree.root_node)
         return self.add_info(info)
 
+    def index_lines(self, module: ModuleInfo, source: SourceFile, text: str, first_line: int) -> ModuleInfo:
+        """The facts `add` finds in the statements of `text` alone, `text` being whole lines of
+        `module`'s file starting at line `first_line` (column 0): a fresh ModuleInfo named as
+        `module`, holding only those statements' definitions, at their lines in the file. The
+        module itself is not changed nor registered (analyzer/rewrite/index_patch.py puts the
+        definitions of edited lines in place of their old ones)."""
+        info = ModuleInfo(module.name, module.rel, module.is_package, source)
+        tree = self._parser.parse(("\n" * (first_line - 1) + text).encode("utf-8"))
+        _ModuleBuilder(info).build(tree.root_node)
+        return info
+
     def add_info(self, info: ModuleInfo) -> ModuleInfo:
         """Register a module's facts (parsed now, or kept from an earlier scan of the same content)."""
         name = info.name

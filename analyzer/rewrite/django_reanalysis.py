@@ -7,7 +7,9 @@ their files (nothing is written into the project), and reuses the work of the sc
 verified (its cache tables, analyzer/cache/django.py), as a warm scan after editing those files
 would:
 - an unchanged file is not parsed again (its index facts are the scan's); an edited one is
-  read and indexed as the copy's file would be (written and read back the same way);
+  read as the copy's file would be (written and read back the same way), and its index facts
+  are the scan's with the edited top-level definitions parsed again and those below moved
+  (index_patch.py), or, where that patch is not provably the same, the file indexed whole;
 - boundaries are looked for only in the definitions holding a checked transaction's line
   (reused where such a definition did not change);
 - only the checked transactions are walked (a transaction's walk does not depend on which
@@ -21,20 +23,27 @@ from __future__ import annotations
 
 import json
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from .. import ir
+from ..cache import index_facts
+from ..cache.cachefile import text_digest
 from ..cache.django import DjangoReuse
 from ..django.files import FileProblem, read_source
+from .index_patch import patched_module
 
 
 class _EditedProject(DjangoReuse):
     """The scan's cached work, with the edited files' texts in place of theirs; boundaries and
     walks only where the claims look."""
 
-    def __init__(self, tables: dict, edited: dict, wanted: set[str]) -> None:
+    def __init__(self, tables: dict, edited: dict, wanted: set[str], edits: dict | None = None,
+                 originals: dict | None = None) -> None:
         super().__init__(tables)
         self._edited = edited
+        self._edits = edits or {}  # per file, the edits of `edited`'s text (offsets in `originals`)
+        self._originals = originals or {}
         self._wanted = wanted
         self._lines: dict[str, list[int]] = {}  # per file, the lines of the wanted transactions
         for found in sorted(wanted):
@@ -47,7 +56,27 @@ class _EditedProject(DjangoReuse):
             # The copy's file would not have been analysed (too deep to parse, say): the
             # front end leaves a file out where indexing it recurses too deep.
             raise RecursionError(edited.message)
-        return super().index_add(index, edited or source)
+        if edited is None:
+            return super().index_add(index, source)
+        patched = self._patched(index, source, edited)
+        if patched is None:
+            return super().index_add(index, edited)
+        index.add_info(patched)
+        # (the facts themselves are not kept: this scan's tables are never written)
+        self.written["files"][source.rel] = [text_digest(edited.text), index.package_prefix,
+                                             index_facts.shape(patched), None]
+        return patched
+
+    def _patched(self, index, source, edited):
+        """The scan's index facts of `source` patched with its edits (index_patch.py), where the
+        scan indexed this very text and the edits give the edited one; else None."""
+        kept = self.old.get("files", {}).get(source.rel)
+        edits = self._edits.get(source.rel)
+        if not kept or not edits or kept[1] != index.package_prefix or kept[3] is None \
+                or self._originals.get(source.rel) != source.text or kept[0] != text_digest(source.text):
+            return None
+        old = index_facts.load(kept[3], source)
+        return patched_module(index, old, source.text, edited, edits)
 
     def boundaries(self, ctx, info, qualname, first, last, cls, find):
         # A boundary is found in a definition holding its line (a function, or the class of a
@@ -70,32 +99,41 @@ class _EditedProject(DjangoReuse):
         return out
 
 
-def edited_sources(texts: dict[str, str], max_bytes: int) -> dict:
+def edited_sources(texts: dict[str, str], max_bytes: int, root: Path | None = None) -> dict:
     """Each edited file as the front end reads it from a copy holding `texts` (written as UTF-8,
-    read back with its declared encoding, normalised): a SourceFile, or a FileProblem."""
+    read back with its declared encoding, normalised): a SourceFile (its path the one in `root`),
+    or a FileProblem. The copies are files of one flat folder (a tree of folders took longer to
+    make and remove than the files to write), named back to their paths once read."""
     out = {}
     with tempfile.TemporaryDirectory(prefix="txscan-rewrite-") as tmp:
-        for rel, text in sorted(texts.items()):
-            path = Path(tmp) / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
+        for number, (rel, text) in enumerate(sorted(texts.items())):
+            path = Path(tmp) / f"{number}.py"
             path.write_text(text, "utf-8")
-            out[rel] = read_source(path, Path(tmp), max_bytes)
+            found = read_source(path, Path(tmp), max_bytes)
+            out[rel] = replace(found, rel=rel) if isinstance(found, FileProblem) else \
+                replace(found, rel=rel, path=(root or Path(tmp)) / rel)
     return out
 
 
 def reanalyse(root: Path, config, texts: dict[str, str], wanted: set[str],
-              tables: dict) -> tuple[dict, dict, list[dict], dict]:
+              tables: dict, edits: dict | None = None, originals: dict | None = None) -> tuple[dict, dict, list[dict], dict]:
     """(transaction records by id, their pk-mode verdicts by id, the records classified, files
     each walk read by id) of the transactions `wanted` (ids in the edited files) of `root` with
     the files of `texts` replaced by those texts. `tables`: the Django cache tables of the scan
-    of `root` ({} without: everything is found again)."""
+    of `root` ({} without: everything is found again). `edits` (per file, the edits giving its
+    text of `texts` from its text of `originals`) let an edited file's index facts be patched
+    from the scan's instead of indexing the file again."""
     from ..core import Settings, analyze
     from ..django import frontend as django_frontend
     from ..process import large_heap_pace
     from ..scan import django_options
 
     options = django_options(config, autocommit=False)
-    reuse = _EditedProject(tables, edited_sources(texts, options.max_file_bytes), wanted)
+    edited = edited_sources(texts, options.max_file_bytes, root.resolve())
+    # a file read back as other than the text its edits give is not patched
+    same = {rel: found for rel, found in (edits or {}).items()
+            if not isinstance(edited.get(rel), FileProblem) and edited[rel].text == texts[rel]}
+    reuse = _EditedProject(tables, edited, wanted, same, originals)
     with large_heap_pace():
         found = django_frontend.scan(root, options, reuse)
     kept = [r for r in found.records if r["type"] in ("meta", "entity")

@@ -205,10 +205,18 @@ def _repeats(codes: list[int], run: int) -> bool:
     return False
 
 
+@lru_cache(maxsize=256)
+def _line_offsets(text: str) -> list[int]:
+    """The offset of each line's start (and of the end), as _lines gives them, without the
+    repeated runs: map_line asks about every file of a round, twice."""
+    return [0, *itertools.accumulate(len(line) for line in text.splitlines(keepends=True))]
+
+
 def map_line(text: str, edits, line: int) -> int:
     """Where line `line` of `text` is after `edits` (lines added or removed above it shift it)."""
-    lines, offsets, _runs = _lines(text)  # made once per file, not once per line asked
-    offset = offsets[line - 1] if 0 <= line - 1 < len(offsets) else sum(len(x) for x in lines[:line - 1])
+    offsets = _line_offsets(text)  # made once per file, not once per line asked
+    offset = offsets[line - 1] if 0 <= line - 1 < len(offsets) else \
+        sum(len(x) for x in text.splitlines(keepends=True)[:line - 1])
     shift = 0
     for edit in edits:
         if edit.end <= offset:

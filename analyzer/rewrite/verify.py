@@ -153,7 +153,8 @@ def _check_round(root: Path, frontend: str, config, batch: list[Candidate], cach
 
             texts = {path: apply(originals[path], found) for path, found in by_path.items()}
             tables = cache.tables("django") if cache is not None else {}
-            transactions, verdicts, records, reached = reanalyse(root, config, texts, set(new_ids.values()), tables)
+            transactions, verdicts, records, reached = reanalyse(root, config, texts, set(new_ids.values()), tables,
+                                                                 by_path, originals)
     except Exception as exc:  # noqa: BLE001 - a failed re-analysis leaves the suggestions in prose
         for candidate in checked:  # (not kept in the warm cache: the failure may not come from the inputs)
             candidate.refused = f"the rewritten code could not be re-analysed ({type(exc).__name__}: {exc})"[:300]

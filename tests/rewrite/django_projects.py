@@ -39,6 +39,26 @@ def audit(account_id):
     return account_id
 """
 
+# Two transactions of one module, each calling a Celery task inside the transaction.
+TWO_TRANSACTIONS = """\
+    from django.db import transaction
+
+    from bank.models import Account, Customer
+    from bank.tasks import audit
+
+
+    @transaction.atomic
+    def rename(account_id, number):
+        Account.objects.filter(pk=account_id).update(number=number)
+        audit.delay(account_id)
+
+
+    @transaction.atomic
+    def credit(customer_id, amount):
+        Customer.objects.filter(pk=customer_id).update(credit=amount)
+        audit.delay(customer_id)
+"""
+
 
 class Project:
     def __init__(self, root: Path):

@@ -8,7 +8,7 @@ import os
 import shutil
 from dataclasses import replace
 
-from django_projects import write
+from django_projects import TWO_TRANSACTIONS, write
 
 from analyzer.cache import ScanCache
 from analyzer.config import Config
@@ -18,25 +18,6 @@ from analyzer.rewrite.edits import Edit
 from analyzer.rewrite.plan import candidates
 from analyzer.rewrite.verify import verify
 from analyzer.scan import scan
-
-TWO_TRANSACTIONS = """\
-    from django.db import transaction
-
-    from bank.models import Account, Customer
-    from bank.tasks import audit
-
-
-    @transaction.atomic
-    def rename(account_id, number):
-        Account.objects.filter(pk=account_id).update(number=number)
-        audit.delay(account_id)
-
-
-    @transaction.atomic
-    def credit(customer_id, amount):
-        Customer.objects.filter(pk=customer_id).update(credit=amount)
-        audit.delay(customer_id)
-"""
 
 
 def _planned(root):
