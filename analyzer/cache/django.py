@@ -70,6 +70,7 @@ class DjangoReuse:
         self._digests: dict[tuple[str, int, int], str] = {}
         self._parse_diagnostics: dict[str, list[dict]] = {}
         self._reach: list[list] | None = None
+        self._callers_asked: set[str] | None = None  # functions whose callers' arguments the walk took
         self.walked: list[str] = []   # ids of the transactions walked in this scan (the others were reused)
         self._file: list | None = None  # [file, content digest] a module-level walk read whole
         self.sites_walked: list[str] = []  # functions (and modules) whose autocommit sites were walked
@@ -159,6 +160,7 @@ class DjangoReuse:
             return parsed
 
         ctx.parse_definition = recording_parse
+        ctx.caller_arguments = _WatchedCallers(self._note_callers)
 
     def _definition_digest(self, rel: str, first: int, last: int) -> str:
         # the same definitions are in the reach of many transactions and autocommit walks
@@ -252,7 +254,8 @@ class DjangoReuse:
         """(transaction record or None, its diagnostics, front-end diagnostics) of one boundary."""
         key = json.dumps([stub.parsed.info.rel, stub.line, stub.function, stub.kind])
         kept = self.old.get("transactions", {}).get(key)
-        if kept is not None and kept["digest"] == self.digest and all(self._unchanged(*r) for r in kept["reach"]):
+        if kept is not None and kept["digest"] == self.digest and all(self._unchanged(*r) for r in kept["reach"]) \
+                and self._same_callers(kept):
             self.written["transactions"][key] = kept
             ctx.diagnostics.extend(kept["parse_diagnostics"])
             return self._result(kept)
@@ -261,7 +264,7 @@ class DjangoReuse:
             self.written["transactions"][key] = moved
             ctx.diagnostics.extend(moved["parse_diagnostics"])
             return self._result(moved)
-        self._reach = [list(stub.source)]
+        self._reach, self._callers_asked = [list(stub.source)], set()
         try:
             *walked, reached = walk(ctx, self._materialize(ctx, stub, find_boundaries, view_functions))
             result = tuple(walked)
@@ -270,6 +273,7 @@ class DjangoReuse:
             self._reach += self._functions(ctx, reached)
         finally:
             reach, self._reach = self._reach, None
+            asked, self._callers_asked = self._callers_asked, None
         self.walked.append(f"{stub.parsed.info.rel}:{stub.line}")
         unique = {tuple(r[:2]): r for r in reach}
         self.written["transactions"][key] = self._as_line({
@@ -277,8 +281,30 @@ class DjangoReuse:
             "reach": [[*r, self._definition_digest(r[0], r[2], r[3]), self._imports.get(r[0])]
                       for r in unique.values()],
             "parse_diagnostics": [d for _rel, qualname in unique for d in self._parse_diagnostics.get(qualname, [])],
+            "callers": [[qualname, self._callers_digest(qualname)] for qualname in sorted(asked)],
         }, result)
         return result
+
+    # -- callers whose arguments a transaction took ------------------------------------------
+    # A transaction of an untyped helper takes its parameters from what its callers pass
+    # (django/caller_arguments.py). The callers it walked are in its reach, but a caller added
+    # in another file (or one no longer calling it) is not: so the callers of each function
+    # whose callers' arguments the walk took are kept as a digest of their names, and compared
+    # with today's call graph before the transaction is reused.
+    def _note_callers(self, qualname: str) -> None:
+        if self._callers_asked is not None:
+            self._callers_asked.add(qualname)
+
+    def _callers_digest(self, qualname: str) -> str:
+        digests = self.__dict__.setdefault("_callers_digests", {})
+        if qualname not in digests:
+            graph = self._ctx.index.call_graph()
+            callers = sorted(graph.predecessors(qualname)) if qualname in graph else []
+            digests[qualname] = text_digest(json.dumps(callers))
+        return digests[qualname]
+
+    def _same_callers(self, entry: dict) -> bool:
+        return all(self._callers_digest(qualname) == digest for qualname, digest in entry.get("callers", ()))
 
     # A transaction's record is kept as its IR line (a JSON string in the entry): a reused one is
     # decoded from it once and ir.dumps writes the line as it is instead of encoding the record
@@ -323,7 +349,7 @@ class DjangoReuse:
         rel = stub.parsed.info.rel
         for old_line, old_key in self._kept_by_boundary().get((rel, stub.function, stub.kind), ()):
             kept = self.old["transactions"].get(old_key)
-            if kept is None or kept["digest"] != self.digest:
+            if kept is None or kept["digest"] != self.digest or not self._same_callers(kept):
                 continue
             spans: dict[str, list[tuple[int, int, int]]] = {}
             reach = []
@@ -345,7 +371,8 @@ class DjangoReuse:
                 record = result[0]
                 if isinstance(record, dict) and record.get("type") == "transaction":
                     record["id"] = f"{record['file']}:{record['line']}"
-                return self._as_line({"digest": kept["digest"], "reach": reach, "parse_diagnostics": diagnostics}, result)
+                return self._as_line({"digest": kept["digest"], "reach": reach, "parse_diagnostics": diagnostics,
+                                      "callers": kept.get("callers", [])}, result)
         return None
 
     def _kept_by_boundary(self) -> dict[tuple[str, str, str], list[tuple[int, str]]]:
@@ -444,6 +471,20 @@ class DjangoReuse:
             if module is not None:
                 entries.append([module.rel, qualname, fn.line, fn.end_line])
         return entries
+
+
+class _WatchedCallers(dict):
+    """Context.caller_arguments, the memo of django/caller_arguments.py by (qualname, levels),
+    telling the reuse each time a walk takes a function's callers' arguments (every use reads
+    `memo[key]`, whether it was computed now or earlier in the scan)."""
+
+    def __init__(self, note: Callable[[str], None]) -> None:
+        super().__init__()
+        self._note = note
+
+    def __getitem__(self, key):
+        self._note(key[0])
+        return super().__getitem__(key)
 
 
 class _Unmovable(Exception):
