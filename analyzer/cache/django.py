@@ -182,7 +182,18 @@ class DjangoReuse:
             self._by_rel = {info.rel: info for info in self._ctx.index.modules.values()}
         return self._by_rel
 
-    def _unchanged(self, rel: str, qualname: str, first: int, last: int, digest: str, imports: str) -> bool:
+    def _unchanged(self, *entry) -> bool:
+        # the same definitions are in the reach of many transactions and autocommit walks
+        memo = self.__dict__.setdefault("_unchanged_memo", {})
+        try:
+            found = memo.get(entry)
+        except TypeError:  # not an entry this cache writes: checked as it is, not kept
+            return self._still_there(*entry)
+        if found is None:
+            found = memo[entry] = self._still_there(*entry)
+        return found
+
+    def _still_there(self, rel: str, qualname: str, first: int, last: int, digest: str, imports: str) -> bool:
         index = self._ctx.index
         now = index.functions.get(qualname) or index.classes.get(qualname)
         if now is None or (now.line, now.end_line) != (first, last):

@@ -105,11 +105,16 @@ def _wrapper_kind(index: RepoIndex, targets: _Targets, fn: FunctionInfo, names: 
         return "context"
     nested = [index.functions[q] for q in _all_nested(index, fn) if q in index.functions]
     nested_enters = any(_uses_atomic(targets, n, names) for n in nested)
-    if nested and nested_enters and any(re.search(rf"\breturn\s+{re.escape(n.name)}\b", text) for n in nested):
+    if "return" not in text:  # both forms below return something (a plain `in` first: the regexes are slow)
+        return None
+    if nested and nested_enters and any(n.name in text and re.search(rf"\breturn\s+{re.escape(n.name)}\b", text)
+                                        for n in nested):
         return "decorator"
+    if not calls & names or nested:
+        return None
     for name in names:
         short = name.rsplit(".", 1)[-1]
-        if re.search(rf"\breturn\s+[\w.]*\b{re.escape(short)}\(", text) and calls & names and not nested:
+        if f"{short}(" in text and re.search(rf"\breturn\s+[\w.]*\b{re.escape(short)}\(", text):
             return "context"
     return None
 
