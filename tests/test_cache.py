@@ -448,3 +448,18 @@ def _statements(steps: list) -> list[dict]:
             out += _statements(arm)
         out += _statements(step.get("body", []))
     return out
+
+
+def test_a_kept_transaction_keeps_the_functions_on_its_call_chains(tmp_path):
+    """What the autocommit phase reads off each explicit transaction's steps is kept with its
+    record, and is what reading the record gives."""
+    from analyzer.django.via_chains import via_chains
+
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    _outputs(root, ScanCache(folder))
+    entries = cachefile.load(folder, "django")["transactions"]
+    kept = [entries[key] for key in entries]
+    assert kept and all(entry["via"] == via_chains(json.loads(entry["line"])["steps"]) for entry in kept)
+    assert any(pairs for _functions, pairs in (entry["via"] for entry in kept))
+    assert _outputs(root, ScanCache(folder))[:2] == _outputs(root, None)[:2]

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from .. import ir
 from ..django.index import ModuleInfo, RepoIndex
 from ..django.thread_memo import primed_memos
+from ..django.via_chains import via_chains
 from . import index_facts
 from .cachefile import text_digest
 
@@ -78,6 +79,7 @@ class DjangoReuse:
         # and of those among them decoded from it, unchanged since (ir.loads takes them as they are)
         self.lines: dict[int, tuple[dict, str]] = {}
         self.read_lines: dict[int, tuple[dict, str]] = {}
+        self._via: dict[int, tuple[dict, list]] = {}  # id(record) -> (record, its via_chains), kept with it
 
     # -- index ---------------------------------------------------------------------------
     def index_add(self, index: RepoIndex, source) -> ModuleInfo:
@@ -269,12 +271,12 @@ class DjangoReuse:
                 and self._same_callers(kept):
             self.written["transactions"][key] = kept
             ctx.diagnostics.extend(kept["parse_diagnostics"])
-            return self._result(kept)
+            return self._with_via(kept, self._result(kept))
         moved = self._moved_entry(stub)
         if moved is not None:
             self.written["transactions"][key] = moved
             ctx.diagnostics.extend(moved["parse_diagnostics"])
-            return self._result(moved)
+            return self._with_via(moved, self._result(moved))
         self._reach, self._callers_asked = [list(stub.source)], set()
         try:
             *walked, reached = walk(ctx, self._materialize(ctx, stub, find_boundaries, view_functions))
@@ -326,11 +328,25 @@ class DjangoReuse:
         if not isinstance(record, dict):
             entry["result"] = list(result)
             return entry
+        if record.get("type") == "transaction":
+            entry["via"] = via_chains(record["steps"])
+            self._via[id(record)] = (record, entry["via"])
         text = ir.line(record)
         self.lines[id(record)] = (record, text)
         entry["result"] = [None, *result[1:]]
         entry["line"] = text
         return entry
+
+    def _with_via(self, entry: dict, result: tuple) -> tuple:
+        record = result[0]
+        if isinstance(record, dict) and isinstance(entry.get("via"), list):
+            self._via[id(record)] = (record, entry["via"])
+        return result
+
+    def via_chains(self, record: dict) -> list | None:
+        """The kept via_chains() of a transaction record this scan took or made, else None."""
+        found = self._via.get(id(record))
+        return found[1] if found is not None and found[0] is record else None
 
     def take_lines(self) -> tuple[dict, dict]:
         """(lines, read_lines), given once: the records they hold are not kept here past the IR."""
@@ -598,6 +614,9 @@ class NoReuse:
 
     def module_facts(self, info: ModuleInfo) -> dict:
         return {}
+
+    def via_chains(self, record: dict) -> None:
+        return None
 
     def sites_kept(self, key: str) -> list:
         return []
