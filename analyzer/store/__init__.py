@@ -229,13 +229,15 @@ def _write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: st
         placed = rows.layout(db, app["name"], _APP_TABLES)
         if placed is None:
             db.execute("DELETE FROM apps WHERE name = ?", (app["name"],))
-            app_id = db.execute(f"INSERT INTO apps ({_APP_COLUMNS}) VALUES ({_APP_MARKS})", _app_values(app, files)).lastrowid
+            app_id = db.execute(f"INSERT INTO apps ({_APP_COLUMNS}) VALUES ({_APP_MARKS})",
+                                _app_values(app, files)).lastrowid
         else:
             # The application's rows lie as a rewrite would lay them out again (store/rows.py):
             # its own row is updated, its per-application rows written again, and of its
             # transactions only those that changed.
             app_id = placed[0]
-            db.execute(f"UPDATE apps SET ({_APP_COLUMNS}) = ({_APP_MARKS}) WHERE id = ?", (*_app_values(app, files), app_id))
+            db.execute(f"UPDATE apps SET ({_APP_COLUMNS}) = ({_APP_MARKS}) WHERE id = ?",
+                       (*_app_values(app, files), app_id))
             for table in _APP_TABLES:
                 db.execute(f"DELETE FROM {table} WHERE app_id = ?", (app_id,))
         db.executemany("INSERT INTO files (app_id, path, lines, status, sha256) VALUES (?,?,?,?,?)",

@@ -180,4 +180,5 @@ def replace_changed(db: sqlite3.Connection, app_id: int, first_id: int, stored: 
 
 
 def _has_digest_table(db: sqlite3.Connection) -> bool:
-    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'row_digests'").fetchone() is not None
+    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'row_digests'").fetchone()
+    return found is not None
