@@ -393,3 +393,73 @@ def test_models_are_kept_while_the_modules_shapes_stay_and_found_again_when_they
     assert warm[:2] == _outputs(root, None)[:2] and extracted == [1]
     _edit_model(root)     # a field declaration changes: found again
     assert _outputs(root, ScanCache(folder))[:2] == _outputs(root, None)[:2] and extracted == [1, 1, 1]
+
+
+def _helper_project(root: Path) -> None:
+    """A transaction in a generic helper (its parameter untyped) and one caller of it."""
+    (root / "app").mkdir(parents=True)
+    (root / "manage.py").write_text("")
+    (root / "app" / "__init__.py").write_text("")
+    (root / "app" / "models.py").write_text(
+        "from django.db import models\n\n\nclass Order(models.Model):\n    total = models.IntegerField()\n\n\n"
+        "class Invoice(models.Model):\n    number = models.IntegerField()\n")
+    (root / "app" / "helpers.py").write_text(
+        "from django.db import transaction\n\n\n@transaction.atomic\ndef save_all(instances):\n"
+        "    for item in instances:\n        item.save()\n")
+    (root / "app" / "views.py").write_text(
+        "from .helpers import save_all\nfrom .models import Order\n\n\ndef place(request):\n"
+        "    save_all([Order(total=1)])\n")
+    (root / "app" / "billing.py").write_text(
+        "from .models import Invoice\n\n\ndef bill(request):\n    return Invoice(number=2)\n")
+
+
+def test_a_caller_added_or_removed_in_another_file_rewalks_the_transaction_taking_its_arguments(tmp_path):
+    """The transaction saves what its callers pass: a new caller in a file its walk never read
+    changes it, as does a caller that stops calling it."""
+    root = tmp_path / "project"
+    _helper_project(root)
+    folder = tmp_path / "cache"
+
+    def saved_entities(ir_text: str) -> list[str]:
+        txn = next(json.loads(line) for line in ir_text.splitlines() if '"app/helpers.py:' in line
+                   and '"type": "transaction"' in line)
+        return sorted({s["entity"] for s in _statements(txn["steps"])})
+
+    cold = _outputs(root, ScanCache(folder))
+    assert saved_entities(cold[1]) == ["Order"]
+    _replace(root / "app" / "billing.py", "from .models import Invoice\n",
+             "from .helpers import save_all\nfrom .models import Invoice\n")
+    _replace(root / "app" / "billing.py", "    return Invoice(number=2)", "    save_all([Invoice(number=2)])")
+    warm = _outputs(root, ScanCache(folder))
+    assert warm[:2] == _outputs(root, None)[:2]
+    assert saved_entities(warm[1]) == ["Invoice", "Order"] and "app/helpers.py:4" in warm[2]
+    _replace(root / "app" / "views.py", "    save_all([Order(total=1)])", "    return Order(total=1)")
+    again = _outputs(root, ScanCache(folder))
+    assert again[:2] == _outputs(root, None)[:2]
+    assert saved_entities(again[1]) == ["Invoice"]
+
+
+def _statements(steps: list) -> list[dict]:
+    out = []
+    for step in steps:
+        if step.get("node") == "statement":
+            out.append(step)
+        for arm in step.get("arms", []):
+            out += _statements(arm)
+        out += _statements(step.get("body", []))
+    return out
+
+
+def test_a_kept_transaction_keeps_the_functions_on_its_call_chains(tmp_path):
+    """What the autocommit phase reads off each explicit transaction's steps is kept with its
+    record, and is what reading the record gives."""
+    from analyzer.django.via_chains import via_chains
+
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    _outputs(root, ScanCache(folder))
+    entries = cachefile.load(folder, "django")["transactions"]
+    kept = [entries[key] for key in entries]
+    assert kept and all(entry["via"] == via_chains(json.loads(entry["line"])["steps"]) for entry in kept)
+    assert any(pairs for _functions, pairs in (entry["via"] for entry in kept))
+    assert _outputs(root, ScanCache(folder))[:2] == _outputs(root, None)[:2]

@@ -158,13 +158,21 @@ def _tables(damage: _Damage, kinds: dict, body: str) -> dict | None:
         table, key, value = parts
         try:
             if kinds[table] == _ENTRIES:
-                texts[table][json.loads(key)] = value
+                texts[table][_key(key)] = value
             else:
                 tables[table] = json.loads(value)
         except (json.JSONDecodeError, TypeError):
             return None
     tables.update({n: Entries(damage, t) for n, t in texts.items()})
     return tables
+
+
+def _key(text: str):
+    """An entry's key: a JSON string; one without escapes or quotes inside is its own text
+    between the quotes (most keys: file paths, digests), read without the JSON decoder."""
+    if len(text) >= 2 and text[0] == '"' and text[-1] == '"' and "\\" not in text and '"' not in text[1:-1]:
+        return text[1:-1]
+    return json.loads(text)
 
 
 def _lines(tables: dict, read: Mapping) -> Iterator[str]:

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from .. import ir
 from ..django.index import ModuleInfo, RepoIndex
 from ..django.thread_memo import primed_memos
+from ..django.via_chains import via_chains
 from . import index_facts
 from .cachefile import text_digest
 
@@ -70,6 +71,7 @@ class DjangoReuse:
         self._digests: dict[tuple[str, int, int], str] = {}
         self._parse_diagnostics: dict[str, list[dict]] = {}
         self._reach: list[list] | None = None
+        self._callers_asked: set[str] | None = None  # functions whose callers' arguments the walk took
         self.walked: list[str] = []   # ids of the transactions walked in this scan (the others were reused)
         self._file: list | None = None  # [file, content digest] a module-level walk read whole
         self.sites_walked: list[str] = []  # functions (and modules) whose autocommit sites were walked
@@ -77,6 +79,7 @@ class DjangoReuse:
         # and of those among them decoded from it, unchanged since (ir.loads takes them as they are)
         self.lines: dict[int, tuple[dict, str]] = {}
         self.read_lines: dict[int, tuple[dict, str]] = {}
+        self._via: dict[int, tuple[dict, list]] = {}  # id(record) -> (record, its via_chains), kept with it
 
     # -- index ---------------------------------------------------------------------------
     def index_add(self, index: RepoIndex, source) -> ModuleInfo:
@@ -159,6 +162,7 @@ class DjangoReuse:
             return parsed
 
         ctx.parse_definition = recording_parse
+        ctx.caller_arguments = _WatchedCallers(self._note_callers)
 
     def _definition_digest(self, rel: str, first: int, last: int) -> str:
         # the same definitions are in the reach of many transactions and autocommit walks
@@ -180,7 +184,18 @@ class DjangoReuse:
             self._by_rel = {info.rel: info for info in self._ctx.index.modules.values()}
         return self._by_rel
 
-    def _unchanged(self, rel: str, qualname: str, first: int, last: int, digest: str, imports: str) -> bool:
+    def _unchanged(self, *entry) -> bool:
+        # the same definitions are in the reach of many transactions and autocommit walks
+        memo = self.__dict__.setdefault("_unchanged_memo", {})
+        try:
+            found = memo.get(entry)
+        except TypeError:  # not an entry this cache writes: checked as it is, not kept
+            return self._still_there(*entry)
+        if found is None:
+            found = memo[entry] = self._still_there(*entry)
+        return found
+
+    def _still_there(self, rel: str, qualname: str, first: int, last: int, digest: str, imports: str) -> bool:
         index = self._ctx.index
         now = index.functions.get(qualname) or index.classes.get(qualname)
         if now is None or (now.line, now.end_line) != (first, last):
@@ -252,16 +267,17 @@ class DjangoReuse:
         """(transaction record or None, its diagnostics, front-end diagnostics) of one boundary."""
         key = json.dumps([stub.parsed.info.rel, stub.line, stub.function, stub.kind])
         kept = self.old.get("transactions", {}).get(key)
-        if kept is not None and kept["digest"] == self.digest and all(self._unchanged(*r) for r in kept["reach"]):
+        if kept is not None and kept["digest"] == self.digest and all(self._unchanged(*r) for r in kept["reach"]) \
+                and self._same_callers(kept):
             self.written["transactions"][key] = kept
             ctx.diagnostics.extend(kept["parse_diagnostics"])
-            return self._result(kept)
+            return self._with_via(kept, self._result(kept))
         moved = self._moved_entry(stub)
         if moved is not None:
             self.written["transactions"][key] = moved
             ctx.diagnostics.extend(moved["parse_diagnostics"])
-            return self._result(moved)
-        self._reach = [list(stub.source)]
+            return self._with_via(moved, self._result(moved))
+        self._reach, self._callers_asked = [list(stub.source)], set()
         try:
             *walked, reached = walk(ctx, self._materialize(ctx, stub, find_boundaries, view_functions))
             result = tuple(walked)
@@ -270,6 +286,7 @@ class DjangoReuse:
             self._reach += self._functions(ctx, reached)
         finally:
             reach, self._reach = self._reach, None
+            asked, self._callers_asked = self._callers_asked, None
         self.walked.append(f"{stub.parsed.info.rel}:{stub.line}")
         unique = {tuple(r[:2]): r for r in reach}
         self.written["transactions"][key] = self._as_line({
@@ -277,8 +294,30 @@ class DjangoReuse:
             "reach": [[*r, self._definition_digest(r[0], r[2], r[3]), self._imports.get(r[0])]
                       for r in unique.values()],
             "parse_diagnostics": [d for _rel, qualname in unique for d in self._parse_diagnostics.get(qualname, [])],
+            "callers": [[qualname, self._callers_digest(qualname)] for qualname in sorted(asked)],
         }, result)
         return result
+
+    # -- callers whose arguments a transaction took ------------------------------------------
+    # A transaction of an untyped helper takes its parameters from what its callers pass
+    # (django/caller_arguments.py). The callers it walked are in its reach, but a caller added
+    # in another file (or one no longer calling it) is not: so the callers of each function
+    # whose callers' arguments the walk took are kept as a digest of their names, and compared
+    # with today's call graph before the transaction is reused.
+    def _note_callers(self, qualname: str) -> None:
+        if self._callers_asked is not None:
+            self._callers_asked.add(qualname)
+
+    def _callers_digest(self, qualname: str) -> str:
+        digests = self.__dict__.setdefault("_callers_digests", {})
+        if qualname not in digests:
+            graph = self._ctx.index.call_graph()
+            callers = sorted(graph.predecessors(qualname)) if qualname in graph else []
+            digests[qualname] = text_digest(json.dumps(callers))
+        return digests[qualname]
+
+    def _same_callers(self, entry: dict) -> bool:
+        return all(self._callers_digest(qualname) == digest for qualname, digest in entry.get("callers", ()))
 
     # A transaction's record is kept as its IR line (a JSON string in the entry): a reused one is
     # decoded from it once and ir.dumps writes the line as it is instead of encoding the record
@@ -289,11 +328,25 @@ class DjangoReuse:
         if not isinstance(record, dict):
             entry["result"] = list(result)
             return entry
+        if record.get("type") == "transaction":
+            entry["via"] = via_chains(record["steps"])
+            self._via[id(record)] = (record, entry["via"])
         text = ir.line(record)
         self.lines[id(record)] = (record, text)
         entry["result"] = [None, *result[1:]]
         entry["line"] = text
         return entry
+
+    def _with_via(self, entry: dict, result: tuple) -> tuple:
+        record = result[0]
+        if isinstance(record, dict) and isinstance(entry.get("via"), list):
+            self._via[id(record)] = (record, entry["via"])
+        return result
+
+    def via_chains(self, record: dict) -> list | None:
+        """The kept via_chains() of a transaction record this scan took or made, else None."""
+        found = self._via.get(id(record))
+        return found[1] if found is not None and found[0] is record else None
 
     def take_lines(self) -> tuple[dict, dict]:
         """(lines, read_lines), given once: the records they hold are not kept here past the IR."""
@@ -323,7 +376,7 @@ class DjangoReuse:
         rel = stub.parsed.info.rel
         for old_line, old_key in self._kept_by_boundary().get((rel, stub.function, stub.kind), ()):
             kept = self.old["transactions"].get(old_key)
-            if kept is None or kept["digest"] != self.digest:
+            if kept is None or kept["digest"] != self.digest or not self._same_callers(kept):
                 continue
             spans: dict[str, list[tuple[int, int, int]]] = {}
             reach = []
@@ -345,7 +398,8 @@ class DjangoReuse:
                 record = result[0]
                 if isinstance(record, dict) and record.get("type") == "transaction":
                     record["id"] = f"{record['file']}:{record['line']}"
-                return self._as_line({"digest": kept["digest"], "reach": reach, "parse_diagnostics": diagnostics}, result)
+                return self._as_line({"digest": kept["digest"], "reach": reach, "parse_diagnostics": diagnostics,
+                                      "callers": kept.get("callers", [])}, result)
         return None
 
     def _kept_by_boundary(self) -> dict[tuple[str, str, str], list[tuple[int, str]]]:
@@ -444,6 +498,20 @@ class DjangoReuse:
             if module is not None:
                 entries.append([module.rel, qualname, fn.line, fn.end_line])
         return entries
+
+
+class _WatchedCallers(dict):
+    """Context.caller_arguments, the memo of django/caller_arguments.py by (qualname, levels),
+    telling the reuse each time a walk takes a function's callers' arguments (every use reads
+    `memo[key]`, whether it was computed now or earlier in the scan)."""
+
+    def __init__(self, note: Callable[[str], None]) -> None:
+        super().__init__()
+        self._note = note
+
+    def __getitem__(self, key):
+        self._note(key[0])
+        return super().__getitem__(key)
 
 
 class _Unmovable(Exception):
@@ -546,6 +614,9 @@ class NoReuse:
 
     def module_facts(self, info: ModuleInfo) -> dict:
         return {}
+
+    def via_chains(self, record: dict) -> None:
+        return None
 
     def sites_kept(self, key: str) -> list:
         return []

@@ -28,6 +28,7 @@ from .context import Context
 from .entry_points import StaticCallees, enclosing_class, framework_entry_points
 from .index import FunctionInfo
 from .orm_evidence import OrmEvidence
+from .via_chains import via_chains
 
 BOUNDARY = "autocommit"
 # Boundaries whose transaction is the whole function: calling it opens (or joins) a transaction.
@@ -133,7 +134,10 @@ class _Autocommit:
         in_transactions: set[str] = set()
         callers: dict[str, set[str]] = {}
         for txn in explicit:  # helpers the explicit transactions reach are called by the application
-            in_transactions |= _via_functions(txn["steps"], callers)
+            functions, pairs = self.reuse.via_chains(txn) or via_chains(txn["steps"])
+            in_transactions.update(functions)
+            for caller, callee in pairs:
+                callers.setdefault(callee, set()).add(caller)
         receivers = {r for names in self.ctx.signals.values() for r in names}
         always, hooks = framework_entry_points(self.index, receivers, self.evidence.row_classes)
         candidates = hooks | (set(self.index.functions) - called)
@@ -234,22 +238,6 @@ class _Autocommit:
             for record in function.records:
                 out.setdefault(record["id"], record)
         return sorted(out.values(), key=lambda r: (r["file"], r["line"], _column_of(r["id"]), r["function"]))
-
-
-def _via_functions(steps: list[dict], callers: dict[str, set[str]]) -> set[str]:
-    """The application's functions on the steps' call chains; `callers` gets, for each, the
-    functions that call it on a chain (the transaction's own body is not one)."""
-    out: set[str] = set()
-    for step in steps:
-        via = step.get("via", [])
-        out.update(name for name in via if not name.startswith("<"))
-        for caller, callee in zip(via, via[1:]):
-            if not caller.startswith("<") and not callee.startswith("<"):
-                callers.setdefault(callee, set()).add(caller)
-        for arm in step.get("arms", []):
-            out |= _via_functions(arm, callers)
-        out |= _via_functions(step.get("body", []), callers)
-    return out
 
 
 def _column_of(txn_id: str) -> int:

@@ -50,43 +50,71 @@ def find_wrappers(index: RepoIndex) -> dict[str, str]:
     """
     atomic_names = set(orm.ATOMIC)
     wrappers: dict[str, str] = {}
+    targets = _Targets(index)
     changed = True
     while changed:
         changed = False
         for fn in index.functions.values():
             if fn.qualname in wrappers or fn.parent is not None:
                 continue
-            kind = _wrapper_kind(index, fn, atomic_names | set(wrappers))
+            kind = _wrapper_kind(index, targets, fn, atomic_names | set(wrappers))
             if kind:
                 wrappers[fn.qualname] = kind
                 changed = True
     return wrappers
 
 
-def _uses_atomic(index: RepoIndex, fn: FunctionInfo, names: set[str]) -> bool:
-    targets = {index.resolve_in(fn.qualname, fn.module, c.split("(")[0]) for c in fn.calls}
-    targets |= {index.resolve(fn.module, d.split("(")[0]) for d in fn.decorators}
-    return bool(targets & names)
+class _Targets:
+    """What each function's decorators and calls resolve to, resolved once: the fixed point
+    asks again for every function on each round, and resolution does not depend on the round."""
+
+    def __init__(self, index: RepoIndex) -> None:
+        self.index = index
+        self._decorators: dict[str, set[str | None]] = {}
+        self._calls: dict[str, set[str | None]] = {}
+
+    def decorators(self, fn: FunctionInfo) -> set[str | None]:
+        found = self._decorators.get(fn.qualname)
+        if found is None:
+            found = self._decorators[fn.qualname] = {self.index.resolve(fn.module, d.split("(")[0])
+                                                     for d in fn.decorators}
+        return found
+
+    def calls(self, fn: FunctionInfo) -> set[str | None]:
+        found = self._calls.get(fn.qualname)
+        if found is None:
+            found = self._calls[fn.qualname] = {self.index.resolve_in(fn.qualname, fn.module, c.split("(")[0])
+                                                for c in fn.calls}
+        return found
 
 
-def _wrapper_kind(index: RepoIndex, fn: FunctionInfo, names: set[str]) -> str | None:
-    decorators = {index.resolve(fn.module, d.split("(")[0]) for d in fn.decorators}
+def _uses_atomic(targets: _Targets, fn: FunctionInfo, names: set[str]) -> bool:
+    return bool(targets.calls(fn) & names or targets.decorators(fn) & names)
+
+
+def _wrapper_kind(index: RepoIndex, targets: _Targets, fn: FunctionInfo, names: set[str]) -> str | None:
+    decorators = targets.decorators(fn)
     if decorators & names:
         return None  # an atomic function, not a wrapper
-    calls = {index.resolve_in(fn.qualname, fn.module, c.split("(")[0]) for c in fn.calls}
-    if not calls & names and not any(_uses_atomic(index, index.functions[q], names)
+    calls = targets.calls(fn)
+    if not calls & names and not any(_uses_atomic(targets, index.functions[q], names)
                                      for q in _all_nested(index, fn) if q in index.functions):
         return None  # nothing in it enters a transaction: the cheap, common exit
     text = index.modules[fn.module].source.lines_between(fn.def_line, fn.end_line)
     if decorators & orm.CONTEXTMANAGER and calls & names:
         return "context"
     nested = [index.functions[q] for q in _all_nested(index, fn) if q in index.functions]
-    nested_enters = any(_uses_atomic(index, n, names) for n in nested)
-    if nested and nested_enters and any(re.search(rf"\breturn\s+{re.escape(n.name)}\b", text) for n in nested):
+    nested_enters = any(_uses_atomic(targets, n, names) for n in nested)
+    if "return" not in text:  # both forms below return something (a plain `in` first: the regexes are slow)
+        return None
+    if nested and nested_enters and any(n.name in text and re.search(rf"\breturn\s+{re.escape(n.name)}\b", text)
+                                        for n in nested):
         return "decorator"
+    if not calls & names or nested:
+        return None
     for name in names:
         short = name.rsplit(".", 1)[-1]
-        if re.search(rf"\breturn\s+[\w.]*\b{re.escape(short)}\(", text) and calls & names and not nested:
+        if f"{short}(" in text and re.search(rf"\breturn\s+[\w.]*\b{re.escape(short)}\(", text):
             return "context"
     return None
 

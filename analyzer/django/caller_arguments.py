@@ -39,6 +39,8 @@ def caller_arguments(ctx: Context, qualname: str, env: dict[str, Val], reached: 
     key = (qualname, levels)
     if key not in cache:
         cache[key] = _collect(ctx, qualname, levels)
+    # Read as `cache[key]` on every use: the warm cache watches these reads (cache/django.py
+    # keeps the callers of `qualname` with the transaction, a caller added elsewhere re-walks it).
     found, callers = cache[key]
     reached |= callers
     out = {}

@@ -14,6 +14,8 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
+from . import rows
+
 SCHEMA_VERSION = 1
 # `PRAGMA application_id` of every txscan store ("txsc" in ASCII): a store says it is one,
 # and any other file, SQLite or not, is refused before SQLite is asked to open it.
@@ -32,8 +34,17 @@ class StoreError(Exception):
 _JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
 
 
+# json.dumps's C encoder, made once: JSONEncoder.encode makes one per call (tens of thousands of
+# small lists per application); check_circular off (the rows are trees), same text.
+_C_ENCODE = json.encoder.c_make_encoder and json.encoder.c_make_encoder(
+    None, _JSON.default, json.encoder.encode_basestring, None, _JSON.key_separator, _JSON.item_separator,
+    True, False, True)
+
+
 def _j(value) -> str:
-    return _JSON.encode(value)
+    if _C_ENCODE is None or isinstance(value, str):
+        return _JSON.encode(value)
+    return "".join(_C_ENCODE(value, 0))
 
 
 def _header(path: Path) -> bytes:
@@ -207,19 +218,28 @@ def _database_file(db: sqlite3.Connection) -> str:
         return "the store"
 
 
+_APP_TABLES = ("files", "ir", "entities", "diagnostics", "timings")
+
+
 def _write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: str,
                analyses: dict[str, dict], seconds: float | None) -> int:
+    transactions = rows.transactions(analyses, _j)
     with db:
-        db.execute("DELETE FROM apps WHERE name = ?", (app["name"],))
-        cursor = db.execute(
-            "INSERT INTO apps (name, root, frontend, url, git_commit, subdir, tool_version, settings, status, error,"
-            " files, lines, fingerprint) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (app["name"], app["root"], app["frontend"], app.get("url"), app.get("commit"), app.get("subdir"),
-             app["tool_version"], _j(app.get("settings", {})), app.get("status", "ok"), app.get("error"),
-             app.get("files", len(files)), app.get("lines", sum(f.get("lines", 0) for f in files)),
-             app.get("fingerprint")),
-        )
-        app_id = cursor.lastrowid
+        db.execute(_DIGEST_TABLE)  # stores made before it get it on their next write
+        placed = rows.layout(db, app["name"], _APP_TABLES)
+        if placed is None:
+            db.execute("DELETE FROM apps WHERE name = ?", (app["name"],))
+            app_id = db.execute(f"INSERT INTO apps ({_APP_COLUMNS}) VALUES ({_APP_MARKS})",
+                                _app_values(app, files)).lastrowid
+        else:
+            # The application's rows lie as a rewrite would lay them out again (store/rows.py):
+            # its own row is updated, its per-application rows written again, and of its
+            # transactions only those that changed.
+            app_id = placed[0]
+            db.execute(f"UPDATE apps SET ({_APP_COLUMNS}) = ({_APP_MARKS}) WHERE id = ?",
+                       (*_app_values(app, files), app_id))
+            for table in _APP_TABLES:
+                db.execute(f"DELETE FROM {table} WHERE app_id = ?", (app_id,))
         db.executemany("INSERT INTO files (app_id, path, lines, status, sha256) VALUES (?,?,?,?,?)",
                        [(app_id, f["path"], f.get("lines", 0), f.get("status", "ok"), f.get("sha256"))
                         for f in files])
@@ -239,32 +259,26 @@ def _write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: st
                 "INSERT INTO diagnostics (app_id, file, line, code, severity, message, txn_key) VALUES (?,?,?,?,?,?,?)",
                 [(app_id, d["file"], d["line"], d["code"], d["severity"], d["message"], d.get("transaction"))
                  for d in first["diagnostics"]])
-        for mode in sorted(analyses):
-            for t in analyses[mode]["transactions"]:
-                tid = db.execute(
-                    "INSERT INTO transactions (app_id, cda_mode, txn_key, file, line, end_line, function, boundary,"
-                    " wrapper, interactivity, rw_inferable, statements, read_set, write_set, excerpt, complete,"
-                    " incomplete) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (app_id, mode, t["id"], t["file"], t["line"], t["end_line"], t["function"], t["boundary"],
-                     t.get("wrapper"), t["interactivity"], t["rw_inferable"], len(t["statements"]),
-                     _j(t["read_set"]), _j(t["write_set"]), t.get("excerpt"), int(t.get("complete", True)),
-                     _j(t.get("incomplete", [])))).lastrowid
-                db.executemany("INSERT INTO reasons (transaction_id, category, callee, file, line) VALUES (?,?,?,?,?)",
-                               [(tid, r["category"], r.get("callee"), r["file"], r["line"]) for r in t["reasons"]])
-                db.executemany(
-                    "INSERT INTO statements (transaction_id, step_id, file, line, entity, kind, api, attributes,"
-                    " inferability, flags, via) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                    [(tid, s["id"], s["file"], s["line"], s.get("entity"), s["kind"], s["api"], _j(s["attributes"]),
-                      s["inferability"], _j(s["flags"]), _j(s["via"])) for s in t["statements"]])
-                db.executemany(
-                    "INSERT INTO suggestions (transaction_id, kind, pattern, step_id, file, line, makes_one_shot,"
-                    " makes_inferable, explanation, code) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                    [(tid, g["kind"], g.get("pattern"), g.get("statement"), g["file"], g["line"],
-                      int(g["makes_one_shot"]), int(g["makes_inferable"]), g["explanation"], g["code"])
-                     for g in t["suggestions"]])
+        if placed is None:
+            rows.insert(db, app_id, transactions)
+        else:
+            rows.replace_changed(db, app_id, placed[1], placed[2], placed[3], transactions)
         if seconds is not None:
             db.execute("INSERT INTO timings (app_id, seconds) VALUES (?, ?)", (app_id, round(seconds, 3)))
     return app_id
+
+
+_APP_COLUMNS = ("name, root, frontend, url, git_commit, subdir, tool_version, settings, status, error, files, lines,"
+                " fingerprint")
+_APP_MARKS = ",".join("?" * 13)
+_DIGEST_TABLE = next(s for s in _schema_statements() if "row_digests (" in s)
+
+
+def _app_values(app: dict, files: list[dict]) -> tuple:
+    return (app["name"], app["root"], app["frontend"], app.get("url"), app.get("commit"), app.get("subdir"),
+            app["tool_version"], _j(app.get("settings", {})), app.get("status", "ok"), app.get("error"),
+            app.get("files", len(files)), app.get("lines", sum(f.get("lines", 0) for f in files)),
+            app.get("fingerprint"))
 
 
 def stored_fingerprint(db: sqlite3.Connection, name: str) -> tuple[str | None, str | None, str | None, str | None]:

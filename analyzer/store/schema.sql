@@ -110,6 +110,15 @@ CREATE TABLE IF NOT EXISTS timings (
     app_id   INTEGER PRIMARY KEY REFERENCES apps(id) ON DELETE CASCADE,
     seconds  REAL NOT NULL
 );
+-- A digest of each transaction's rows (its own, reasons, statements, suggestions) and their
+-- counts: a re-scan writes again only the transactions whose rows changed (store/rows.py).
+CREATE TABLE IF NOT EXISTS row_digests (
+    transaction_id INTEGER PRIMARY KEY REFERENCES transactions(id) ON DELETE CASCADE,
+    digest      TEXT NOT NULL,
+    reasons     INTEGER NOT NULL,
+    statements  INTEGER NOT NULL,
+    suggestions INTEGER NOT NULL
+);
 CREATE INDEX IF NOT EXISTS transactions_app ON transactions(app_id, cda_mode);
 CREATE INDEX IF NOT EXISTS statements_txn ON statements(transaction_id);
 CREATE INDEX IF NOT EXISTS diagnostics_app ON diagnostics(app_id);
