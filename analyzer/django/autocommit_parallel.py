@@ -54,7 +54,7 @@ import pickle
 import struct
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from .. import forked
 
@@ -246,6 +246,18 @@ def _walk_all(ctx, boundaries: list, reuse, channel: int) -> None:  # pragma: no
             phase.walks.function(ctx.index.functions[qualname])
 
 
+def _frames(channel: int, offset: int) -> Iterator[tuple[int, tuple]]:
+    """The whole frames written to `channel` past `offset`: (where each ends, its content)."""
+    size = os.fstat(channel).st_size
+    while offset + _LENGTH.size <= size:
+        (length,) = _LENGTH.unpack(os.pread(channel, _LENGTH.size, offset))
+        end = offset + _LENGTH.size + length
+        if end > size:
+            return  # still being written
+        yield end, pickle.loads(os.pread(channel, length, offset + _LENGTH.size))
+        offset = end
+
+
 def _module_facts(reuse, info) -> tuple | None:
     """What the other process needs of a module the index added: its warm-cache entry and its
     facts without the source (which it has read too); None: indexing it ran out of recursion."""
@@ -255,7 +267,8 @@ def _module_facts(reuse, info) -> tuple | None:
 
 
 class Helper:
-    """The scan's side: walks read as they arrive, the helper stopped when the phase ends."""
+    """The scan's side: walks read as they arrive, the helper stopped when the phase ends. A
+    helper forked before the index holds one too (in_helper), to exchange the index's modules."""
 
     def __init__(self, pid: int, channel: int, position: mmap.mmap | None = None, down: int = -1, reuse=None,
                  sources: list | None = None) -> None:
@@ -277,6 +290,8 @@ class Helper:
         self.modules: dict[int, tuple] = {}   # file number -> (warm-cache entry, facts), arrived
         self.index_done = False
         self.taken_modules = 0
+        self.scan_pid = 0       # in the helper: the scan's process
+        self.down_offset = 0    # in the helper: how much of `down` it has read
 
     # -- the index, shared ----------------------------------------------------------------
     def index_add(self, number: int, index, source):
@@ -349,18 +364,11 @@ class Helper:
         """The scan's module of file `number`: the helper has nothing else to do until it has it."""
         deadline = time.monotonic() + WAIT_SECONDS
         delay = 0.0005
-        offset = getattr(self, "_down_offset", 0)
         while time.monotonic() < deadline and os.getppid() == self.scan_pid:
-            size = os.fstat(self.down).st_size
-            while offset + _LENGTH.size <= size:
-                (length,) = _LENGTH.unpack(os.pread(self.down, _LENGTH.size, offset))
-                if offset + _LENGTH.size + length > size:
-                    break
-                kind, key, content = pickle.loads(os.pread(self.down, length, offset + _LENGTH.size))
-                offset += _LENGTH.size + length
+            for end, (kind, key, content) in _frames(self.down, self.down_offset):
                 if kind == _MODULE:
-                    self.modules.setdefault(key, content)
-            self._down_offset = offset
+                    self.modules.setdefault(key, content)  # its own module first
+                self.down_offset = end
             if number in self.modules:
                 return self.modules.pop(number)
             time.sleep(delay)
@@ -428,14 +436,7 @@ class Helper:
         if self.channel < 0:
             return
         try:
-            size = os.fstat(self.channel).st_size
-            while self.offset + _LENGTH.size <= size:
-                header = os.pread(self.channel, _LENGTH.size, self.offset)
-                (length,) = _LENGTH.unpack(header)
-                end = self.offset + _LENGTH.size + length
-                if end > size:
-                    break  # still being written
-                kind, key, content = pickle.loads(os.pread(self.channel, length, self.offset + _LENGTH.size))
+            for end, (kind, key, content) in _frames(self.channel, self.offset):
                 if kind == _SITES:
                     self.pending.setdefault(key, []).append(content)
                 elif kind == _TRANSACTION:
