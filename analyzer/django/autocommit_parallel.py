@@ -104,20 +104,10 @@ def start(ctx, boundaries: list, reuse, transactions: list | None = None,
         return None
     if not _shareable(reuse, len(ctx.index.functions) >= MIN_FUNCTIONS):
         return None
-    try:
-        channel = _channel()
-    except OSError:
+    shared = _fork_sharing(1)
+    if shared is None:
         return None
-    try:
-        position = mmap.mmap(-1, _PAGE)  # shared with the helper (MAP_SHARED)
-    except (OSError, ValueError):
-        os.close(channel)
-        return None
-    pid = forked.fork()
-    if pid is None:
-        os.close(channel)
-        position.close()
-        return None
+    pid, (channel,), position = shared
     if pid == 0:  # pragma: no cover - the helper process (its walks are checked by the scan's tests)
         _helper_main(ctx, boundaries, reuse, channel, position, transactions or [], walk_transaction)
     return Helper(pid, channel, position)
@@ -143,27 +133,10 @@ def before_index(reuse, sources: list, package_prefix: str) -> Helper | None:
     yet (start() may still fork one once the index is known)."""
     if not _shareable(reuse, len(sources) >= MIN_FILES):
         return None
-    try:
-        channel = _channel()
-    except OSError:
+    shared = _fork_sharing(2)  # the helper's frames, and the scan's modules for the helper (`down`)
+    if shared is None:
         return None
-    try:
-        down = _channel()  # the scan's modules, for the helper
-    except OSError:
-        os.close(channel)
-        return None
-    try:
-        position = mmap.mmap(-1, _PAGE)
-    except (OSError, ValueError):
-        os.close(channel)
-        os.close(down)
-        return None
-    pid = forked.fork()
-    if pid is None:
-        for fd in (channel, down):
-            os.close(fd)
-        position.close()
-        return None
+    pid, (channel, down), position = shared
     helper = Helper(pid, channel, position, down=down, reuse=reuse, sources=sources)
     helper.indexing = True
     if pid == 0:  # pragma: no cover - the helper process (its index is checked by the scan's tests)
@@ -176,6 +149,27 @@ def before_index(reuse, sources: list, package_prefix: str) -> Helper | None:
         except BaseException:  # noqa: BLE001 - the scan indexes what did not arrive
             os._exit(1)
     return helper
+
+
+def _fork_sharing(channels: int) -> tuple[int, list[int], mmap.mmap] | None:
+    """forked.fork(), with `channels` files (_channel()) and the shared page (MAP_SHARED) that the
+    scan and its helper both hold: (pid, the files, the page); None when any could not be made."""
+    files: list[int] = []
+    try:
+        for _ in range(channels):
+            files.append(_channel())
+        position = mmap.mmap(-1, _PAGE)
+    except (OSError, ValueError):
+        for fd in files:
+            os.close(fd)
+        return None
+    pid = forked.fork()
+    if pid is None:
+        for fd in files:
+            os.close(fd)
+        position.close()
+        return None
+    return pid, files, position
 
 
 def _quiet() -> None:  # pragma: no cover - runs in the helper

@@ -45,7 +45,7 @@ def document(analysis: dict, root: str, lines: int, files: int) -> dict:
 def dumps(doc: dict) -> str:
     """`json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)` and a newline, written by
     _indented(): with an indent, the json module encodes in Python, one generator per container
-    (0.46 s for saleor's 17 MB); _indented() writes the same text in half the time. A document
+    (0.46 s for saleor's 17 MB); _indented() writes the same text in two thirds of the time. A document
     holding what _indented() does not write (floats, keys that are not strings) goes to json."""
     try:
         return _indented(doc)
@@ -66,38 +66,12 @@ def _indented(doc) -> str:
         if kind is str:
             append(_string(o))
         elif kind is dict:
-            if not o:
-                append("{}")
-                return
-            inner = indent + "  "
-            separator = ",\n" + inner
-            append("{\n" + inner)
-            first = True
-            for key in sorted(o):
-                if type(key) is not str:
-                    raise _NotPlain
-                if first:
-                    first = False
-                else:
-                    append(separator)
-                append(_string(key) + ": ")
-                value(o[key], inner)
-            append("\n" + indent + "}")
+            if any(type(key) is not str for key in o):
+                raise _NotPlain
+            keys = sorted(o)
+            container([o[key] for key in keys], [_string(key) + ": " for key in keys], "{", "}", indent)
         elif kind is list or kind is tuple:
-            if not o:
-                append("[]")
-                return
-            inner = indent + "  "
-            separator = ",\n" + inner
-            append("[\n" + inner)
-            first = True
-            for item in o:
-                if first:
-                    first = False
-                else:
-                    append(separator)
-                value(item, inner)
-            append("\n" + indent + "]")
+            container(o, None, "[", "]", indent)
         elif o is None:
             append("null")
         elif o is True:
@@ -108,6 +82,22 @@ def _indented(doc) -> str:
             append(int.__repr__(o))
         else:
             raise _NotPlain
+
+    def container(items, labels: list[str] | None, opening: str, closing: str, indent: str) -> None:
+        """`items` one per line, each after its label (a dict's key) when there are labels."""
+        if not items:
+            append(opening + closing)
+            return
+        inner = indent + "  "
+        separator = ",\n" + inner
+        append(opening + "\n" + inner)
+        for position, item in enumerate(items):
+            if position:
+                append(separator)
+            if labels is not None:
+                append(labels[position])
+            value(item, inner)
+        append("\n" + indent + closing)
 
     value(doc, "")
     append("\n")
