@@ -88,8 +88,6 @@ def start(ctx, boundaries: list, reuse, transactions: list | None = None,
     `walk_transaction(boundary)`, the scan's cache use recording it); None: the scan walks alone. `reuse` must be the scan's DjangoReuse: walks
     are passed on as its cache entries. `early`: the helper forked before the index
     (before_index()); in it, this call makes its walks and ends the process."""
-    from ..cache.django import DjangoReuse
-
     if early is not None:
         if early.in_helper:  # pragma: no cover - the helper process
             if wanted(len(ctx.index.functions)):
