@@ -302,3 +302,96 @@ def test_a_parse_error_met_by_a_transaction_the_helper_walked_is_reported(tmp_pa
     assert "app.helpers.broken: syntax error" in alone
     assert started[0].taken_transactions == 1
     assert shared == alone
+
+
+# -- the index shared with a helper forked before it ----------------------------------------------
+
+_BEFORE_INDEX = autocommit_parallel.before_index
+
+def _scan_indexing(root, setting: str, monkeypatch) -> tuple[str, DjangoReuse, list]:
+    """(the IR text, the scan's cache use, the helpers forked before the index) of a scan with `setting`."""
+    monkeypatch.setenv(ENV, setting)
+    forked_early = []
+
+    def recording(*args):
+        helper = _BEFORE_INDEX(*args)
+        if helper is not None:
+            forked_early.append(helper)
+            helper.started_pid = helper.pid
+        return helper
+
+    monkeypatch.setattr(autocommit_parallel, "before_index", recording)
+    reuse = DjangoReuse({})
+    result = frontend.scan(root, frontend.Options(), reuse)
+    return ir.dumps(result.records), reuse, forked_early
+
+
+def _indexed_files(root) -> int:
+    return sum(1 for _ in root.rglob("*.py"))
+
+
+@pytest.mark.parametrize("root", DJANGO_SAMPLES, ids=lambda p: p.name)
+def test_modules_indexed_by_the_helper_give_the_output_and_cache_of_a_scan_without_it(root, monkeypatch):
+    alone, reuse_alone, none = _scan_indexing(root, "0", monkeypatch)
+    shared, reuse_shared, forked_early = _scan_indexing(root, "wait", monkeypatch)
+    assert not none and len(forked_early) == 1
+    # the scan waited for the helper's share: it indexed every file, the scan took them all
+    assert forked_early[0].taken_modules == _indexed_files(root) > 0
+    assert shared == alone
+    # the warm cache's index entries, in the same order
+    assert list(reuse_shared.written["files"].items()) == list(reuse_alone.written["files"].items())
+    assert _kept_transactions(reuse_shared) == _kept_transactions(reuse_alone)
+
+
+def _failing_index(*_args):
+    raise RuntimeError("the helper fails")
+
+
+def _damaging_index(helper, _prefix):
+    os.write(helper.channel, autocommit_parallel._LENGTH.pack(9) + b"not a pk!")
+
+
+def _hanging_index(*_args):
+    time.sleep(3600)
+
+
+@pytest.mark.parametrize("index_share", [_failing_index, _damaging_index, _hanging_index],
+                         ids=["fails", "sends-damaged-data", "hangs"])
+def test_a_helper_that_fails_to_index_leaves_the_index_to_the_scan(index_share, monkeypatch):
+    root = SAMPLES / "django" / "shop"
+    alone, reuse_alone, _ = _scan_indexing(root, "0", monkeypatch)
+    monkeypatch.setattr(autocommit_parallel.Helper, "index_share", index_share)
+    began = time.monotonic()
+    shared, reuse_shared, forked_early = _scan_indexing(root, "1", monkeypatch)  # the scan does not wait
+    assert time.monotonic() - began < 60
+    assert shared == alone
+    assert forked_early[0].taken_modules == 0
+    assert list(reuse_shared.written["files"].items()) == list(reuse_alone.written["files"].items())
+    with pytest.raises(ChildProcessError):  # stopped and reaped when the scan ends
+        os.waitpid(forked_early[0].started_pid, os.WNOHANG)
+
+
+def test_the_helper_forked_before_the_index_is_stopped_when_the_project_is_too_small(monkeypatch):
+    """Its files are enough to fork it before the index; its functions, once known, are too few for
+    the walks to be worth a second process."""
+    monkeypatch.setattr(autocommit_parallel, "wanted", lambda _functions: False)
+    root = SAMPLES / "django" / "shop"
+    alone, _, _ = _scan_indexing(root, "0", monkeypatch)
+    shared, _, forked_early = _scan_indexing(root, "1", monkeypatch)
+    assert shared == alone
+    assert len(forked_early) == 1 and forked_early[0].pid == 0
+    with pytest.raises(ChildProcessError):
+        os.waitpid(forked_early[0].started_pid, os.WNOHANG)
+
+
+def test_no_helper_before_the_index_of_a_small_project_or_a_warm_scan(monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))  # an idle two-core machine
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1})
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    few = [None] * (autocommit_parallel.MIN_FILES - 1)
+    assert autocommit_parallel.before_index(DjangoReuse({}), few, "") is None
+    many = [None] * autocommit_parallel.MIN_FILES
+    assert autocommit_parallel.before_index(DjangoReuse({"autocommit": {"kept": []}}), many, "") is None
+    monkeypatch.setenv(ENV, "0")
+    assert autocommit_parallel.before_index(DjangoReuse({}), many, "") is None

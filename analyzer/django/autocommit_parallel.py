@@ -29,32 +29,52 @@ reached, as it takes a kept transaction from the warm cache. A transaction whose
 arrived when the scan gets to it is walked by the scan (at the meeting point, both may walk the
 same one: the scan's own result is kept). The scan never waits for the helper.
 
+In a cold scan of MIN_FILES files or more, the helper is forked before the index, and the two
+processes index the files together: the scan from the first file (marking where it is in the
+shared page), the helper from the last until that mark, each passing on what it indexed (a
+module's facts and their warm-cache entry, as the cache would keep them); each then adds every
+module in file order, so both hold the index a scan alone builds. Both find the models and boundaries
+themselves (the helper's start costs that, and the index's other half is not waited for), and the
+helper goes on to its walks where the scan would have forked it. The scan never waits here either:
+a file whose facts have not arrived when the scan gets to it is indexed by the scan. Too few
+functions for a helper, once the index is known: the helper is stopped.
+
 It runs where analyzer/forked.py allows helpers, in cold scans (the warm cache holds no walks)
 of projects of MIN_FUNCTIONS functions or more (TXSCAN_HELPERS=1: any scan; =wait: the scan
-waits for it, up to WAIT_SECONDS, before the transactions (which the helper then walks all of)
-and before the autocommit phase).
+waits for it, up to WAIT_SECONDS, before the index and the transactions (which the helper then
+indexes and walks all of) and before the autocommit phase).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import mmap
 import os
 import pickle
 import struct
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from .. import forked
 
 # Below this many functions the walks take less than starting a process over the heap does.
 MIN_FUNCTIONS = 200
+# From this many files on the helper is forked before the index, which the two processes share
+# (below it, the index takes less than the helper's own models and boundaries do).
+MIN_FILES = 50
 WAIT_SECONDS = 600
 _LENGTH = struct.Struct("<I")
 _POSITION = struct.Struct("<q")
+# The shared page: the scan's position among the transactions, then its next file to index.
+_SCAN_FILE = _POSITION.size
+_PAGE = 2 * _POSITION.size
 # Kinds of the frames the helper writes: an autocommit walk (key, cache entry), an explicit
-# transaction's walk (its position, what the scan takes), and the end of the transactions.
+# transaction's walk (its position, what the scan takes), the end of the transactions, and a
+# module it indexed (its file's number, (warm-cache entry, facts)), and the end of its share of the
+# index; the scan writes modules too.
 _SITES, _TRANSACTION, _TRANSACTIONS_DONE = "sites", "transaction", "transactions-done"
+_MODULE, _INDEX_DONE = "module", "index-done"
 
 
 def wanted(function_count: int) -> bool:
@@ -62,34 +82,99 @@ def wanted(function_count: int) -> bool:
 
 
 def start(ctx, boundaries: list, reuse, transactions: list | None = None,
-          walk_transaction: Callable | None = None) -> Helper | None:
+          walk_transaction: Callable | None = None, early: Helper | None = None) -> Helper | None:
     """A helper making the autocommit walks of this scan, then walking the explicit
     `transactions` the scan has not got to (boundaries in the scan's order, each walked by
     `walk_transaction(boundary)`, the scan's cache use recording it); None: the scan walks alone. `reuse` must be the scan's DjangoReuse: walks
-    are passed on as its cache entries."""
-    from ..cache.django import DjangoReuse
-
-    if not isinstance(reuse, DjangoReuse) or not wanted(len(ctx.index.functions)):
+    are passed on as its cache entries. `early`: the helper forked before the index
+    (before_index()); in it, this call makes its walks and ends the process."""
+    if early is not None:
+        if early.in_helper:  # pragma: no cover - the helper process
+            if wanted(len(ctx.index.functions)):
+                _helper_main(ctx, boundaries, reuse, early.channel, early.position, transactions or [],
+                             walk_transaction)
+            os._exit(0)
+        early.indexing = False
+        early.modules.clear()
+        if wanted(len(ctx.index.functions)):
+            return early
+        early.stop()
         return None
-    if reuse.old.get("autocommit") and forked.setting() not in ("1", "wait"):
-        return None  # a warm scan: the cache holds the walks, the phase costs little
-    try:
-        channel = _channel()
-    except OSError:
+    if not _shareable(reuse, len(ctx.index.functions) >= MIN_FUNCTIONS):
         return None
-    try:
-        position = mmap.mmap(-1, _POSITION.size)  # shared with the helper (MAP_SHARED)
-    except (OSError, ValueError):
-        os.close(channel)
+    shared = _fork_sharing(1)
+    if shared is None:
         return None
-    pid = forked.fork()
-    if pid is None:
-        os.close(channel)
-        position.close()
-        return None
+    pid, (channel,), position = shared
     if pid == 0:  # pragma: no cover - the helper process (its walks are checked by the scan's tests)
         _helper_main(ctx, boundaries, reuse, channel, position, transactions or [], walk_transaction)
     return Helper(pid, channel, position)
+
+
+def _shareable(reuse, large: bool) -> bool:
+    """Whether this scan may have a helper: a cold scan (a warm one has its walks in the cache, the
+    phase costs little) of a large enough project (`large`), as forked.allowed() and TXSCAN_HELPERS say."""
+    from ..cache.django import DjangoReuse
+
+    if not isinstance(reuse, DjangoReuse) or not forked.allowed():
+        return False
+    if forked.setting() in ("1", "wait"):
+        return True
+    return large and not reuse.old.get("autocommit")
+
+
+def before_index(reuse, sources: list, package_prefix: str) -> Helper | None:
+    """The helper forked before the index (see the module's description), for a cold scan of
+    MIN_FILES `sources` or more (SourceFile or FileProblem, in the scan's order). In the scan:
+    a Helper whose index_add() takes the modules the helper indexed; in the helper (in_helper):
+    one that has indexed its share, and whose index_add() hands over the scan's. None: no helper
+    yet (start() may still fork one once the index is known)."""
+    if not _shareable(reuse, len(sources) >= MIN_FILES):
+        return None
+    shared = _fork_sharing(2)  # the helper's frames, and the scan's modules for the helper (`down`)
+    if shared is None:
+        return None
+    pid, (channel, down), position = shared
+    helper = Helper(pid, channel, position, down=down, reuse=reuse, sources=sources)
+    helper.indexing = True
+    if pid == 0:  # pragma: no cover - the helper process (its index is checked by the scan's tests)
+        helper.in_helper = True
+        helper.pid = 0  # the scan's process is never stopped from here
+        helper.scan_pid = os.getppid()
+        _quiet()
+        try:
+            helper.index_share(package_prefix)
+        except BaseException:  # noqa: BLE001 - the scan indexes what did not arrive
+            os._exit(1)
+    return helper
+
+
+def _fork_sharing(channels: int) -> tuple[int, list[int], mmap.mmap] | None:
+    """forked.fork(), with `channels` files (_channel()) and the shared page (MAP_SHARED) that the
+    scan and its helper both hold: (pid, the files, the page); None when any could not be made."""
+    files: list[int] = []
+    try:
+        for _ in range(channels):
+            files.append(_channel())
+        position = mmap.mmap(-1, _PAGE)
+    except (OSError, ValueError):
+        for fd in files:
+            os.close(fd)
+        return None
+    pid = forked.fork()
+    if pid is None:
+        for fd in files:
+            os.close(fd)
+        position.close()
+        return None
+    return pid, files, position
+
+
+def _quiet() -> None:  # pragma: no cover - runs in the helper
+    """Nothing the helper does reaches the scan's output."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
 
 
 def _channel() -> int:
@@ -104,9 +189,7 @@ def _helper_main(ctx, boundaries: list, reuse, channel: int, position: mmap.mmap
                  walk_transaction: Callable | None) -> None:  # pragma: no cover - runs in the helper
     status = 0
     try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)  # nothing the helper does reaches the scan's output
-        os.dup2(devnull, 2)
+        _quiet()
         _walk_all(ctx, boundaries, reuse, channel)
         if transactions and walk_transaction is not None:
             _walk_transactions(ctx, reuse, channel, position, transactions, walk_transaction)
@@ -155,10 +238,32 @@ def _walk_all(ctx, boundaries: list, reuse, channel: int) -> None:  # pragma: no
             phase.walks.function(ctx.index.functions[qualname])
 
 
-class Helper:
-    """The scan's side: walks read as they arrive, the helper stopped when the phase ends."""
+def _frames(channel: int, offset: int) -> Iterator[tuple[int, tuple]]:
+    """The whole frames written to `channel` past `offset`: (where each ends, its content)."""
+    size = os.fstat(channel).st_size
+    while offset + _LENGTH.size <= size:
+        (length,) = _LENGTH.unpack(os.pread(channel, _LENGTH.size, offset))
+        end = offset + _LENGTH.size + length
+        if end > size:
+            return  # still being written
+        yield end, pickle.loads(os.pread(channel, length, offset + _LENGTH.size))
+        offset = end
 
-    def __init__(self, pid: int, channel: int, position: mmap.mmap | None = None) -> None:
+
+def _module_facts(reuse, info) -> tuple | None:
+    """What the other process needs of a module the index added: its warm-cache entry and its
+    facts without the source (which it has read too); None: indexing it ran out of recursion."""
+    if info is None:
+        return None
+    return reuse.written["files"][info.rel], dataclasses.replace(info, source=None)
+
+
+class Helper:
+    """The scan's side: walks read as they arrive, the helper stopped when the phase ends. A
+    helper forked before the index holds one too (in_helper), to exchange the index's modules."""
+
+    def __init__(self, pid: int, channel: int, position: mmap.mmap | None = None, down: int = -1, reuse=None,
+                 sources: list | None = None) -> None:
         self.pid = pid
         self.channel = channel
         self.position = position
@@ -168,6 +273,99 @@ class Helper:
         self.transactions_done = False
         self.received = 0
         self.taken_transactions = 0
+        # Sharing the index (before_index()): the scan's modules go `down` to the helper.
+        self.down = down
+        self.reuse = reuse
+        self.sources = sources or []
+        self.indexing = False
+        self.in_helper = False
+        self.modules: dict[int, tuple] = {}   # file number -> (warm-cache entry, facts), arrived
+        self.index_done = False
+        self.taken_modules = 0
+        self.scan_pid = 0       # in the helper: the scan's process
+        self.down_offset = 0    # in the helper: how much of `down` it has read
+
+    # -- the index, shared ----------------------------------------------------------------
+    def index_add(self, number: int, index, source):
+        """The module of file `number` added to `index` as reuse.index_add() adds it: from what the
+        other process sent when it has, else indexed here (and sent, from the scan). Raises what
+        indexing it raised (RecursionError)."""
+        if self.in_helper:  # pragma: no cover - the helper process
+            facts = self.modules.pop(number, None)
+            if facts is None:
+                facts = self._wait_for_module(number)
+            return self._add(index, source, facts)
+        if not self.index_done and forked.setting() == "wait":
+            self._wait_for_index(WAIT_SECONDS)
+        self._read()
+        facts = self.modules.pop(number, None)
+        if facts is not None:
+            self.taken_modules += 1
+            return self._add(index, source, facts)
+        if self.position is not None and not self.position.closed:
+            self.position[_SCAN_FILE:_PAGE] = _POSITION.pack(number + 1)
+        try:
+            info = self.reuse.index_add(index, source)
+        except RecursionError:
+            self._send_down(number, None)
+            raise
+        self._send_down(number, info)
+        return info
+
+    def _add(self, index, source, facts: tuple | None):
+        if facts is None:
+            raise RecursionError("nesting too deep to parse")  # as indexing it here would
+        entry, info = facts
+        info.source = source
+        self.reuse.written["files"][source.rel] = entry
+        return index.add_info(info)
+
+    def _send_down(self, number: int, info) -> None:
+        if self.down < 0 or not self.indexing:
+            return
+        try:
+            _send(self.down, (_MODULE, number, _module_facts(self.reuse, info)))
+        except OSError:
+            os.close(self.down)
+            self.down = -1
+
+    def index_share(self, package_prefix: str) -> None:  # pragma: no cover - runs in the helper
+        """The helper's share of the index: files from the last, until the one the scan has got to,
+        each passed on to the scan."""
+        from .files import FileProblem
+        from .index import RepoIndex
+
+        own = RepoIndex(package_prefix)  # in file order later (index_add), with the scan's modules
+        for number in range(len(self.sources) - 1, -1, -1):
+            if _POSITION.unpack(self.position[_SCAN_FILE:_PAGE])[0] > number:
+                break  # the scan has got here: it indexes the rest
+            source = self.sources[number]
+            if isinstance(source, FileProblem):
+                continue
+            try:
+                info = self.reuse.index_add(own, source)
+            except RecursionError:
+                info = None
+            facts = _module_facts(self.reuse, info)
+            self.modules[number] = facts
+            _send(self.channel, (_MODULE, number, facts))
+        _send(self.channel, (_INDEX_DONE, None, None))
+        self.reuse.written["files"].clear()  # added again in file order
+
+    def _wait_for_module(self, number: int) -> tuple | None:  # pragma: no cover - runs in the helper
+        """The scan's module of file `number`: the helper has nothing else to do until it has it."""
+        deadline = time.monotonic() + WAIT_SECONDS
+        delay = 0.0005
+        while time.monotonic() < deadline and os.getppid() == self.scan_pid:
+            for end, (kind, key, content) in _frames(self.down, self.down_offset):
+                if kind == _MODULE:
+                    self.modules.setdefault(key, content)  # its own module first
+                self.down_offset = end
+            if number in self.modules:
+                return self.modules.pop(number)
+            time.sleep(delay)
+            delay = min(delay * 2, 0.02)
+        raise TimeoutError("the scan's index did not arrive")
 
     def shared(self, reuse) -> SharedReuse:
         """The scan's cache use with this helper's walks (waited for first when asked to)."""
@@ -181,14 +379,21 @@ class Helper:
 
     def _wait_for_transactions(self, seconds: float) -> None:
         """Until the helper has passed on every transaction (or ended, or `seconds` passed)."""
+        self._wait_until(lambda: self.transactions_done, seconds)
+
+    def _wait_for_index(self, seconds: float) -> None:
+        """Until the helper has passed on its share of the index (or ended, or `seconds` passed)."""
+        self._wait_until(lambda: self.index_done, seconds)
+
+    def _wait_until(self, done: Callable[[], bool], seconds: float) -> None:
         deadline = time.monotonic() + seconds
         delay = 0.001
-        while not self.transactions_done and self.channel >= 0 and self.pid > 0 and time.monotonic() < deadline:
+        while not done() and self.channel >= 0 and self.pid > 0 and time.monotonic() < deadline:
             self._read()
-            if not self.transactions_done and os.waitpid(self.pid, os.WNOHANG)[0]:
+            if not done() and os.waitpid(self.pid, os.WNOHANG)[0]:
                 self.pid = 0  # ended (reaped here): what it wrote is read once more
                 self._read()
-            time.sleep(0 if self.transactions_done else delay)
+            time.sleep(0 if done() else delay)
             delay = min(delay * 2, 0.05)
 
     def transaction(self, number: int, ctx, reuse) -> tuple | None:
@@ -223,20 +428,18 @@ class Helper:
         if self.channel < 0:
             return
         try:
-            size = os.fstat(self.channel).st_size
-            while self.offset + _LENGTH.size <= size:
-                header = os.pread(self.channel, _LENGTH.size, self.offset)
-                (length,) = _LENGTH.unpack(header)
-                end = self.offset + _LENGTH.size + length
-                if end > size:
-                    break  # still being written
-                kind, key, content = pickle.loads(os.pread(self.channel, length, self.offset + _LENGTH.size))
+            for end, (kind, key, content) in _frames(self.channel, self.offset):
                 if kind == _SITES:
                     self.pending.setdefault(key, []).append(content)
                 elif kind == _TRANSACTION:
                     self.transactions[key] = content
                 elif kind == _TRANSACTIONS_DONE:
                     self.transactions_done = True
+                elif kind == _MODULE:
+                    if self.indexing:
+                        self.modules[key] = content
+                elif kind == _INDEX_DONE:
+                    self.index_done = True
                 else:
                     raise ValueError(f"unknown frame {kind!r}")
                 self.offset = end
@@ -255,6 +458,10 @@ class Helper:
         if self.channel >= 0:
             os.close(self.channel)
             self.channel = -1
+        if self.down >= 0:
+            os.close(self.down)
+            self.down = -1
+        self.modules.clear()
         self.pending.clear()
         self.transactions.clear()
         if self.position is not None and not self.position.closed:

@@ -21,7 +21,7 @@ from .context import Context
 from .summaries import release as release_summaries
 from .files import DEFAULT_EXCLUDES, DEFAULT_MAX_BYTES, FileProblem, python_sources
 from .index import RepoIndex
-from .. import timing
+from .. import forked, timing
 from ..process import phase_boundary
 from .models import ModelExtractor
 from .transactions import walk_transaction
@@ -79,18 +79,34 @@ def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult
     reuse = reuse or NoReuse()
     root = root.resolve()
     lap = time.perf_counter()
+    sources = list(python_sources(root, options.excludes, options.max_file_bytes))
+    prefix = _package_prefix(root)
+    # A second process, where there is a second core (autocommit_parallel.py), shares the index
+    # with this one, then makes the autocommit walks and walks transactions from the last.
+    early = autocommit_parallel.before_index(reuse, sources, prefix) if options.autocommit else None
+    if early is not None and early.in_helper:  # pragma: no cover - the helper process
+        forked.run_and_exit(lambda: _scan_sources(root, options, reuse, sources, prefix, lap, early))
+    try:
+        return _scan_sources(root, options, reuse, sources, prefix, lap, early)
+    finally:
+        if early is not None:
+            early.stop()
+
+
+def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: str, lap: float,
+                  early: autocommit_parallel.Helper | None) -> FrontendResult:
     diagnostics: list[dict] = []
-    index = RepoIndex(_package_prefix(root))
+    index = RepoIndex(prefix)
     files: list[dict] = []
     total_lines = 0
-    for source in python_sources(root, options.excludes, options.max_file_bytes):
+    for number, source in enumerate(sources):
         if isinstance(source, FileProblem):
             diagnostics.append(diagnostic(source.rel, 0, source.code, source.message))
             files.append({"path": source.rel, "lines": 0, "status": source.code})
             continue
         total_lines += source.lines
         try:
-            info = reuse.index_add(index, source)
+            info = reuse.index_add(index, source) if early is None else early.index_add(number, index, source)
         except RecursionError:
             diagnostics.append(diagnostic(source.rel, 0, "parse-error", "nesting too deep to parse"))
             continue
@@ -164,7 +180,7 @@ def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult
     # A second process, where there is a second core (autocommit_parallel.py), makes the
     # autocommit phase's walks, then walks the transactions from the last while this one walks
     # them from the first; what it made is taken here, the rest is walked here.
-    helper = autocommit_parallel.start(ctx, list(unique.values()), reuse, ordered, walk_one) \
+    helper = autocommit_parallel.start(ctx, list(unique.values()), reuse, ordered, walk_one, early) \
         if options.autocommit else None
     try:
         for number, boundary in enumerate(ordered):
