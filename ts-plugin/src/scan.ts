@@ -142,7 +142,7 @@ function wholeProgramFacts(env: WalkEnv): unknown {
 }
 
 /** Heaps above this are collected in full at the turns of a scan (collectLargeGarbage); below
- *  it the peak stays far from a gigabyte, and vendure's core (under it) pays nothing. */
+ *  it the peak stays far from a gigabyte, and the collections would cost without need. */
 const LARGE_HEAP_BYTES = 512 * 1024 * 1024;
 
 /** A full collection, where a large heap has the most garbage behind it and the most growth
