@@ -2,7 +2,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import * as ts from "typescript";
-import { autocommitTransactions } from "./autocommit";
+import { autocommitTransactions, UnitReuse } from "./autocommit";
 import { BoundaryFinder } from "./boundaries";
 import { EntityIndex } from "./entities";
 import { HandleTypes } from "./handles";
@@ -47,6 +47,7 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
     return { ir, ...recordsOf(ir) };
   }
   const setup = warm ? warm.recordOutside(() => setupProgram(opts)) : setupProgram(opts);
+  collectLargeGarbage();
   timings.lap("ts-program");
   const { checker, rootDir, files } = setup;
   const diagnostics: DiagnosticRecord[] = [...setup.diagnostics];
@@ -104,7 +105,16 @@ export function scan(root: string, options: Partial<Omit<ScanOptions, "root">> &
     // an autocommit walk follows no call into another function, so the explicit walks'
     // recordings would serve none of it: released before the call graph is built
     if (env.memo) env.memo = new WalkMemo();
-    const auto = autocommitTransactions(env, files, boundaries, warm && ((fn, regions, walk) => warm.unit(fn, regions, walk)));
+    collectLargeGarbage();
+    // the first unit is asked for once the call graph is built: the graph's leftovers (every
+    // call of the program resolved) are collected then
+    let graphBuilt = false;
+    const unitRecords: UnitReuse = (fn, regions, walk) => {
+      if (!graphBuilt) collectLargeGarbage();
+      graphBuilt = true;
+      return warm ? warm.unit(fn, regions, walk) : walk();
+    };
+    const auto = autocommitTransactions(env, files, boundaries, unitRecords);
     transactions.push(...auto.transactions);
     diagnostics.push(...auto.diagnostics);
     timings.lap("ts-autocommit");
@@ -129,6 +139,23 @@ function wholeProgramFacts(env: WalkEnv): unknown {
     providers: own(env.providers).bound, busHandlers: own(env.busHandlers).handlers, container: own(env.container).registered,
     hierarchy: own(env.hierarchy).children,
   };
+}
+
+/** Heaps above this are collected in full at the turns of a scan (collectLargeGarbage); below
+ *  it the peak stays far from a gigabyte, and the collections (not incremental: seconds each on
+ *  a heap of 700 MB) would cost without need. */
+const LARGE_HEAP_BYTES = 512 * 1024 * 1024;
+
+/** A full collection, where a large heap has the most garbage behind it and the most growth
+ *  ahead: after the program is built (the parser's and module resolution's leftovers), before
+ *  the autocommit call graph (the explicit walks' memo) and after it. V8 sizes the heap it lets
+ *  grow before its next full collection by what it found alive at the last one, so collecting at
+ *  these points lowers the peak: on an application of 1.5 million lines, by about 80 MB. Only when
+ *  node runs with --expose-gc (analyzer/typeorm/bridge.py) and the heap is large: a small
+ *  program's collection would cost more than it saves. */
+function collectLargeGarbage(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc && process.memoryUsage().heapUsed > LARGE_HEAP_BYTES) gc();
 }
 
 function metaOf(root: string): MetaRecord {

@@ -127,3 +127,19 @@ test("the unit holding a node is the outermost unit around it", () => {
   assert.equal(enclosingUnit(arrow.body), total.body);
   assert.equal(enclosingUnit(cls), undefined);
 });
+
+test("shaping a file counts its lines as the compiler does, and leaves no line map on the file", () => {
+  // every kind of line break the compiler counts: \n, \r\n, a lone \r, U+2028 and U+2029
+  const text = SOURCE.replace("\n\nexport async function inferred", "\r\n\r\nexport async function inferred")
+    .replace("\n\nexport class", "\r\u2028export class").replace("  total(): number {", "\u2029  total(): number {");
+  const sf = ts.createSourceFile("a.ts", text, ts.ScriptTarget.Latest, true);
+  const s = fileShape(sf);
+  // the warm cache shapes every file of the project; most of them no record ever gives a line of
+  assert.equal(sf.lineMap, undefined);
+  const { positions } = require("../dist/warm-shape").layoutOf(sf);
+  const expected = positions.flatMap((pos) => {
+    const at = sf.getLineAndCharacterOfPosition(pos);
+    return [at.line, at.character];
+  });
+  assert.deepEqual(s.anchors, expected);
+});
