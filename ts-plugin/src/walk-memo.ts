@@ -45,7 +45,7 @@ const STEP_ID_TEXT = /^s\d+$/;
 /** A context's fingerprint: equal tokens and ids exactly when the contexts hold the same values
  *  (compiler objects by identity). A step id is a `STEP_ID` token, its number in `ids`. */
 export interface Fingerprint {
-  tokens: number[];
+  tokens: Int32Array;
   /** the step ids met, in order */
   ids: number[];
 }
@@ -54,19 +54,25 @@ export interface Fingerprint {
  *  step ids replaced by their rank among them; `hash` is the tokens' hash (a Map key, never
  *  trusted alone). */
 export interface MemoKey {
-  tokens: number[];
+  tokens: Int32Array;
   hash: number;
   /** the distinct step ids, in increasing order (rank -> id) */
   order: number[];
 }
 
 export function memoKey(state: Fingerprint, context: Fingerprint): MemoKey {
-  const tokens = state.tokens.concat(0, context.tokens, 0);
   const n = state.ids.length + context.ids.length;
+  // the state's tokens, 0, the context's, 0, then each step id's rank
+  const s = state.tokens.length;
+  const c = context.tokens.length;
+  const tokens = new Int32Array(s + 1 + c + 1 + n);
+  tokens.set(state.tokens, 0);
+  tokens.set(context.tokens, s + 1);
   if (n === 0) return { tokens, hash: hashTokens(tokens), order: [] };
   const all = n === state.ids.length ? state.ids : n === context.ids.length ? context.ids : state.ids.concat(context.ids);
   // the distinct ids in increasing order; an id's rank is found by bisection (a context holds few)
   const order = Array.from(new Set(all)).sort((a, b) => a - b);
+  let at = s + c + 2;
   for (const id of all) {
     let lo = 0, hi = order.length - 1;
     while (lo < hi) {
@@ -74,7 +80,7 @@ export function memoKey(state: Fingerprint, context: Fingerprint): MemoKey {
       if (order[mid] < id) lo = mid + 1;
       else hi = mid;
     }
-    tokens.push(lo);
+    tokens[at++] = lo;
   }
   return { tokens, hash: hashTokens(tokens), order };
 }
@@ -112,8 +118,10 @@ export class ContextFingerprint {
   private others = new Map<unknown, Interned>();
   private nextToken = FIRST_INTERNED;
 
-  // the context being visited
-  private out: number[] = [];
+  // the context being visited: its tokens are written to `buffer` (one buffer for every
+  // context, grown as needed), then copied out at their length
+  private buffer = new Int32Array(1024);
+  private length = 0;
   private stepIds: number[] = [];
   private build = true;
   private paths: Paths | undefined;
@@ -160,9 +168,8 @@ export class ContextFingerprint {
   }
 
   private walk(parts: unknown[], paths: Paths | undefined, build: boolean): Fingerprint | undefined {
-    const out: number[] = [];
     const ids: number[] = [];
-    this.out = out;
+    this.length = 0;
     this.stepIds = ids;
     this.build = build;
     this.paths = paths;
@@ -174,15 +181,22 @@ export class ContextFingerprint {
       ok = this.visit(parts, paths ? [] : undefined, ROOT, undefined, PLAIN) && this.chars <= MAX_KEY_CHARS;
     } finally {
       this.paths = undefined;
-      this.out = this.stepIds = [];
+      this.stepIds = [];
       this.active.length = 0;
     }
-    return ok ? { tokens: out, ids } : undefined;
+    return ok ? { tokens: this.buffer.slice(0, this.length), ids } : undefined;
   }
 
   private put(token: number, length: number): void {
     this.chars += length + 1;
-    if (this.build) this.out.push(token);
+    if (this.build) {
+      if (this.length === this.buffer.length) {
+        const wider = new Int32Array(this.buffer.length * 2);
+        wider.set(this.buffer);
+        this.buffer = wider;
+      }
+      this.buffer[this.length++] = token;
+    }
   }
 
   /** Visits one value; false when the context is not comparable. The size limits are checked
@@ -275,7 +289,7 @@ export class ContextFingerprint {
   }
 }
 
-function hashTokens(tokens: number[]): number {
+function hashTokens(tokens: Int32Array): number {
   let h = 0x811c9dc5 ^ tokens.length;
   for (let i = 0; i < tokens.length; i++) {
     h = Math.imul(h ^ tokens[i], 0x01000193);
@@ -284,7 +298,7 @@ function hashTokens(tokens: number[]): number {
   return h >>> 0;
 }
 
-export function sameTokens(a: number[], b: number[]): boolean {
+export function sameTokens(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
@@ -401,11 +415,11 @@ export function underChain(steps: Step[], via: string[]): boolean {
  *  transactions walks the same way (the key holds the walk mode and state). */
 export class WalkMemo {
   /** recordings by their key's hash (a key is the fingerprint of the walk state and context) */
-  private readonly recordings = new Map<number, { key: number[]; recording: Recording }[]>();
+  private readonly recordings = new Map<number, { key: Int32Array; recording: Recording }[]>();
   readonly fingerprints = new ContextFingerprint();
 
   /** keys met once, not recorded (by their hash) */
-  private readonly met = new Map<number, number[][]>();
+  private readonly met = new Map<number, Int32Array[]>();
 
   find(key: MemoKey): Recording | undefined {
     return this.recordings.get(key.hash)?.find((r) => sameTokens(r.key, key.tokens))?.recording;

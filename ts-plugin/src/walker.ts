@@ -76,6 +76,22 @@ interface CatalogMatch {
 /** What a catalog says about a library call, by its origin (an OriginResolver keeps one origin
  *  object per node). */
 const CATALOG_MATCHES = new WeakMap<UserCatalog, WeakMap<Origin, CatalogMatch>>();
+/** Answers about a call site that depend on the site alone (and the scan's indexes, complete
+ *  before any walk), kept per call: a helper's calls are met at each of its walks. */
+type PerCall<R> = WeakMap<WalkEnv, Map<ts.Node, R | null>>;
+const WRAPPERS: PerCall<import("./boundaries").WrapperInfo> = new WeakMap();
+const ACCESSORS: PerCall<RepositoryAccessor> = new WeakMap();
+
+function perCall<R>(table: PerCall<R>, env: WalkEnv, call: ts.Node, compute: () => R | undefined): R | undefined {
+  let known = table.get(env);
+  if (!known) table.set(env, (known = new Map()));
+  let got = known.get(call);
+  if (got === undefined) known.set(call, (got = compute() ?? null));
+  return got ?? undefined;
+}
+
+/** Each source file's path relative to a scan root (every step names its file). */
+const RELATIVE_PATHS = new Map<string, WeakMap<ts.SourceFile, string>>();
 /** Calls that, on an untyped receiver, could start database work besides the repository methods. */
 const UNTYPED_ORM_ENTRY_POINTS = new Set(["createQueryBuilder", "query", "getRepository", "transaction", "increment", "decrement", "softDelete", "restore"]);
 
@@ -1042,7 +1058,7 @@ export class TransactionWalk {
       return { sources: [{ kind: "unknown" }], handle: { kind: "runner", tx: true, text: call.getText() } };
     }
     // wrapper of the app (runInTransaction(fn) helper)
-    const wrapper = this.env.boundaries.wrapperOf(call);
+    const wrapper = perCall(WRAPPERS, this.env, call, () => this.env.boundaries.wrapperOf(call));
     if (wrapper && wrapper.fn !== frame.fn) return this.callWrapper(call, wrapper, frame);
 
     if (ts.isPropertyAccessExpression(callee) || ts.isElementAccessExpression(callee)) {
@@ -1117,7 +1133,7 @@ export class TransactionWalk {
     if (recv.qb) return qbCall(this, call, recv, name, frame);
     // the app's transactional connection: `connection.getRepository(ctx, Entity)`
     if (!recv.handle) {
-      const acc = this.env.boundaries.contexts.repositoryAccessor(call, this.env.handles);
+      const acc = perCall(ACCESSORS, this.env, call, () => this.env.boundaries.contexts.repositoryAccessor(call, this.env.handles));
       if (acc) return this.contextRepository(call, acc, frame);
     }
     const h = recv.handle;
@@ -1881,7 +1897,12 @@ export class TransactionWalk {
   }
 
   private fileOf(n: ts.Node): string {
-    return relPath(this.env.rootDir, n.getSourceFile().fileName);
+    const sf = n.getSourceFile();
+    let known = RELATIVE_PATHS.get(this.env.rootDir);
+    if (!known) RELATIVE_PATHS.set(this.env.rootDir, (known = new WeakMap()));
+    let rel = known.get(sf);
+    if (rel === undefined) known.set(sf, (rel = relPath(this.env.rootDir, sf.fileName)));
+    return rel;
   }
 
   // ---------------------------------------------------------------- helpers
@@ -2049,13 +2070,22 @@ function mergeEnvs(envs: (Map<ts.Symbol, Value> | undefined)[], before: Map<ts.S
     }
     return out;
   }
+  // the keys in the order a Set of all the envs' keys would give; most bindings are the same
+  // object in every env (not written in any arm) and are kept without a join
   const out = new Map<ts.Symbol, Value>();
-  const keys = new Set<ts.Symbol>();
-  for (const e of live) for (const k of e.keys()) keys.add(k);
-  for (const k of keys) {
-    const vals = live.map((e) => e.get(k) ?? before.get(k)).filter((x): x is Value => !!x);
-    const uniq = [...new Set(vals)];
-    out.set(k, uniq.length === 1 ? uniq[0] : union(...uniq));
+  for (const e of live) {
+    for (const k of e.keys()) {
+      if (out.has(k)) continue;
+      let first: Value | undefined;
+      let distinct: Value[] | undefined;
+      for (const other of live) {
+        const x = other.get(k) ?? before.get(k);
+        if (!x) continue;
+        if (first === undefined) first = x;
+        else if (x !== first && !(distinct ??= [first]).includes(x)) distinct.push(x);
+      }
+      out.set(k, distinct ? union(...distinct) : first ?? union());
+    }
   }
   return out;
 }
@@ -2068,8 +2098,12 @@ export function mentionsStep(v: unknown, ids: readonly string[]): boolean {
   if (typeof v === "string") return ids.some((id) => v === id || (v.endsWith(id) && v.endsWith(`"${id}`)));
   if (v === null || typeof v !== "object" || v instanceof Map || v instanceof Set) return false;
   if (typeof (v as { toJSON?: unknown }).toJSON === "function") return ids.some((id) => JSON.stringify(v).includes(`"${id}"`));
-  if (Array.isArray(v)) return v.some((x) => mentionsStep(x, ids));
-  for (const k of Object.keys(v)) {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (mentionsStep(v[i], ids)) return true;
+    return false;
+  }
+  // own members only: the steps are plain objects, whose prototype has no enumerable ones
+  for (const k in v) {
     const x = (v as Record<string, unknown>)[k];
     if (x === undefined || typeof x === "function" || typeof x === "symbol") continue;
     if (mentionsStep(k, ids) || mentionsStep(x, ids)) return true;
