@@ -11,7 +11,7 @@ import { lookupCallee, UserCatalog } from "./settings";
 import { EntityIndex, EntityInfo, typeormExportName } from "./entities";
 import { HandleTypes } from "./handles";
 import { DiagnosticRecord, Predicate, Source, StatementKind, StatementStep, Step, TransactionRecord } from "./ir";
-import { calledDeclaration } from "./callee-names";
+import { calledDeclaration, libraryDeclaration } from "./callee-names";
 import { lineOf, Origin, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
 import { compositeKeys, FIND_OPERATOR_NAMES, pkEquals } from "./predicates";
 import { RepositoryAccessor } from "./request-context";
@@ -1607,6 +1607,7 @@ export class TransactionWalk {
   }
 
   private appDeclarationWithoutBody(call: ts.CallExpression): string | undefined {
+    if (libraryDeclaration(this.checker, call)) return undefined;
     const sig = this.checker.getResolvedSignature(call);
     const decl = sig?.declaration;
     if (!decl || ts.isJSDocSignature(decl)) return undefined;
@@ -1645,7 +1646,7 @@ export class TransactionWalk {
     if (call) decl = this.soleImplementation(ts.isPropertyAccessExpression(e) ? e.name : e);
     // a called member the checker cannot name (an `any` receiver) has no declared signature
     const unnamed = !!call && !decl && stripParens(call.expression) === e && ts.isPropertyAccessExpression(e) && !this.checker.getSymbolAtLocation(e.name);
-    if (call && !decl && !unnamed) {
+    if (call && !decl && !unnamed && !libraryDeclaration(this.checker, call)) {
       const sig = this.checker.getResolvedSignature(call);
       if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) decl = sig.declaration;
     }
