@@ -279,7 +279,9 @@ export class ContextFingerprint {
         if (x === undefined) continue;
         const s = this.memberKey(k);
         this.put(s.token, s.chars);
-        this.put(COLON, TOKEN_CHARS[COLON]);
+        // the `:` is measured but not written: a member's token is always followed by its value
+        // (member tokens are never a value's), so the tokens stay unambiguous without it
+        this.chars += TOKEN_CHARS[COLON] + 1;
         if (!this.visit(x, path, k, undefined, s.as)) return false;
       }
     }

@@ -12,6 +12,7 @@ import { EntityIndex, EntityInfo, typeormExportName } from "./entities";
 import { HandleTypes } from "./handles";
 import { DiagnosticRecord, Predicate, Source, StatementKind, StatementStep, Step, TransactionRecord } from "./ir";
 import { calledDeclaration, libraryDeclaration } from "./callee-names";
+import { NodeTable } from "./checker-memo";
 import { lineOf, Origin, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
 import { compositeKeys, FIND_OPERATOR_NAMES, pkEquals } from "./predicates";
 import { RepositoryAccessor } from "./request-context";
@@ -25,7 +26,7 @@ import { EffectReach } from "./reach";
 import { placeEffectsAt } from "./effect-sites";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
 import { ReadLog } from "./warm-reads";
-import { Fingerprint, memoKey, MemoKey, OpenRecording, Recording, replay, samePrint, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
+import { Fingerprint, memoKey, MemoKey, OpenRecording, Recording, replay, samePrint, sameTokens, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
 export interface WalkEnv {
@@ -78,16 +79,14 @@ interface CatalogMatch {
 const CATALOG_MATCHES = new WeakMap<UserCatalog, WeakMap<Origin, CatalogMatch>>();
 /** Answers about a call site that depend on the site alone (and the scan's indexes, complete
  *  before any walk), kept per call: a helper's calls are met at each of its walks. */
-type PerCall<R> = WeakMap<WalkEnv, Map<ts.Node, R | null>>;
+type PerCall<R> = WeakMap<WalkEnv, NodeTable<R | undefined>>;
 const WRAPPERS: PerCall<import("./boundaries").WrapperInfo> = new WeakMap();
 const ACCESSORS: PerCall<RepositoryAccessor> = new WeakMap();
 
 function perCall<R>(table: PerCall<R>, env: WalkEnv, call: ts.Node, compute: () => R | undefined): R | undefined {
   let known = table.get(env);
-  if (!known) table.set(env, (known = new Map()));
-  let got = known.get(call);
-  if (got === undefined) known.set(call, (got = compute() ?? null));
-  return got ?? undefined;
+  if (!known) table.set(env, (known = new NodeTable()));
+  return known.get(call, compute);
 }
 
 /** Each source file's path relative to a scan root (every step names its file). */
@@ -1779,9 +1778,10 @@ export class TransactionWalk {
 
   /** The state a recorded walk must leave as it found it (the failing reads it adds are
    *  recorded and added again at each replay). */
-  private stateMark(): string {
-    return [this.recording, this.manualPending, this.ended, this.everStarted, this.runnerSyms.size, this.loops.map((l) => l.starts).join(","),
-      this.executorTimer ? "t" : ""].join("|");
+  private stateMark(): number[] {
+    const mark = [+this.recording, +this.manualPending, +this.ended, +this.everStarted, this.runnerSyms.size, +!!this.executorTimer, this.loops.length];
+    for (const l of this.loops) mark.push(+l.starts);
+    return mark;
   }
 
   private startRecording(frame: Frame, context: Fingerprint, again: boolean) {
@@ -1794,7 +1794,7 @@ export class TransactionWalk {
   }
 
   private finishRecording(mark: ReturnType<TransactionWalk["startRecording"]>, key: MemoKey, context: unknown[], frame: Frame, result: Value): void {
-    if (mark.open.tainted || frame.sink !== mark.sink || this.stateMark() !== mark.state || this.executorTimer !== mark.timer) return;
+    if (mark.open.tainted || frame.sink !== mark.sink || !sameTokens(this.stateMark(), mark.state) || this.executorTimer !== mark.timer) return;
     // most contexts come once: a small walk is kept only when its context comes again (walking
     // it then costs less than checking and copying every first walk), a large one at once
     if (!mark.again && this.nodes - mark.nodes < RECORD_AT_FIRST_NODES) return;
@@ -2059,7 +2059,8 @@ function pkKeyOf(p: Predicate | null): Source[] | undefined {
   return undefined;
 }
 
-function mergeEnvs(envs: (Map<ts.Symbol, Value> | undefined)[], before: Map<ts.Symbol, Value>): Map<ts.Symbol, Value> {
+/** The bindings after arms of a branch (`undefined`: an arm that leaves), from those before it. */
+export function mergeEnvs(envs: (Map<ts.Symbol, Value> | undefined)[], before: Map<ts.Symbol, Value>): Map<ts.Symbol, Value> {
   const live = envs.filter((e): e is Map<ts.Symbol, Value> => !!e);
   if (live.length === 0) return before;
   if (live.length === 1 && envs.length === 1) {

@@ -85,3 +85,18 @@ test("mentionsStep finds a step id where the steps' JSON text holds it quoted, a
     assert.equal(mentionsStep(value, ids), ids.some((id) => text.includes(`"${id}"`)), text);
   }
 });
+
+test("the size limit measures a member's `:` though its token is not written", () => {
+  const fp = new ContextFingerprint();
+  const members = (n) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${1000 + i}`, true]));
+  // 13 characters a member with its `:` (key, `:`, `true`, spaces), 11 without it
+  assert.equal(fp.of([members(4000)]), undefined);
+  const fits = fp.of([members(3000)]);
+  assert.ok(fits);
+  // no `:` token: per member its name's token and its value's, then the object's close
+  assert.equal(fits.tokens.length, 2 + 3000 * 2 + 1 + 1);
+  // a member's name and a string value of the same text are different tokens
+  const named = fp.of([{ a: "b" }]);
+  const other = fp.of([{ b: "a" }]);
+  assert.notDeepEqual(named.tokens, other.tokens);
+});
