@@ -18,6 +18,8 @@ import { Value } from "./values";
  *  is that of a text naming each piece (strings as JSON, compiler objects as `#id`) with
  *  spaces between: the fingerprint is a list of numbers, the limit is measured as text. */
 const MAX_KEY_CHARS = 50_000;
+/** A walk state holding more step ids than this is not compared (about the size limit's). */
+const MAX_STATE_IDS = 5_000;
 
 /** A node, symbol or type: compared by identity. */
 function isCompilerObject(o: object): boolean {
@@ -160,6 +162,34 @@ export class ContextFingerprint {
    *  content (a closure's frame, a cycle) or is too large to be worth comparing. */
   of(parts: unknown[], paths?: Paths): Fingerprint | undefined {
     return this.walk(parts, paths, true);
+  }
+
+  /**
+   * The fingerprint of a walk's state, asked at every helper call: a fixed list of parts
+   * (compiler objects by identity, `null`, flags, strings, counts), then the step ids it holds,
+   * written directly instead of visited. Equal exactly when the parts and the ids are (a list of
+   * variable length is preceded by its count). undefined past MAX_STATE_IDS ids (not worth it).
+   */
+  ofState(parts: readonly (object | string | number | boolean | null)[], stepIds: readonly string[]): Fingerprint | undefined {
+    if (stepIds.length > MAX_STATE_IDS) return undefined;
+    const tokens = new Int32Array(parts.length + stepIds.length);
+    const ids: number[] = [];
+    let at = 0;
+    for (const p of parts) {
+      if (p === null) tokens[at++] = NULL;
+      else if (p === true) tokens[at++] = TRUE;
+      else if (p === false) tokens[at++] = FALSE;
+      else if (typeof p === "string") tokens[at++] = (this.values.get(p) ?? this.fresh(this.values, p, JSON.stringify(p))).token;
+      else if (typeof p === "number") tokens[at++] = (this.others.get(p) ?? this.fresh(this.others, p, String(p))).token;
+      else tokens[at++] = -this.idOf(p);
+    }
+    for (const id of stepIds) {
+      if (STEP_ID_TEXT.test(id)) {
+        tokens[at++] = STEP_ID;
+        ids.push(Number(id.slice(1)));
+      } else tokens[at++] = (this.values.get(id) ?? this.fresh(this.values, id, JSON.stringify(id))).token;
+    }
+    return { tokens, ids };
   }
 
   /** Whether a value can be compared by content (`of` would give a fingerprint). */

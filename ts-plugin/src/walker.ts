@@ -1770,9 +1770,9 @@ export class TransactionWalk {
    *  transaction's state. undefined when that cannot be compared by content. */
   private memoKey(fn: ts.FunctionLikeDeclaration, context: Fingerprint, exactArgs: boolean): MemoKey | undefined {
     const loop = this.loops[this.loops.length - 1];
-    const state = [fn, exactArgs, this.mode, this.site.startCall ?? null, this.recording, this.manualPending, this.ended, this.everStarted, [...this.runnerSyms],
-      loop ? [loop.node, loop.starts] : null, this.executorTimer ? this.executorTimer.at : null, { uses: [...this.failingReads] }];
-    const statePrint = this.memo!.fingerprints.of(state);
+    const state = [fn, exactArgs, this.mode, this.site.startCall ?? null, this.recording, this.manualPending, this.ended, this.everStarted, this.runnerSyms.size, ...this.runnerSyms,
+      loop ? loop.node : null, loop ? loop.starts : null, this.executorTimer ? this.executorTimer.at : null];
+    const statePrint = this.memo!.fingerprints.ofState(state, this.failingReads);
     return statePrint === undefined ? undefined : memoKey(statePrint, context);
   }
 
