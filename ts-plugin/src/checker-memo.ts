@@ -41,6 +41,16 @@ export class NodeTable<R> {
     this.byId[id] = r;
   }
 
+  /** The kept answer; `undefined` when none is kept (or the one kept is `undefined`). */
+  peek(n: ts.Node): R | undefined {
+    const r = this.lookup(n);
+    return r === NONE ? undefined : r;
+  }
+
+  set(n: ts.Node, r: R): void {
+    this.keep(n, r === undefined ? NONE : r);
+  }
+
   /** The answer for `n`, computed once (`undefined` answers kept too). */
   get(n: ts.Node, compute: (n: ts.Node) => R): R {
     const r = this.lookup(n);
