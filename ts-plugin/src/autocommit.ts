@@ -18,7 +18,7 @@
 import * as ts from "typescript";
 import { BoundaryFinder, BoundarySite, JOINING_PROPAGATIONS } from "./boundaries";
 import { REPOSITORY_METHODS } from "./catalog/statements";
-import { soleCallTarget } from "./callee-names";
+import { libraryDeclaration, soleCallTarget } from "./callee-names";
 import { baseClassOf, constructorOf } from "./hierarchy";
 import { Frame } from "./frame";
 import { DiagnosticRecord, Source, StatementStep, TransactionRecord } from "./ir";
@@ -236,14 +236,8 @@ function declarationOf(checker: ts.TypeChecker, e: ts.Expression, call?: ts.Call
 function soleImplementation(checker: ts.TypeChecker, call: ts.CallLikeExpression): ts.Node | undefined {
   if (ts.isNewExpression(call)) return soleConstructor(checker, call);
   if (!ts.isCallExpression(call)) return undefined;
-  const name = calleeNameNode(call);
-  if (!name) return undefined;
-  const found = checker.getSymbolAtLocation(name);
-  const sym = found && unalias(checker, found);
-  const declarations = sym?.declarations ?? [];
   // declared only in declaration files (a library's method): no body anywhere, no unit to find
-  if (declarations.length > 0 && declarations.every((d) => d.getSourceFile().isDeclarationFile)) return sym!.valueDeclaration ?? declarations[0];
-  return soleCallTarget(checker, call);
+  return libraryDeclaration(checker, call) ?? soleCallTarget(checker, call);
 }
 
 /** `new C(...)` of a class declared once: the constructor that runs when the declarations

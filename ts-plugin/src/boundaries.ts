@@ -14,7 +14,7 @@ import { packageOfFile } from "./stubs";
 import { typeormExportName } from "./entities";
 import { ISOLATION_PARAMETER } from "./catalog/request-context";
 import { RequestContextIndex } from "./request-context";
-import { calledDeclaration, CalleeNameFilter, declaredNames, soleCallTarget } from "./callee-names";
+import { calledDeclaration, CalleeNameFilter, declaredNames, libraryDeclaration, soleCallTarget } from "./callee-names";
 
 /** context: a request-context decorator; only context-bound repositories are the transaction's.
  *  autocommit: one function outside any transaction (autocommit.ts); its calls into other
@@ -522,7 +522,7 @@ export class BoundaryFinder {
   /** The wrapper a call invokes, if any. */
   wrapperOf(call: ts.CallExpression): WrapperInfo | undefined {
     if (!this.callees.mayCall(call, this.wrapperNames)) return undefined;
-    const decl = soleCallTarget(this.checker, call) ?? this.checker.getResolvedSignature(call)?.declaration;
+    const decl = soleCallTarget(this.checker, call) ?? libraryDeclaration(this.checker, call) ?? this.checker.getResolvedSignature(call)?.declaration;
     if (decl && this.wrappers.has(decl)) return this.wrappers.get(decl);
     const found = this.checker.getSymbolAtLocation(stripParens(call.expression));
     const sym = found && unalias(this.checker, found);

@@ -97,11 +97,31 @@ function skipParentheses(e: ts.Expression): ts.Expression {
   return e;
 }
 
+/**
+ * The declaration of a callee whose name is declared only in declaration files (a library's
+ * function or method, a global): the declaration its signature resolves to is in a declaration
+ * file too, and none of them has a body, so nothing of the application can be the callee. It
+ * is found without resolving the signature, which would type every argument of every library
+ * call the walks meet. undefined: declared in the application, or not named.
+ */
+export function libraryDeclaration(checker: ts.TypeChecker, call: ts.CallExpression | ts.NewExpression): ts.Declaration | undefined {
+  const name = calleeNameNode(call);
+  if (!name) return undefined;
+  const found = checker.getSymbolAtLocation(name);
+  const sym = found && unalias(checker, found);
+  const declarations = sym?.declarations ?? [];
+  if (declarations.length > 0 && declarations.every((d) => d.getSourceFile().isDeclarationFile)) return sym!.valueDeclaration ?? declarations[0];
+  return undefined;
+}
+
 /** The declaration a call's signature resolves to (a JSDoc signature is none), from the
- *  callee's sole declaration when that decides it (soleCallTarget), from the checker otherwise. */
+ *  callee's sole declaration when that decides it (soleCallTarget), from its library
+ *  declaration (libraryDeclaration), from the checker otherwise. */
 export function calledDeclaration(checker: ts.TypeChecker, call: ts.CallExpression): ts.SignatureDeclaration | undefined {
   const sole = soleCallTarget(checker, call) as ts.SignatureDeclaration | undefined;
   if (sole) return sole;
+  const library = libraryDeclaration(checker, call);
+  if (library) return library as ts.SignatureDeclaration;
   const decl = checker.getResolvedSignature(call)?.declaration;
   return decl && !ts.isJSDocSignature(decl) ? decl : undefined;
 }

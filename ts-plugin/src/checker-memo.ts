@@ -7,6 +7,65 @@
 // life. The answers are the checker's own: a program does not change once built.
 import * as ts from "typescript";
 
+/** The compiler's own number for a node (assigned on first use: every node has the field from
+ *  its creation, so assigning it changes no node's shape). Internal to the compiler; when a
+ *  version lacks it, nodes are keyed by identity. */
+const nodeIdOf = (ts as unknown as { getNodeId?: (n: ts.Node) => number }).getNodeId;
+
+/** Stands for an `undefined` answer in a NodeTable (a hole is a question not asked yet). */
+const NONE = Symbol("none");
+
+/**
+ * Answers kept per node, in an array indexed by the node's number: the walks look answers up
+ * at nearly every node they meet, and an index costs less than hashing the node in a Map.
+ */
+export class NodeTable<R> {
+  private readonly byId: (R | typeof NONE | undefined)[] = [];
+  private readonly byNode = nodeIdOf ? undefined : new Map<ts.Node, R | typeof NONE>();
+
+  /** The kept answer, `NONE` when it is `undefined`, `undefined` when none is kept. */
+  private lookup(n: ts.Node): R | typeof NONE | undefined {
+    if (this.byNode) return this.byNode.get(n);
+    const id = nodeIdOf!(n);
+    return id < this.byId.length ? this.byId[id] : undefined;
+  }
+
+  private keep(n: ts.Node, r: R | typeof NONE): void {
+    if (this.byNode) {
+      this.byNode.set(n, r);
+      return;
+    }
+    const id = nodeIdOf!(n);
+    // grown with explicit `undefined`s: an array with holes far apart turns into a dictionary
+    while (this.byId.length <= id) this.byId.push(undefined);
+    this.byId[id] = r;
+  }
+
+  /** The kept answer; `undefined` when none is kept (or the one kept is `undefined`). */
+  peek(n: ts.Node): R | undefined {
+    const r = this.lookup(n);
+    return r === NONE ? undefined : r;
+  }
+
+  set(n: ts.Node, r: R): void {
+    this.keep(n, r === undefined ? NONE : r);
+  }
+
+  /** The answer for `n`, computed once (`undefined` answers kept too). */
+  get(n: ts.Node, compute: (n: ts.Node) => R): R {
+    const r = this.lookup(n);
+    if (r !== undefined) return (r === NONE ? undefined : r) as R;
+    const fresh = compute(n);
+    this.keep(n, fresh === undefined ? NONE : fresh);
+    return fresh;
+  }
+}
+
+function memoByNode<N extends ts.Node, R>(f: (n: N) => R): (n: N) => R {
+  const kept = new NodeTable<R>();
+  return (n: N) => kept.get(n, f as (n: ts.Node) => R);
+}
+
 /** One argument -> answer, `undefined` answers included. */
 function memo1<A, R>(f: (a: A) => R): (a: A) => R {
   const kept = new Map<A, R>();
@@ -23,12 +82,12 @@ function memo1<A, R>(f: (a: A) => R): (a: A) => R {
  *  question as the checker does (it is the checker's prototype). */
 export function memoizedChecker(checker: ts.TypeChecker): ts.TypeChecker {
   const out = Object.create(checker) as ts.TypeChecker;
-  out.getSymbolAtLocation = memo1(checker.getSymbolAtLocation);
-  out.getTypeAtLocation = memo1(checker.getTypeAtLocation);
+  out.getSymbolAtLocation = memoByNode(checker.getSymbolAtLocation);
+  out.getTypeAtLocation = memoByNode(checker.getTypeAtLocation);
   out.getAliasedSymbol = memo1(checker.getAliasedSymbol);
   out.getShorthandAssignmentValueSymbol = memo1(checker.getShorthandAssignmentValueSymbol) as typeof checker.getShorthandAssignmentValueSymbol;
   out.getReturnTypeOfSignature = memo1(checker.getReturnTypeOfSignature);
-  const signature = memo1((call: ts.CallLikeExpression) => checker.getResolvedSignature(call));
+  const signature = memoByNode((call: ts.CallLikeExpression) => checker.getResolvedSignature(call));
   // with a candidates array or an argument count the question differs: asked as is
   out.getResolvedSignature = (call, candidates?, argumentCount?) =>
     candidates === undefined && argumentCount === undefined ? signature(call) : checker.getResolvedSignature(call, candidates, argumentCount);

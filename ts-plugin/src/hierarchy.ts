@@ -9,6 +9,7 @@
 import * as path from "path";
 import * as ts from "typescript";
 import { calledDeclaration } from "./callee-names";
+import { NodeTable } from "./checker-memo";
 import { calleeNameNode, qualifiedName, stripParens, unalias } from "./names";
 
 /** Beyond this many candidates the call is reported unresolved (`dynamic-dispatch`) instead,
@@ -40,6 +41,8 @@ export class HierarchyIndex {
    *  classes whose instances are put where it is expected */
   private children = new Map<ts.Symbol, Set<TypeDecl>>();
   private cache = new Map<string, Dispatch | null>();
+  /** each call's answer: the walks ask at every walk of a call site */
+  private byCall = new NodeTable<Dispatch | undefined>();
 
   constructor(private checker: ts.TypeChecker, private rootDir: string, files: ReadonlyArray<ts.SourceFile>, private isAppFile: (sf: ts.SourceFile) => boolean) {
     for (const f of files) if (isAppFile(f)) this.visit(f);
@@ -187,6 +190,10 @@ export class HierarchyIndex {
   /** The candidates of a call on an interface or abstract method of the application, or
    *  undefined when the call is not one (or no class of the application implements it). */
   dispatch(call: ts.CallExpression): Dispatch | undefined {
+    return this.byCall.get(call, () => this.dispatchOf(call));
+  }
+
+  private dispatchOf(call: ts.CallExpression): Dispatch | undefined {
     const callee = stripParens(call.expression);
     if (!ts.isPropertyAccessExpression(callee)) return undefined;
     const owner = this.abstractOwner(call);

@@ -4,6 +4,7 @@
 // semantically even when the library is not installed and the checker only sees `any`.
 import * as path from "path";
 import * as ts from "typescript";
+import { NodeTable } from "./checker-memo";
 import { isStubFile, packageOfFile } from "./stubs";
 
 export function lineOf(node: ts.Node): number {
@@ -117,7 +118,7 @@ export interface Origin {
 }
 
 export class OriginResolver {
-  private cache = new Map<ts.Node, Origin | null>();
+  private cache = new NodeTable<Origin | null>();
   private active = new Set<ts.Node>();
   constructor(private checker: ts.TypeChecker) {}
 
@@ -125,7 +126,8 @@ export class OriginResolver {
    *  import, a require(), a global or a declaration typed by an imported type. */
   ofExpression(expr: ts.Expression): Origin | null {
     expr = stripParens(expr);
-    if (this.cache.has(expr)) return this.cache.get(expr)!;
+    const known = this.cache.peek(expr);
+    if (known !== undefined) return known;
     if (this.active.has(expr)) return null;
     this.active.add(expr);
     let result: Origin | null = null;

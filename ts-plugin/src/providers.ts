@@ -196,8 +196,9 @@ export class BusHandlerIndex {
   /** Whether an origin (names.ts) is a bus's `execute`. */
   static isBusExecute(module: string, path: ReadonlyArray<string>): boolean {
     // an injected bus is an instance: `CommandBus.new.execute`
-    const [bus, ...rest] = path;
-    return module === "@nestjs/cqrs" && CQRS_BUSES.has(bus) && (rest.join(".") === "execute" || rest.join(".") === "new.execute");
+    if (module !== "@nestjs/cqrs" || !CQRS_BUSES.has(path[0])) return false;
+    const rest = path.slice(1).join(".");
+    return rest === "execute" || rest === "new.execute";
   }
 
   /** The handler method a bus call runs: by the class of its message (`new C(...)`, or its type). */

@@ -157,59 +157,115 @@ export function result(step: string): Value {
 }
 
 const KIND_ORDER = ["input", "constant", "result", "generated", "expression", "external", "unknown"];
+const KIND_RANK = new Map(KIND_ORDER.map((k, i) => [k, i]));
 
 function sourceKey(s: Source): string {
-  return `${KIND_ORDER.indexOf(s.kind)}|${s.step ? s.step.padStart(6, "0") : ""}|${s.name ?? ""}`;
+  return `${KIND_RANK.get(s.kind) ?? -1}|${s.step ? s.step.padStart(6, "0") : ""}|${s.name ?? ""}`;
 }
 
+/** A source with its `kind`, `name` and `step` only (an IR source, nothing else). */
+function plainSource(s: Source): Source {
+  const c: Source = { kind: s.kind };
+  if (s.name !== undefined) c.name = s.name;
+  if (s.step !== undefined) c.step = s.step;
+  return c;
+}
+
+/** Up to this many sources are deduplicated by a scan of the keys so far, not a Map. */
+const FEW_SOURCES = 16;
+
 /** Deduplicated, deterministically ordered sources. A `constant` next to real sources adds
- *  nothing and is dropped; `unknown` likewise when something better is known. */
+ *  nothing and is dropped; `unknown` likewise when something better is known. The walk calls
+ *  this at nearly every node, mostly with a few sources: those are ordered in place. */
 export function normSources(list: Source[]): Source[] {
-  if (list.length === 1) {
-    const s = list[0];
-    const c: Source = { kind: s.kind };
-    if (s.name !== undefined) c.name = s.name;
-    if (s.step !== undefined) c.step = s.step;
-    return [c];
+  const n = list.length;
+  if (n === 1) return [plainSource(list[0])];
+  if (n === 0) return [];
+  let keys: string[];
+  let out: Source[];
+  if (n <= FEW_SOURCES) {
+    keys = [];
+    out = [];
+    for (let i = 0; i < n; i++) {
+      const c = plainSource(list[i]);
+      const k = sourceKey(c);
+      const at = keys.indexOf(k);
+      if (at >= 0) out[at] = c; // the same key: the last one kept, as a Map would
+      else {
+        keys.push(k);
+        out.push(c);
+      }
+    }
+  } else {
+    const map = new Map<string, Source>();
+    for (const s of list) {
+      const c = plainSource(s);
+      map.set(sourceKey(c), c);
+    }
+    out = [...map.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map((e) => e[1]);
+    keys = [];
   }
-  const map = new Map<string, Source>();
-  for (const s of list) {
-    const c: Source = { kind: s.kind };
-    if (s.name !== undefined) c.name = s.name;
-    if (s.step !== undefined) c.step = s.step;
-    map.set(sourceKey(c), c);
+  // insertion sort by key (the keys are distinct; a few of them)
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i];
+    const c = out[i];
+    let j = i - 1;
+    while (j >= 0 && keys[j] > k) {
+      keys[j + 1] = keys[j];
+      out[j + 1] = out[j];
+      j--;
+    }
+    keys[j + 1] = k;
+    out[j + 1] = c;
   }
-  let out = [...map.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map((e) => e[1]);
-  if (out.length > 1) out = out.filter((s) => s.kind !== "constant");
-  if (out.length > 1) out = out.filter((s) => s.kind !== "unknown");
+  if (out.length > 1) out = dropKind(out, "constant");
+  if (out.length > 1) out = dropKind(out, "unknown");
   return out;
+}
+
+function dropKind(list: Source[], kind: string): Source[] {
+  let i = 0;
+  while (i < list.length && list[i].kind !== kind) i++;
+  if (i === list.length) return list;
+  return list.filter((s) => s.kind !== kind);
 }
 
 /** Every source reachable in a value (including the fields of objects and array items). */
 export function allSources(v: Value | undefined, depth = 0): Source[] {
-  if (!v) return [];
-  const out = [...v.sources];
-  if (depth > 4) return out;
-  if (v.props) for (const p of v.props.values()) out.push(...allSources(p, depth + 1));
-  if (v.items) for (const i of v.items) out.push(...allSources(i, depth + 1));
-  if (v.elems) out.push(...allSources(v.elems, depth + 1));
-  if (v.findOp) for (const a of v.findOp.args) out.push(...allSources(a, depth + 1));
+  const out: Source[] = [];
+  if (v) collectSources(v, depth, out);
+  return out;
+}
+
+function collectSources(v: Value, depth: number, out: Source[]): void {
+  for (const s of v.sources) out.push(s);
+  if (depth > 4) return;
+  if (v.props) for (const p of v.props.values()) collectSources(p, depth + 1, out);
+  if (v.items) for (const i of v.items) collectSources(i, depth + 1, out);
+  if (v.elems) collectSources(v.elems, depth + 1, out);
+  if (v.findOp) for (const a of v.findOp.args) collectSources(a, depth + 1, out);
   if (v.obj) {
     if (v.obj.step) out.push({ kind: "result", step: v.obj.step });
     if (v.obj.insertStep) out.push({ kind: "generated", step: v.obj.insertStep });
-    for (const f of v.obj.fields.values()) out.push(...allSources(f, depth + 1));
+    for (const f of v.obj.fields.values()) collectSources(f, depth + 1, out);
   }
-  return out;
 }
 
 /** Join of values (both arms of a branch, operands of an operator). */
 export function union(...vals: (Value | undefined)[]): Value {
-  const present = vals.filter((v): v is Value => !!v);
+  const present: Value[] = [];
+  const sources: Source[] = [];
+  let shaped: Value[] | undefined;
+  for (const v of vals) {
+    if (!v) continue;
+    present.push(v);
+    for (const s of v.sources) sources.push(s);
+    if (v.props) (shaped ??= []).push(v);
+  }
   if (present.length === 0) return { sources: [{ kind: "unknown" }] };
   if (present.length === 1) return present[0];
-  const out: Value = { sources: normSources(present.flatMap((v) => v.sources)) };
-  const shaped = present.filter((v) => v.props);
-  if (shaped.length) {
+  const out: Value = { sources: normSources(sources) };
+  if (shaped) {
     const props = new Map<string, Value>();
     for (const v of shaped) for (const [k, pv] of v.props!) props.set(k, props.has(k) ? union(props.get(k), pv) : pv);
     out.props = props;

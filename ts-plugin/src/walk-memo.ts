@@ -18,6 +18,8 @@ import { Value } from "./values";
  *  is that of a text naming each piece (strings as JSON, compiler objects as `#id`) with
  *  spaces between: the fingerprint is a list of numbers, the limit is measured as text. */
 const MAX_KEY_CHARS = 50_000;
+/** A walk state holding more step ids than this is not compared (about the size limit's). */
+const MAX_STATE_IDS = 5_000;
 
 /** A node, symbol or type: compared by identity. */
 function isCompilerObject(o: object): boolean {
@@ -45,7 +47,7 @@ const STEP_ID_TEXT = /^s\d+$/;
 /** A context's fingerprint: equal tokens and ids exactly when the contexts hold the same values
  *  (compiler objects by identity). A step id is a `STEP_ID` token, its number in `ids`. */
 export interface Fingerprint {
-  tokens: number[];
+  tokens: Int32Array;
   /** the step ids met, in order */
   ids: number[];
 }
@@ -54,19 +56,25 @@ export interface Fingerprint {
  *  step ids replaced by their rank among them; `hash` is the tokens' hash (a Map key, never
  *  trusted alone). */
 export interface MemoKey {
-  tokens: number[];
+  tokens: Int32Array;
   hash: number;
   /** the distinct step ids, in increasing order (rank -> id) */
   order: number[];
 }
 
 export function memoKey(state: Fingerprint, context: Fingerprint): MemoKey {
-  const tokens = state.tokens.concat(0, context.tokens, 0);
   const n = state.ids.length + context.ids.length;
+  // the state's tokens, 0, the context's, 0, then each step id's rank
+  const s = state.tokens.length;
+  const c = context.tokens.length;
+  const tokens = new Int32Array(s + 1 + c + 1 + n);
+  tokens.set(state.tokens, 0);
+  tokens.set(context.tokens, s + 1);
   if (n === 0) return { tokens, hash: hashTokens(tokens), order: [] };
   const all = n === state.ids.length ? state.ids : n === context.ids.length ? context.ids : state.ids.concat(context.ids);
   // the distinct ids in increasing order; an id's rank is found by bisection (a context holds few)
   const order = Array.from(new Set(all)).sort((a, b) => a - b);
+  let at = s + c + 2;
   for (const id of all) {
     let lo = 0, hi = order.length - 1;
     while (lo < hi) {
@@ -74,7 +82,7 @@ export function memoKey(state: Fingerprint, context: Fingerprint): MemoKey {
       if (order[mid] < id) lo = mid + 1;
       else hi = mid;
     }
-    tokens.push(lo);
+    tokens[at++] = lo;
   }
   return { tokens, hash: hashTokens(tokens), order };
 }
@@ -112,8 +120,10 @@ export class ContextFingerprint {
   private others = new Map<unknown, Interned>();
   private nextToken = FIRST_INTERNED;
 
-  // the context being visited
-  private out: number[] = [];
+  // the context being visited: its tokens are written to `buffer` (one buffer for every
+  // context, grown as needed), then copied out at their length
+  private buffer = new Int32Array(1024);
+  private length = 0;
   private stepIds: number[] = [];
   private build = true;
   private paths: Paths | undefined;
@@ -154,15 +164,42 @@ export class ContextFingerprint {
     return this.walk(parts, paths, true);
   }
 
+  /**
+   * The fingerprint of a walk's state, asked at every helper call: a fixed list of parts
+   * (compiler objects by identity, `null`, flags, strings, counts), then the step ids it holds,
+   * written directly instead of visited. Equal exactly when the parts and the ids are (a list of
+   * variable length is preceded by its count). undefined past MAX_STATE_IDS ids (not worth it).
+   */
+  ofState(parts: readonly (object | string | number | boolean | null)[], stepIds: readonly string[]): Fingerprint | undefined {
+    if (stepIds.length > MAX_STATE_IDS) return undefined;
+    const tokens = new Int32Array(parts.length + stepIds.length);
+    const ids: number[] = [];
+    let at = 0;
+    for (const p of parts) {
+      if (p === null) tokens[at++] = NULL;
+      else if (p === true) tokens[at++] = TRUE;
+      else if (p === false) tokens[at++] = FALSE;
+      else if (typeof p === "string") tokens[at++] = (this.values.get(p) ?? this.fresh(this.values, p, JSON.stringify(p))).token;
+      else if (typeof p === "number") tokens[at++] = (this.others.get(p) ?? this.fresh(this.others, p, String(p))).token;
+      else tokens[at++] = -this.idOf(p);
+    }
+    for (const id of stepIds) {
+      if (STEP_ID_TEXT.test(id)) {
+        tokens[at++] = STEP_ID;
+        ids.push(Number(id.slice(1)));
+      } else tokens[at++] = (this.values.get(id) ?? this.fresh(this.values, id, JSON.stringify(id))).token;
+    }
+    return { tokens, ids };
+  }
+
   /** Whether a value can be compared by content (`of` would give a fingerprint). */
   comparable(parts: unknown[]): boolean {
     return this.walk(parts, undefined, false) !== undefined;
   }
 
   private walk(parts: unknown[], paths: Paths | undefined, build: boolean): Fingerprint | undefined {
-    const out: number[] = [];
     const ids: number[] = [];
-    this.out = out;
+    this.length = 0;
     this.stepIds = ids;
     this.build = build;
     this.paths = paths;
@@ -174,15 +211,22 @@ export class ContextFingerprint {
       ok = this.visit(parts, paths ? [] : undefined, ROOT, undefined, PLAIN) && this.chars <= MAX_KEY_CHARS;
     } finally {
       this.paths = undefined;
-      this.out = this.stepIds = [];
+      this.stepIds = [];
       this.active.length = 0;
     }
-    return ok ? { tokens: out, ids } : undefined;
+    return ok ? { tokens: this.buffer.slice(0, this.length), ids } : undefined;
   }
 
   private put(token: number, length: number): void {
     this.chars += length + 1;
-    if (this.build) this.out.push(token);
+    if (this.build) {
+      if (this.length === this.buffer.length) {
+        const wider = new Int32Array(this.buffer.length * 2);
+        wider.set(this.buffer);
+        this.buffer = wider;
+      }
+      this.buffer[this.length++] = token;
+    }
   }
 
   /** Visits one value; false when the context is not comparable. The size limits are checked
@@ -265,7 +309,9 @@ export class ContextFingerprint {
         if (x === undefined) continue;
         const s = this.memberKey(k);
         this.put(s.token, s.chars);
-        this.put(COLON, TOKEN_CHARS[COLON]);
+        // the `:` is measured but not written: a member's token is always followed by its value
+        // (member tokens are never a value's), so the tokens stay unambiguous without it
+        this.chars += TOKEN_CHARS[COLON] + 1;
         if (!this.visit(x, path, k, undefined, s.as)) return false;
       }
     }
@@ -275,7 +321,7 @@ export class ContextFingerprint {
   }
 }
 
-function hashTokens(tokens: number[]): number {
+function hashTokens(tokens: Int32Array): number {
   let h = 0x811c9dc5 ^ tokens.length;
   for (let i = 0; i < tokens.length; i++) {
     h = Math.imul(h ^ tokens[i], 0x01000193);
@@ -284,7 +330,7 @@ function hashTokens(tokens: number[]): number {
   return h >>> 0;
 }
 
-export function sameTokens(a: number[], b: number[]): boolean {
+export function sameTokens(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
@@ -401,11 +447,11 @@ export function underChain(steps: Step[], via: string[]): boolean {
  *  transactions walks the same way (the key holds the walk mode and state). */
 export class WalkMemo {
   /** recordings by their key's hash (a key is the fingerprint of the walk state and context) */
-  private readonly recordings = new Map<number, { key: number[]; recording: Recording }[]>();
+  private readonly recordings = new Map<number, { key: Int32Array; recording: Recording }[]>();
   readonly fingerprints = new ContextFingerprint();
 
   /** keys met once, not recorded (by their hash) */
-  private readonly met = new Map<number, number[][]>();
+  private readonly met = new Map<number, Int32Array[]>();
 
   find(key: MemoKey): Recording | undefined {
     return this.recordings.get(key.hash)?.find((r) => sameTokens(r.key, key.tokens))?.recording;

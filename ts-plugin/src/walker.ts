@@ -11,7 +11,8 @@ import { lookupCallee, UserCatalog } from "./settings";
 import { EntityIndex, EntityInfo, typeormExportName } from "./entities";
 import { HandleTypes } from "./handles";
 import { DiagnosticRecord, Predicate, Source, StatementKind, StatementStep, Step, TransactionRecord } from "./ir";
-import { calledDeclaration } from "./callee-names";
+import { calledDeclaration, libraryDeclaration } from "./callee-names";
+import { NodeTable } from "./checker-memo";
 import { lineOf, Origin, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
 import { compositeKeys, FIND_OPERATOR_NAMES, pkEquals } from "./predicates";
 import { RepositoryAccessor } from "./request-context";
@@ -25,7 +26,7 @@ import { EffectReach } from "./reach";
 import { placeEffectsAt } from "./effect-sites";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
 import { ReadLog } from "./warm-reads";
-import { Fingerprint, memoKey, MemoKey, OpenRecording, Recording, replay, samePrint, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
+import { Fingerprint, memoKey, MemoKey, OpenRecording, Recording, replay, samePrint, sameTokens, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
 export interface WalkEnv {
@@ -76,6 +77,20 @@ interface CatalogMatch {
 /** What a catalog says about a library call, by its origin (an OriginResolver keeps one origin
  *  object per node). */
 const CATALOG_MATCHES = new WeakMap<UserCatalog, WeakMap<Origin, CatalogMatch>>();
+/** Answers about a call site that depend on the site alone (and the scan's indexes, complete
+ *  before any walk), kept per call: a helper's calls are met at each of its walks. */
+type PerCall<R> = WeakMap<WalkEnv, NodeTable<R | undefined>>;
+const WRAPPERS: PerCall<import("./boundaries").WrapperInfo> = new WeakMap();
+const ACCESSORS: PerCall<RepositoryAccessor> = new WeakMap();
+
+function perCall<R>(table: PerCall<R>, env: WalkEnv, call: ts.Node, compute: () => R | undefined): R | undefined {
+  let known = table.get(env);
+  if (!known) table.set(env, (known = new NodeTable()));
+  return known.get(call, compute);
+}
+
+/** Each source file's path relative to a scan root (every step names its file). */
+const RELATIVE_PATHS = new Map<string, WeakMap<ts.SourceFile, string>>();
 /** Calls that, on an untyped receiver, could start database work besides the repository methods. */
 const UNTYPED_ORM_ENTRY_POINTS = new Set(["createQueryBuilder", "query", "getRepository", "transaction", "increment", "decrement", "softDelete", "restore"]);
 
@@ -1042,7 +1057,7 @@ export class TransactionWalk {
       return { sources: [{ kind: "unknown" }], handle: { kind: "runner", tx: true, text: call.getText() } };
     }
     // wrapper of the app (runInTransaction(fn) helper)
-    const wrapper = this.env.boundaries.wrapperOf(call);
+    const wrapper = perCall(WRAPPERS, this.env, call, () => this.env.boundaries.wrapperOf(call));
     if (wrapper && wrapper.fn !== frame.fn) return this.callWrapper(call, wrapper, frame);
 
     if (ts.isPropertyAccessExpression(callee) || ts.isElementAccessExpression(callee)) {
@@ -1117,7 +1132,7 @@ export class TransactionWalk {
     if (recv.qb) return qbCall(this, call, recv, name, frame);
     // the app's transactional connection: `connection.getRepository(ctx, Entity)`
     if (!recv.handle) {
-      const acc = this.env.boundaries.contexts.repositoryAccessor(call, this.env.handles);
+      const acc = perCall(ACCESSORS, this.env, call, () => this.env.boundaries.contexts.repositoryAccessor(call, this.env.handles));
       if (acc) return this.contextRepository(call, acc, frame);
     }
     const h = recv.handle;
@@ -1591,6 +1606,7 @@ export class TransactionWalk {
   }
 
   private appDeclarationWithoutBody(call: ts.CallExpression): string | undefined {
+    if (libraryDeclaration(this.checker, call)) return undefined;
     const sig = this.checker.getResolvedSignature(call);
     const decl = sig?.declaration;
     if (!decl || ts.isJSDocSignature(decl)) return undefined;
@@ -1629,7 +1645,7 @@ export class TransactionWalk {
     if (call) decl = this.soleImplementation(ts.isPropertyAccessExpression(e) ? e.name : e);
     // a called member the checker cannot name (an `any` receiver) has no declared signature
     const unnamed = !!call && !decl && stripParens(call.expression) === e && ts.isPropertyAccessExpression(e) && !this.checker.getSymbolAtLocation(e.name);
-    if (call && !decl && !unnamed) {
+    if (call && !decl && !unnamed && !libraryDeclaration(this.checker, call)) {
       const sig = this.checker.getResolvedSignature(call);
       if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) decl = sig.declaration;
     }
@@ -1754,17 +1770,18 @@ export class TransactionWalk {
    *  transaction's state. undefined when that cannot be compared by content. */
   private memoKey(fn: ts.FunctionLikeDeclaration, context: Fingerprint, exactArgs: boolean): MemoKey | undefined {
     const loop = this.loops[this.loops.length - 1];
-    const state = [fn, exactArgs, this.mode, this.site.startCall ?? null, this.recording, this.manualPending, this.ended, this.everStarted, [...this.runnerSyms],
-      loop ? [loop.node, loop.starts] : null, this.executorTimer ? this.executorTimer.at : null, { uses: [...this.failingReads] }];
-    const statePrint = this.memo!.fingerprints.of(state);
+    const state = [fn, exactArgs, this.mode, this.site.startCall ?? null, this.recording, this.manualPending, this.ended, this.everStarted, this.runnerSyms.size, ...this.runnerSyms,
+      loop ? loop.node : null, loop ? loop.starts : null, this.executorTimer ? this.executorTimer.at : null];
+    const statePrint = this.memo!.fingerprints.ofState(state, this.failingReads);
     return statePrint === undefined ? undefined : memoKey(statePrint, context);
   }
 
   /** The state a recorded walk must leave as it found it (the failing reads it adds are
    *  recorded and added again at each replay). */
-  private stateMark(): string {
-    return [this.recording, this.manualPending, this.ended, this.everStarted, this.runnerSyms.size, this.loops.map((l) => l.starts).join(","),
-      this.executorTimer ? "t" : ""].join("|");
+  private stateMark(): number[] {
+    const mark = [+this.recording, +this.manualPending, +this.ended, +this.everStarted, this.runnerSyms.size, +!!this.executorTimer, this.loops.length];
+    for (const l of this.loops) mark.push(+l.starts);
+    return mark;
   }
 
   private startRecording(frame: Frame, context: Fingerprint, again: boolean) {
@@ -1777,7 +1794,7 @@ export class TransactionWalk {
   }
 
   private finishRecording(mark: ReturnType<TransactionWalk["startRecording"]>, key: MemoKey, context: unknown[], frame: Frame, result: Value): void {
-    if (mark.open.tainted || frame.sink !== mark.sink || this.stateMark() !== mark.state || this.executorTimer !== mark.timer) return;
+    if (mark.open.tainted || frame.sink !== mark.sink || !sameTokens(this.stateMark(), mark.state) || this.executorTimer !== mark.timer) return;
     // most contexts come once: a small walk is kept only when its context comes again (walking
     // it then costs less than checking and copying every first walk), a large one at once
     if (!mark.again && this.nodes - mark.nodes < RECORD_AT_FIRST_NODES) return;
@@ -1881,7 +1898,12 @@ export class TransactionWalk {
   }
 
   private fileOf(n: ts.Node): string {
-    return relPath(this.env.rootDir, n.getSourceFile().fileName);
+    const sf = n.getSourceFile();
+    let known = RELATIVE_PATHS.get(this.env.rootDir);
+    if (!known) RELATIVE_PATHS.set(this.env.rootDir, (known = new WeakMap()));
+    let rel = known.get(sf);
+    if (rel === undefined) known.set(sf, (rel = relPath(this.env.rootDir, sf.fileName)));
+    return rel;
   }
 
   // ---------------------------------------------------------------- helpers
@@ -2037,7 +2059,8 @@ function pkKeyOf(p: Predicate | null): Source[] | undefined {
   return undefined;
 }
 
-function mergeEnvs(envs: (Map<ts.Symbol, Value> | undefined)[], before: Map<ts.Symbol, Value>): Map<ts.Symbol, Value> {
+/** The bindings after arms of a branch (`undefined`: an arm that leaves), from those before it. */
+export function mergeEnvs(envs: (Map<ts.Symbol, Value> | undefined)[], before: Map<ts.Symbol, Value>): Map<ts.Symbol, Value> {
   const live = envs.filter((e): e is Map<ts.Symbol, Value> => !!e);
   if (live.length === 0) return before;
   if (live.length === 1 && envs.length === 1) {
@@ -2049,13 +2072,22 @@ function mergeEnvs(envs: (Map<ts.Symbol, Value> | undefined)[], before: Map<ts.S
     }
     return out;
   }
+  // the keys in the order a Set of all the envs' keys would give; most bindings are the same
+  // object in every env (not written in any arm) and are kept without a join
   const out = new Map<ts.Symbol, Value>();
-  const keys = new Set<ts.Symbol>();
-  for (const e of live) for (const k of e.keys()) keys.add(k);
-  for (const k of keys) {
-    const vals = live.map((e) => e.get(k) ?? before.get(k)).filter((x): x is Value => !!x);
-    const uniq = [...new Set(vals)];
-    out.set(k, uniq.length === 1 ? uniq[0] : union(...uniq));
+  for (const e of live) {
+    for (const k of e.keys()) {
+      if (out.has(k)) continue;
+      let first: Value | undefined;
+      let distinct: Value[] | undefined;
+      for (const other of live) {
+        const x = other.get(k) ?? before.get(k);
+        if (!x) continue;
+        if (first === undefined) first = x;
+        else if (x !== first && !(distinct ??= [first]).includes(x)) distinct.push(x);
+      }
+      out.set(k, distinct ? union(...distinct) : first ?? union());
+    }
   }
   return out;
 }
@@ -2068,8 +2100,12 @@ export function mentionsStep(v: unknown, ids: readonly string[]): boolean {
   if (typeof v === "string") return ids.some((id) => v === id || (v.endsWith(id) && v.endsWith(`"${id}`)));
   if (v === null || typeof v !== "object" || v instanceof Map || v instanceof Set) return false;
   if (typeof (v as { toJSON?: unknown }).toJSON === "function") return ids.some((id) => JSON.stringify(v).includes(`"${id}"`));
-  if (Array.isArray(v)) return v.some((x) => mentionsStep(x, ids));
-  for (const k of Object.keys(v)) {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (mentionsStep(v[i], ids)) return true;
+    return false;
+  }
+  // own members only: the steps are plain objects, whose prototype has no enumerable ones
+  for (const k in v) {
     const x = (v as Record<string, unknown>)[k];
     if (x === undefined || typeof x === "function" || typeof x === "symbol") continue;
     if (mentionsStep(k, ids) || mentionsStep(x, ids)) return true;

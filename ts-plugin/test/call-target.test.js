@@ -9,7 +9,8 @@ const fs = require("fs");
 const path = require("path");
 const ts = require("typescript");
 const { setupProgram } = require("../dist/program");
-const { soleCallTarget } = require("../dist/callee-names");
+const { calledDeclaration, libraryDeclaration, soleCallTarget } = require("../dist/callee-names");
+const { NodeTable } = require("../dist/checker-memo");
 const { makeApp, sampleApps } = require("./helpers");
 
 
@@ -115,4 +116,74 @@ test("the per-node checker cache answers as the checker does, the same object ea
     for (const call of calls(sf)) assert.equal(setup.checker.getResolvedSignature(call), setup.checker.getResolvedSignature(call));
   }
   assert.ok(asked > 20);
+});
+
+const LIBRARY_CALLS = {
+  "src/service.ts": [
+    "export function mine(n: number): number { return n; }",
+    "export class Service {",
+    "  run(xs: number[], text: string) {",
+    "    JSON.stringify({ a: xs.map((x) => x + 1) });",
+    "    Promise.resolve(text.trim()).then((t) => t.length);",
+    "    Math.max(...xs); parseInt(text, 10); mine(xs.length);",
+    "    setTimeout(() => mine(1), 10);",
+    "  }",
+    "}",
+    "",
+  ].join("\n"),
+};
+
+test("a call of a library function or method is answered by its declaration file without resolving its signature", () => {
+  const dir = makeApp(LIBRARY_CALLS);
+  const setup = program(dir);
+  const fresh = setup.program.getTypeChecker();
+  let resolved = 0;
+  const counting = Object.create(setup.checker);
+  counting.getResolvedSignature = (...a) => {
+    resolved++;
+    return setup.checker.getResolvedSignature(...a);
+  };
+  const sf = setup.files.find((f) => f.fileName.endsWith("service.ts"));
+  const library = [];
+  for (const call of calls(sf)) {
+    const decl = libraryDeclaration(counting, call);
+    if (!decl) continue;
+    library.push(call.expression.getText());
+    assert.ok(decl.getSourceFile().isDeclarationFile);
+    assert.ok(calledDeclaration(counting, call).getSourceFile().isDeclarationFile);
+    // the checker's own answer is a declaration of the library too
+    assert.ok(fresh.getResolvedSignature(call).declaration.getSourceFile().isDeclarationFile, call.getText());
+  }
+  assert.equal(resolved, 0);
+  assert.deepEqual(library.sort(), ["JSON.stringify", "Math.max", "Promise.resolve(text.trim()).then", "Promise.resolve", "parseInt", "setTimeout", "text.trim", "xs.map"].sort());
+  // the application's function is not a library's: its declaration is the one with the body
+  const own = calls(sf).filter((c) => c.expression.getText() === "mine");
+  assert.equal(own.length, 2);
+  for (const call of own) {
+    assert.equal(libraryDeclaration(setup.checker, call), undefined);
+    assert.equal(calledDeclaration(setup.checker, call), fresh.getResolvedSignature(call).declaration);
+  }
+});
+
+test("answers kept per node are computed once each, `undefined` answers too", () => {
+  const dir = makeApp(LIBRARY_CALLS);
+  const setup = program(dir);
+  const sf = setup.files[0];
+  const table = new NodeTable();
+  const computed = new Map();
+  const nodes = [];
+  const visit = (n) => {
+    nodes.push(n);
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  const answer = (n) => {
+    computed.set(n, (computed.get(n) ?? 0) + 1);
+    return ts.isIdentifier(n) ? n.text : undefined;
+  };
+  for (let round = 0; round < 3; round++) {
+    for (const n of nodes) assert.equal(table.get(n, answer), ts.isIdentifier(n) ? n.text : undefined);
+  }
+  assert.ok(nodes.length > 50);
+  for (const n of nodes) assert.equal(computed.get(n), 1);
 });

@@ -85,3 +85,38 @@ test("mentionsStep finds a step id where the steps' JSON text holds it quoted, a
     assert.equal(mentionsStep(value, ids), ids.some((id) => text.includes(`"${id}"`)), text);
   }
 });
+
+test("the size limit measures a member's `:` though its token is not written", () => {
+  const fp = new ContextFingerprint();
+  const members = (n) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${1000 + i}`, true]));
+  // 13 characters a member with its `:` (key, `:`, `true`, spaces), 11 without it
+  assert.equal(fp.of([members(4000)]), undefined);
+  const fits = fp.of([members(3000)]);
+  assert.ok(fits);
+  // no `:` token: per member its name's token and its value's, then the object's close
+  assert.equal(fits.tokens.length, 2 + 3000 * 2 + 1 + 1);
+  // a member's name and a string value of the same text are different tokens
+  const named = fp.of([{ a: "b" }]);
+  const other = fp.of([{ b: "a" }]);
+  assert.notDeepEqual(named.tokens, other.tokens);
+});
+
+test("a walk state's fingerprint: equal parts give equal tokens, its step ids are ranked with the context's", () => {
+  const fp = new ContextFingerprint();
+  const fn = { kind: 1, pos: 0, end: 10 }; // compared by identity, as a node
+  const other = { kind: 1, pos: 0, end: 10 };
+  const a = fp.ofState([fn, true, "context", null, 1, fn], ["s4", "s9"]);
+  const b = fp.ofState([fn, true, "context", null, 1, fn], ["s2", "s3"]);
+  assert.deepEqual(a.tokens, b.tokens);
+  assert.deepEqual(a.ids, [4, 9]);
+  for (const changed of [[other, true, "context", null, 1, fn], [fn, false, "context", null, 1, fn], [fn, true, "runner", null, 1, fn], [fn, true, "context", null, 2, fn]]) {
+    assert.notDeepEqual(fp.ofState(changed, ["s4", "s9"]).tokens, a.tokens);
+  }
+  assert.notDeepEqual(fp.ofState([fn, true, "context", null, 1, fn], ["s4"]).tokens, a.tokens);
+  // ranked together with the context's ids: the same order, the same key
+  const context = fp.of([[{ sources: [{ kind: "result", step: "s9" }] }]]);
+  const later = fp.of([[{ sources: [{ kind: "result", step: "s3" }] }]]);
+  assert.deepEqual(memoKey(a, context).tokens, memoKey(b, later).tokens);
+  assert.notDeepEqual(memoKey(a, context).tokens, memoKey(b, fp.of([[{ sources: [{ kind: "result", step: "s2" }] }]])).tokens);
+  assert.equal(fp.ofState([fn], Array.from({ length: 5001 }, (_, i) => `s${i}`)), undefined);
+});
