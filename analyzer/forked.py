@@ -21,7 +21,9 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import NoReturn
+from typing import NoReturn, TypeVar
+
+T = TypeVar("T")
 
 ENV = "TXSCAN_HELPERS"
 # How much of a core the others may be using (load average) for one to count as spare.
@@ -87,19 +89,30 @@ class Background:
         return code == 0
 
 
-def wait(pid: int, seconds: float) -> int | None:
-    """The exit code of the forked process `pid` once it ends, within `seconds`; None if it is
-    still running then."""
+def poll(ready: Callable[[], T | None], seconds: float, first_delay: float = 0.001,
+         longest_delay: float = 0.05) -> T | None:
+    """What `ready()` returns once it is not None, asked again after pauses that double from
+    `first_delay` up to `longest_delay`; None when `seconds` have passed first."""
     deadline = time.monotonic() + seconds
-    delay = 0.001
+    delay = first_delay
     while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status)
+        result = ready()
+        if result is not None:
+            return result
         if time.monotonic() >= deadline:
             return None
         time.sleep(delay)
-        delay = min(delay * 2, 0.05)
+        delay = min(delay * 2, longest_delay)
+
+
+def wait(pid: int, seconds: float) -> int | None:
+    """The exit code of the forked process `pid` once it ends, within `seconds`; None if it is
+    still running then."""
+    def exit_code() -> int | None:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        return os.waitstatus_to_exitcode(status) if done else None
+
+    return poll(exit_code, seconds)
 
 
 def stop(pid: int) -> None:

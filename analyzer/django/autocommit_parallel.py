@@ -53,7 +53,6 @@ import os
 import pickle
 import struct
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 
 from .. import forked
@@ -354,18 +353,19 @@ class Helper:
 
     def _wait_for_module(self, number: int) -> tuple | None:  # pragma: no cover - runs in the helper
         """The scan's module of file `number`: the helper has nothing else to do until it has it."""
-        deadline = time.monotonic() + WAIT_SECONDS
-        delay = 0.0005
-        while time.monotonic() < deadline and os.getppid() == self.scan_pid:
+        def arrived() -> tuple | None:  # (facts,): facts may be None (RecursionError)
+            if os.getppid() != self.scan_pid:
+                raise TimeoutError("the scan's index did not arrive")  # the scan has ended
             for end, (kind, key, content) in _frames(self.down, self.down_offset):
                 if kind == _MODULE:
                     self.modules.setdefault(key, content)  # its own module first
                 self.down_offset = end
-            if number in self.modules:
-                return self.modules.pop(number)
-            time.sleep(delay)
-            delay = min(delay * 2, 0.02)
-        raise TimeoutError("the scan's index did not arrive")
+            return (self.modules.pop(number),) if number in self.modules else None
+
+        found = forked.poll(arrived, WAIT_SECONDS, first_delay=0.0005, longest_delay=0.02)
+        if found is None:
+            raise TimeoutError("the scan's index did not arrive")
+        return found[0]
 
     def shared(self, reuse) -> SharedReuse:
         """The scan's cache use with this helper's walks (waited for first when asked to)."""
@@ -386,15 +386,16 @@ class Helper:
         self._wait_until(lambda: self.index_done, seconds)
 
     def _wait_until(self, done: Callable[[], bool], seconds: float) -> None:
-        deadline = time.monotonic() + seconds
-        delay = 0.001
-        while not done() and self.channel >= 0 and self.pid > 0 and time.monotonic() < deadline:
+        def finished() -> bool | None:
+            if done() or self.channel < 0 or self.pid <= 0:
+                return True
             self._read()
             if not done() and os.waitpid(self.pid, os.WNOHANG)[0]:
                 self.pid = 0  # ended (reaped here): what it wrote is read once more
                 self._read()
-            time.sleep(0 if done() else delay)
-            delay = min(delay * 2, 0.05)
+            return True if done() or self.pid <= 0 else None
+
+        forked.poll(finished, seconds)
 
     def transaction(self, number: int, ctx, reuse) -> tuple | None:
         """The result of the explicit transaction at `number` in the scan's order when the helper
