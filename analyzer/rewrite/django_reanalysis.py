@@ -19,9 +19,7 @@ would:
   (reused where such a definition did not change);
 - only the checked transactions are walked (a transaction's walk does not depend on which
   other transactions a scan walks: summaries of helpers are the same whichever walk computed
-  them, as the warm scan already relies on), those of about half the files in a helper process
-  forked once every boundary is found, where one may start (shared_work.py; at least
-  MIN_SHARED_WALKS walks), their results taken in the scan's own order;
+  them, as the warm scan already relies on);
 - the core classifies only those transactions: interactivity is decided from a transaction's
   own steps (core/classify.py), and the claims read nothing else.
 """
@@ -39,11 +37,6 @@ from ..cache.cachefile import text_digest
 from ..cache.django import DjangoReuse
 from ..django.files import FileProblem, read_source
 from .index_patch import patched_module
-from .shared_work import work_shared
-
-# Fewer walks than this are made in the scan's process alone: a helper's start and the copy of
-# what it sends back cost more than half of them.
-MIN_SHARED_WALKS = 100
 
 
 class _EditedProject(DjangoReuse):
@@ -62,8 +55,6 @@ class _EditedProject(DjangoReuse):
         self._edits = edits or {}  # per file, the edits of `edited`'s text (offsets in `originals`)
         self._originals = originals or {}
         self._wanted = wanted
-        self._stubs: list = []  # every boundary found, in the order found
-        self._walks: dict | None = None  # by entry key, (result, cache entry) of the wanted transactions walked
         self._lines: dict[str, list[int]] = {}  # per file, the lines of the wanted transactions
         for found in sorted(wanted):
             rel, line = found.rsplit(":", 1)
@@ -129,46 +120,12 @@ class _EditedProject(DjangoReuse):
         # method_decorator): the others cannot give a wanted transaction.
         if not any(first <= line <= last for line in self._lines.get(info.rel, ())):
             return []
-        found = super().boundaries(ctx, info, qualname, first, last, cls, find)
-        self._stubs.extend(found)
-        return found
-
-    def views(self, ctx, module, find):
-        found = super().views(ctx, module, find)
-        self._stubs.extend(found)
-        return found
+        return super().boundaries(ctx, info, qualname, first, last, cls, find)
 
     def transaction(self, ctx, stub, walk, find_boundaries, view_functions):
         if f"{stub.parsed.info.rel}:{stub.line}" not in self._wanted:
             return None, [], []
-        if self._walks is None:  # the first wanted one: every boundary has been found
-            self._walks = self._walk_wanted(ctx, walk, find_boundaries, view_functions)
-        key = _entry_key(stub)
-        done = self._walks.pop(key, None)
-        if done is None:  # (a boundary the front end chose otherwise than the walks did)
-            return super().transaction(ctx, stub, walk, find_boundaries, view_functions)
-        result, entry = done
-        if entry is not None:
-            self.written["transactions"][key] = entry
-        return result
-
-    def _walk_wanted(self, ctx, walk, find_boundaries, view_functions) -> dict:
-        """(result, cache entry) of the walk of every wanted transaction, by entry key; the
-        transactions of some files walked in a helper process (shared_work.py) where one may
-        start. Entries are put in `written` as the front end takes each result, so one process
-        or two leave the same tables."""
-        unique: dict[tuple, object] = {}
-        for stub in self._stubs:  # one boundary per place, as the front end keeps the first found
-            unique.setdefault((stub.parsed.info.rel, stub.line), stub)
-        wanted = sorted((stub for (rel, line), stub in unique.items() if f"{rel}:{line}" in self._wanted),
-                        key=lambda b: (b.parsed.info.rel, b.line, b.function))
-
-        def work(stub) -> tuple:
-            result = DjangoReuse.transaction(self, ctx, stub, walk, find_boundaries, view_functions)
-            return result, self.written["transactions"].pop(_entry_key(stub), None)
-
-        results = work_shared(wanted, work, key=lambda stub: stub.parsed.info.rel, min_items=MIN_SHARED_WALKS)
-        return {_entry_key(stub): done for stub, done in zip(wanted, results)}
+        return super().transaction(ctx, stub, walk, find_boundaries, view_functions)
 
     def reached(self) -> dict[str, set[str]]:
         """Per walked transaction id, the files its walk read definitions from."""
@@ -177,11 +134,6 @@ class _EditedProject(DjangoReuse):
             rel, line = json.loads(key)[:2]
             out[f"{rel}:{line}"] = {r[0] for r in entry.get("reach", [])}
         return out
-
-
-def _entry_key(stub) -> str:
-    """The key of a transaction's entry in the cache tables (DjangoReuse.transaction)."""
-    return json.dumps([stub.parsed.info.rel, stub.line, stub.function, stub.kind])
 
 
 def edited_sources(texts: dict[str, str], max_bytes: int, root: Path | None = None) -> dict:

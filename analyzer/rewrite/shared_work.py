@@ -25,11 +25,10 @@ MIN_ITEMS = 200
 WAIT_SECONDS = forked.WAIT_SECONDS
 
 
-def work_shared(items: list, work: Callable, key: Callable, min_items: int | None = None) -> list:
+def work_shared(items: list, work: Callable, key: Callable) -> list:
     """[work(item) for item in items], the items of some keys (`key(item)`) worked on in a
-    forked process where a helper may start (forked.allowed) and there are at least `min_items`
-    (MIN_ITEMS unless given). `work`'s results must pickle."""
-    if len(items) < (MIN_ITEMS if min_items is None else min_items) or not forked.allowed():
+    forked process where a helper may start (forked.allowed). `work`'s results must pickle."""
+    if len(items) < MIN_ITEMS or not forked.allowed():
         return [work(item) for item in items]
     theirs = _their_keys([key(item) for item in items])
     if not theirs:

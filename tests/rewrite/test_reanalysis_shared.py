@@ -1,16 +1,13 @@
-"""Re-analysis walks the checked transactions on both cores (django_reanalysis.py,
-shared_work.py): the transactions of some files in a helper process forked once every boundary
-is found, the others in the scan's own. What verification concludes, and what re-analysis
-returns, is what one process gives."""
+"""Re-analysis of rewrites shares the scan's own Context (django_reanalysis.py): the module facts
+of the files no edit touches and the definitions the scan parsed in them. What an edit reaches
+(the edited file's other definitions too) is indexed and parsed again, and re-analysis returns
+what it returns without the scan's Context."""
 
 from __future__ import annotations
 
-import os
-import sys
 from dataclasses import replace
 from textwrap import dedent
 
-import pytest
 from django_projects import TWO_TRANSACTIONS, write
 
 from analyzer import forked
@@ -22,9 +19,7 @@ from analyzer.rewrite.plan import candidates
 from analyzer.rewrite.verify import verify
 from analyzer.scan import scan
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="helpers run on Linux only")
-
-FILES = 4  # service modules, two checked transactions each
+FILES = 4  # service modules, two transactions each
 
 
 def _project(tmp_path):
@@ -39,93 +34,6 @@ def _planned(root):
     found = candidates(root, "django", result.records, result.analyses)
     return result, [c for c in found if c.rewrite is not None]
 
-
-def _verified(root, helpers: str, monkeypatch, spoil=None):
-    """What verification concludes of every candidate with helpers on ("1") or off ("0"), and
-    the processes the walks ran in (the re-analysis walks at least one file in a helper)."""
-    monkeypatch.setenv(forked.ENV, helpers)
-    monkeypatch.setattr(django_reanalysis, "MIN_SHARED_WALKS", 1)
-    pids = _walk_processes(monkeypatch)
-    result, found = _planned(root)
-    if spoil is not None:
-        spoil(found)
-    entities = {r["name"]: r for r in result.records if r["type"] == "entity"}
-    verify(root, "django", Config(), found, entities, result.cache)
-    return [(c.transaction, c.suggestion, c.rewrite, c.refused, c.makes_one_shot) for c in found], pids
-
-
-def _walk_processes(monkeypatch) -> set:
-    """The process ids the re-analysis walks run in (noted as the walks run, in either process)."""
-    pids: set = set()
-    shared = django_reanalysis.work_shared
-
-    def noting(items, work, key, min_items=None):
-        done = shared(items, lambda item: (os.getpid(), work(item)), key, min_items)
-        pids.update(pid for pid, _result in done)
-        return [result for _pid, result in done]
-
-    monkeypatch.setattr(django_reanalysis, "work_shared", noting)
-    return pids
-
-
-def test_two_processes_verify_what_one_process_verifies(tmp_path, monkeypatch):
-    app = _project(tmp_path)
-    alone, pids = _verified(app.root, "0", monkeypatch)
-    assert pids == {os.getpid()}
-    shared, pids = _verified(app.root, "1", monkeypatch)
-    assert len(pids) == 2 and os.getpid() in pids  # both processes walked
-    assert shared == alone
-    verified = [t for t, _s, rewrite, _r, _o in alone if rewrite is not None and rewrite.verified]
-    assert len(verified) == 2 * FILES
-
-
-def test_a_claim_refused_in_the_helper_is_refused_as_in_one_process(tmp_path, monkeypatch):
-    app = _project(tmp_path)
-
-    def spoil(found):
-        # every rename rewrite leaves the call inside its transaction: re-analysis must refuse it
-        for candidate in found:
-            if candidate.transaction.endswith(":7"):
-                rel = candidate.transaction.rsplit(":", 1)[0]
-                text = (app.root / rel).read_text("utf-8")
-                start = text.index("    audit.delay(account_id)\n")
-                candidate.rewrite = replace(candidate.rewrite, edits=(
-                    Edit(rel, start, start + len("    audit.delay(account_id)\n"),
-                         "    audit.delay(account_id)  # later\n"),))
-
-    alone, _pids = _verified(app.root, "0", monkeypatch, spoil)
-    shared, pids = _verified(app.root, "1", monkeypatch, spoil)
-    assert len(pids) == 2
-    assert shared == alone
-    refused = {t: r for t, _s, rewrite, r, _o in alone if rewrite is None}
-    assert set(refused) == {f"bank/services{n if n else ''}.py:7" for n in range(FILES)}
-    assert set(refused.values()) == {"re-analysis of the rewritten code does not confirm it: "
-                                     "bank.tasks.audit.delay still runs inside the transaction"}
-
-
-def test_re_analysis_on_two_processes_returns_what_one_process_returns(tmp_path, monkeypatch):
-    app = _project(tmp_path)
-    result, found = _planned(app.root)
-    edits = {e for c in found for e in c.rewrite.edits}
-    by_path = edits_by_path(edits)
-    originals = {path: (app.root / path).read_text("utf-8") for path in by_path}
-    texts = {path: apply(originals[path], found_edits) for path, found_edits in by_path.items()}
-    wanted = {c.transaction for c in found}  # (an on-commit rewrite moves no transaction's line)
-    monkeypatch.setattr(django_reanalysis, "MIN_SHARED_WALKS", 1)
-    answers = {}
-    for helpers in ("0", "1"):
-        monkeypatch.setenv(forked.ENV, helpers)
-        pids = _walk_processes(monkeypatch)
-        answers[helpers] = django_reanalysis.reanalyse(app.root, Config(), texts, wanted,
-                                                       result.cache.tables("django"), by_path, originals)
-        assert len(pids) == int(helpers) + 1
-    assert answers["1"] == answers["0"]
-    transactions, verdicts, _records, reached = answers["1"]
-    assert set(transactions) == wanted and set(verdicts) == wanted
-    assert all(t.rsplit(":", 1)[0] in reached[t] for t in wanted)
-
-
-# -- the scan's own facts, shared with re-analysis where no edit reaches them -------------------
 
 HELPER_IN_THE_SAME_FILE = """\
     from django.db import transaction
