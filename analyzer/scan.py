@@ -32,6 +32,7 @@ class ScanResult:
     walked: list[str] | None = None  # transactions walked by this scan (the others reused); None: no cache
     ir_written: str | None = field(default=None, repr=False)  # ir.dumps(records), kept from the round trip
     record_digests: dict | None = field(default=None, repr=False)  # id(record) -> (record, digest of its IR line)
+    context: object = field(default=None, repr=False)  # Django: the front end's Context, shared with re-analysis of rewrites
 
     @property
     def ir_text(self) -> str:
@@ -205,7 +206,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
     started = time.perf_counter()
     with timing.phase("detect"):
         frontend = frontend or detect_frontend(root)
-    walked = None
+    walked = context = None
     known_lines = read_lines = None  # id(record) -> (record, its IR line), of records the warm cache held as lines
     if frontend == "typeorm":
         with timing.phase("typescript"):
@@ -226,6 +227,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
         records, files, lines = result.records, result.files, result.lines
         walked = reuse.walked if reuse is not None else None
         known_lines, read_lines = reuse.take_lines() if reuse is not None else (None, None)
+        context = getattr(reuse, "_ctx", None)  # (set by reuse.begin)
     # The same input gives the same IR wherever it is checked out: the root is named, not located.
     for record in records:
         if record["type"] == "meta":
@@ -251,7 +253,8 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
             cache.keep_in_background("core", core_reuse.written, redo=False)
         add_excerpts(root, analyses, config.max_file_bytes)
     result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started, cache=cache,
-                        walked=walked, ir_written=ir_text, record_digests=core_reuse.by_record if core_reuse is not None else None)
+                        walked=walked, ir_written=ir_text, record_digests=core_reuse.by_record if core_reuse is not None else None,
+                        context=context)
     if rewrites:
         # Code is shown only for rewrites that re-analysis of the rewritten project confirmed.
         with timing.phase("imports"):
@@ -259,6 +262,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
 
         with timing.phase("rewrites"), timing.muted(), short_lived():
             attach(result, config)
+        result.context = None  # (the caller keeps the result, not the front end's work)
         result.seconds = time.perf_counter() - started
     return result
 

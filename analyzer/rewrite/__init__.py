@@ -34,7 +34,7 @@ def verified_candidates(root: Path, result, config=None, ids=None) -> list[Candi
     entities = {r["name"]: r for r in result.records if r["type"] == "entity"}
     found = candidates(root, result.frontend, result.records, result.analyses, ids, reuse,
                        then=lambda candidate: check(root, candidate, entities))
-    verify(root, result.frontend, config, found, entities, cache, reuse)
+    verify(root, result.frontend, config, found, entities, cache, reuse, getattr(result, "context", None))
     if reuse is not None:
         reuse.save()
     return found

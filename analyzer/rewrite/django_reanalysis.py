@@ -6,10 +6,15 @@ The front end runs again over the project's own files, with the edited texts sta
 their files (nothing is written into the project), and reuses the work of the scan being
 verified (its cache tables, analyzer/cache/django.py), as a warm scan after editing those files
 would:
-- an unchanged file is not parsed again (its index facts are the scan's); an edited one is
+- an unchanged file is not indexed again: its module facts are the scan's own objects where
+  the scan's Context is given (the same text and package give the same facts), else the
+  scan's kept facts; an edited one is
   read as the copy's file would be (written and read back the same way), and its index facts
   are the scan's with the edited top-level definitions parsed again and those below moved
   (index_patch.py), or, where that patch is not provably the same, the file indexed whole;
+- a definition of an unchanged file that the scan parsed is not parsed again (the scan's
+  parse, of the same lines of the same module object; a failed parse is made again, for its
+  diagnostics);
 - boundaries are looked for only in the definitions holding a checked transaction's line
   (reused where such a definition did not change);
 - only the checked transactions are walked (a transaction's walk does not depend on which
@@ -39,8 +44,13 @@ class _EditedProject(DjangoReuse):
     walks only where the claims look."""
 
     def __init__(self, tables: dict, edited: dict, wanted: set[str], edits: dict | None = None,
-                 originals: dict | None = None) -> None:
+                 originals: dict | None = None, scan_context=None) -> None:
         super().__init__(tables)
+        # the scan's own Context (django/context.py): its modules and parsed definitions are shared
+        # where no edit reaches them
+        self._scan_context = scan_context
+        self._scan_modules = {info.rel: info for info in scan_context.index.modules.values()} \
+            if scan_context is not None else {}
         self._edited = edited
         self._edits = edits or {}  # per file, the edits of `edited`'s text (offsets in `originals`)
         self._originals = originals or {}
@@ -57,7 +67,8 @@ class _EditedProject(DjangoReuse):
             # front end leaves a file out where indexing it recurses too deep.
             raise RecursionError(edited.message)
         if edited is None:
-            return super().index_add(index, source)
+            shared = self._scan_module(index, source)
+            return index.add_info(shared) if shared is not None else super().index_add(index, source)
         patched = self._patched(index, source, edited)
         if patched is None:
             return super().index_add(index, edited)
@@ -66,6 +77,32 @@ class _EditedProject(DjangoReuse):
         self.written["files"][source.rel] = [text_digest(edited.text), index.package_prefix,
                                              index_facts.shape(patched), None]
         return patched
+
+    def _scan_module(self, index, source):
+        """The scan's ModuleInfo of `source` where the scan indexed this very text with the same
+        package (what indexing it again would give), its files entry written as DjangoReuse
+        writes it; else None."""
+        info = self._scan_modules.get(source.rel)
+        if info is None or info.source.text != source.text or self._scan_context.index.package_prefix != index.package_prefix:
+            return None
+        digest = text_digest(source.text)
+        kept = self.old.get("files", {}).get(source.rel)
+        self.written["files"][source.rel] = kept if kept and kept[0] == digest and kept[1] == index.package_prefix \
+            else [digest, index.package_prefix, index_facts.shape(info), None]
+        return info
+
+    def begin(self, ctx, options, atomic_requests):
+        super().begin(ctx, options, atomic_requests)
+        if self._scan_context is not None:
+            ctx._parsed.update(self._parsed_by_scan(ctx))
+
+    def _parsed_by_scan(self, ctx) -> dict:
+        """The scan's parsed definitions of the modules shared with it (the very module objects of
+        this index): parse_definition would parse the same lines of the same module the same way.
+        A failed parse (None, with its diagnostic) is left to be made again."""
+        modules = ctx.index.modules
+        return {qualname: parsed for qualname, parsed in self._scan_context._parsed.items()
+                if parsed is not None and modules.get(parsed.info.name) is parsed.info}
 
     def _patched(self, index, source, edited):
         """The scan's index facts of `source` patched with its edits (index_patch.py), where the
@@ -116,13 +153,15 @@ def edited_sources(texts: dict[str, str], max_bytes: int, root: Path | None = No
 
 
 def reanalyse(root: Path, config, texts: dict[str, str], wanted: set[str],
-              tables: dict, edits: dict | None = None, originals: dict | None = None) -> tuple[dict, dict, list[dict], dict]:
+              tables: dict, edits: dict | None = None, originals: dict | None = None,
+              scan_context=None) -> tuple[dict, dict, list[dict], dict]:
     """(transaction records by id, their pk-mode verdicts by id, the records classified, files
     each walk read by id) of the transactions `wanted` (ids in the edited files) of `root` with
     the files of `texts` replaced by those texts. `tables`: the Django cache tables of the scan
     of `root` ({} without: everything is found again). `edits` (per file, the edits giving its
     text of `texts` from its text of `originals`) let an edited file's index facts be patched
-    from the scan's instead of indexing the file again."""
+    from the scan's instead of indexing the file again. `scan_context` (the scan's Context) shares
+    its module facts and parsed definitions where the edits do not reach them."""
     from ..core import Settings, analyze
     from ..django import frontend as django_frontend
     from ..process import large_heap_pace
@@ -133,7 +172,7 @@ def reanalyse(root: Path, config, texts: dict[str, str], wanted: set[str],
     # a file read back as other than the text its edits give is not patched
     same = {rel: found for rel, found in (edits or {}).items()
             if not isinstance(edited.get(rel), FileProblem) and edited[rel].text == texts[rel]}
-    reuse = _EditedProject(tables, edited, wanted, same, originals)
+    reuse = _EditedProject(tables, edited, wanted, same, originals, scan_context)
     with large_heap_pace():
         found = django_frontend.scan(root, options, reuse)
     kept = [r for r in found.records if r["type"] in ("meta", "entity")

@@ -18,7 +18,7 @@ from .project_copy import edited_copy
 
 
 def verify(root: Path, frontend: str, config, candidates: list[Candidate], entities: dict, cache=None,
-           reuse=None) -> None:
+           reuse=None, scan_context=None) -> None:
     """Marks each candidate's rewrite verified (or says in `refused` why not), in place.
 
     `cache` (analyzer.cache.ScanCache) is the work of the scan of `root`: re-analysis then reuses
@@ -26,7 +26,9 @@ def verify(root: Path, frontend: str, config, candidates: list[Candidate], entit
     TypeScript: only the transactions of the round's files).
     `reuse` (analyzer.cache.rewrites.RewriteReuse) holds plans and verifications of an earlier
     scan: a round whose candidates are all unchanged is not re-analysed (the rounds are formed as
-    without it, from every candidate)."""
+    without it, from every candidate).
+    `scan_context` (Django: the scan's Context) shares its module facts and parsed definitions
+    with re-analysis where the edits do not reach them (django_reanalysis.py)."""
     pending = []
     for candidate in candidates:
         if candidate.rewrite is None:
@@ -42,7 +44,7 @@ def verify(root: Path, frontend: str, config, candidates: list[Candidate], entit
         context = reuse.round_context(batch) if reuse is not None else None
         changed = [c for c in batch if not _kept_verdict(c, reuse, context)]
         if changed:
-            _check_round(root, frontend, config, batch, cache, changed, reuse, context)
+            _check_round(root, frontend, config, batch, cache, changed, reuse, context, scan_context)
 
 
 def check(root: Path, candidate: Candidate, entities: dict) -> bool:
@@ -134,7 +136,7 @@ def _round(root: Path, pending: list[Candidate]) -> tuple[list[Candidate], list[
 
 
 def _check_round(root: Path, frontend: str, config, batch: list[Candidate], cache=None, checked=None,
-                 reuse=None, context=None) -> None:
+                 reuse=None, context=None, scan_context=None) -> None:
     """Re-analyses the project with the edits of the whole `batch` and checks the claims of
     `checked` (by default, the whole batch)."""
     checked = batch if checked is None else checked
@@ -154,7 +156,7 @@ def _check_round(root: Path, frontend: str, config, batch: list[Candidate], cach
             texts = {path: apply(originals[path], found) for path, found in by_path.items()}
             tables = cache.tables("django") if cache is not None else {}
             transactions, verdicts, records, reached = reanalyse(root, config, texts, set(new_ids.values()), tables,
-                                                                 by_path, originals)
+                                                                 by_path, originals, scan_context)
     except Exception as exc:  # noqa: BLE001 - a failed re-analysis leaves the suggestions in prose
         for candidate in checked:  # (not kept in the warm cache: the failure may not come from the inputs)
             candidate.refused = f"the rewritten code could not be re-analysed ({type(exc).__name__}: {exc})"[:300]
