@@ -21,7 +21,7 @@ from .dispatch import alternatives, is_distinct, is_literal
 from .index import FunctionInfo
 from .values import QuerySet, Val, plain, value_sources
 from .walk_helpers import _statements
-from .walker import Recorder, StopWalk, Walker, bind_parameters
+from .walker import Recorder, StopWalk, Walker, bind_parameters, summary_store
 
 # Callers walked per function, and levels of callers-of-callers followed.
 MAX_CALLERS = 12
@@ -119,7 +119,9 @@ def _arguments_at_calls(ctx: Context, caller: FunctionInfo, fn: FunctionInfo, de
     bound: list[dict[str, Val]] = []
 
     # The caller's helpers are followed CALLER_DEPTH levels, also when the scan's own depth is
-    # unbounded (the same context, with that bound).
+    # unbounded (the same context, with that bound, sharing the scan's summaries: made here
+    # when none is yet, or the copy would make a store of its own and lose it).
+    summary_store(ctx)
     bounded = ctx if ctx.max_depth is not None else replace(ctx, max_depth=CALLER_DEPTH)
     walker = ToTheCall(bounded, parsed, Recorder(values_only=True), env, cls=caller.cls,
                        depth=max(0, bounded.max_depth - CALLER_DEPTH),
