@@ -14,12 +14,11 @@ of object it is (a model, a new or stored row of a model, a queryset, a function
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from .context import Context
 from .dispatch import alternatives, is_distinct, is_literal
 from .index import FunctionInfo
-from .values import QuerySet, Val, plain, value_sources
+from .values import QuerySet, Val, plain, value_sources, replace
 from .walk_helpers import _statements
 from .walker import Recorder, StopWalk, Walker, bind_parameters, summary_store
 

@@ -3,14 +3,13 @@ an ORM method, an external effect, a client object), and method dispatch on rece
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import libcst as cst
 
 from . import effects_catalog as effects
 from . import orm_catalog as orm
 from .syntax import code as _code
-from .values import UNKNOWN, QuerySet, Val, constant, plain, step_ids, union, value_sources
+from .values import UNKNOWN, QuerySet, Val, constant, plain, step_ids, union, value_sources, replace
 from .walk_helpers import _is_queryset_class, _term, _text
 
 _NO_VALUE = Val("plain", frozenset())

@@ -37,9 +37,9 @@ lookups that found nothing (it is reused only where they still find nothing).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from .values import QuerySet, Val
+from .values import QuerySet, Val, replace
 
 STEP_KINDS = ("result", "generated", "external")
 

@@ -7,14 +7,18 @@ lazy queryset, a fetched row, a related manager, an external client, ...).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import dataclasses
+from dataclasses import dataclass
 
 Source = tuple[str, str]  # (kind, name-or-step-id)
 
 UNKNOWN: frozenset[Source] = frozenset({("unknown", "")})
 
 
-@dataclass(frozen=True)
+_EMPTY: frozenset = frozenset()
+
+
+@dataclass(frozen=True, init=False)
 class QuerySet:
     entity: str
     predicates: tuple = ()          # predicate dicts (docs/IR.md), ANDed
@@ -30,8 +34,29 @@ class QuerySet:
     cached: str | None = None       # step whose rows this queryset object has cached (evaluated once)
     prefetch: tuple = ()            # ((lookup, predicates of a Prefetch queryset), ...) read on evaluation
 
+    # Written out (the fields in their order and with their defaults): the walk makes hundreds of
+    # thousands of these, and a frozen dataclass's own __init__ sets each field through
+    # object.__setattr__, about three times slower. tests/test_values.py checks it matches the fields.
+    def __init__(self, entity, predicates=(), lock=False, dynamic=False, chain=(), uses=_EMPTY,
+                 select_related=_EMPTY, through=None, owner=None, owner_attr=None, provider_classes=(),
+                 cached=None, prefetch=()) -> None:
+        fields = self.__dict__
+        fields["entity"] = entity
+        fields["predicates"] = predicates
+        fields["lock"] = lock
+        fields["dynamic"] = dynamic
+        fields["chain"] = chain
+        fields["uses"] = uses
+        fields["select_related"] = select_related
+        fields["through"] = through
+        fields["owner"] = owner
+        fields["owner_attr"] = owner_attr
+        fields["provider_classes"] = provider_classes
+        fields["cached"] = cached
+        fields["prefetch"] = prefetch
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, init=False)
 class Val:
     kind: str = "plain"  # plain|model|qs|instance|rows|ref|func|class|obj|self|extobj|email|cursor|q|pair|lambda|super
     sources: frozenset[Source] = frozenset()
@@ -48,6 +73,25 @@ class Val:
     prefetched: frozenset[str] = frozenset()
     attrs: tuple = ()                # ((name, Val), ...) for objects/self
 
+    # Written out, as QuerySet's is (the walk's most made object).
+    def __init__(self, kind="plain", sources=_EMPTY, entity=None, qs=None, origin=None, key=_EMPTY, assigned=(),
+                 ref=None, items=(), category=None, predicate=None, text="", prefetched=_EMPTY, attrs=()) -> None:
+        fields = self.__dict__
+        fields["kind"] = kind
+        fields["sources"] = sources
+        fields["entity"] = entity
+        fields["qs"] = qs
+        fields["origin"] = origin
+        fields["key"] = key
+        fields["assigned"] = assigned
+        fields["ref"] = ref
+        fields["items"] = items
+        fields["category"] = category
+        fields["predicate"] = predicate
+        fields["text"] = text
+        fields["prefetched"] = prefetched
+        fields["attrs"] = attrs
+
     def with_sources(self, sources) -> "Val":
         return replace(self, sources=frozenset(sources))
 
@@ -56,6 +100,22 @@ class Val:
 
     def attr_map(self) -> dict:
         return dict(self.attrs)
+
+
+def replace(obj, **changes):
+    """dataclasses.replace, without its per-field bookkeeping for the walk's own values (Val,
+    QuerySet: a copy of the fields with `changes` over them); anything else goes to it."""
+    cls = obj.__class__
+    if cls is not Val and cls is not QuerySet:
+        return dataclasses.replace(obj, **changes)
+    new = object.__new__(cls)
+    fields = new.__dict__
+    fields.update(obj.__dict__)
+    for name in changes:
+        if name not in fields:
+            raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword argument '{name}'")
+    fields.update(changes)
+    return new
 
 
 def plain(sources=(), text: str = "") -> Val:

@@ -14,7 +14,6 @@ followed (bounded depth, cycle safe) with the call chain recorded in `via`.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 import libcst as cst
 
@@ -42,7 +41,7 @@ from .summaries import (
     Relabel, bindings, instance_key, instantiate, make_summary, step_ids_in,
 )
 from .values import (
-    UNKNOWN, QuerySet, Val, constant, ir_sources, plain, step_ids, union, value_sources,
+    UNKNOWN, QuerySet, Val, constant, ir_sources, plain, step_ids, union, value_sources, replace,
 )
 
 HTTP_METHODS = ("get", "post", "put", "patch", "delete", "head", "options")
