@@ -333,6 +333,9 @@ def _natural(item):
 # when large so a scan's memory does not grow with them.
 _STEPLESS: dict[int, tuple] = {}
 _FROZEN: dict[int, tuple] = {}
+# Call arguments met before, by id (CallContext._canonical): (the object, the step ids a
+# relabelling renames in it in the order it meets them, its canonical forms by their placeholders).
+_CANONICAL: dict[int, tuple] = {}
 _MEMO_LIMIT = 20_000
 _STEP_KEYS = ("id", "step", "same_as", "bind")
 
@@ -411,16 +414,46 @@ class CallContext:
 
     def __init__(self, qualname: str, positional, keywords, self_val, in_loop: bool, at_site: bool) -> None:
         self.to_placeholder: dict[str, str] = {}
-        relabel = Relabel(self._placeholder)
         canonical = (
             qualname,
-            tuple(relabel.value(v) for v in positional),
-            tuple((k, relabel.value(v)) for k, v in keywords),
-            relabel.value(self_val),
+            tuple(self._canonical(v) for v in positional),
+            tuple((k, self._canonical(v)) for k, v in keywords),
+            self._canonical(self_val),
             in_loop, at_site,
         )
         self.key = freeze(canonical)
         self.from_placeholder = {p: sid for sid, p in self.to_placeholder.items()}
+
+    def _canonical(self, value):
+        """The argument with its step ids replaced by placeholders (numbered on, in the order a
+        relabelling meets them). An argument object met before (calls hand the same objects
+        down many levels) is not relabelled again where its ids get the same placeholders: the
+        same canonical object comes back, and freeze() knows it too."""
+        if not isinstance(value, Val) or stepless(value):
+            return Relabel(self._placeholder).value(value)
+        hit = _CANONICAL.get(id(value))
+        if hit is not None and hit[0] is value:
+            _value, order, results = hit
+            placeholders = tuple([self._placeholder(sid) for sid in order])
+            found = results.get(placeholders)
+            if found is not None:
+                return found
+            mapping = dict(zip(order, placeholders))
+            found = results[placeholders] = Relabel(lambda sid: mapping.get(sid, sid)).value(value)
+            return found
+        met: dict = {}
+
+        def renaming(sid):
+            if isinstance(sid, str):
+                met.setdefault(sid, None)
+            return self._placeholder(sid)
+
+        found = Relabel(renaming).value(value)
+        order = tuple(met)
+        if len(_CANONICAL) > _MEMO_LIMIT:
+            _CANONICAL.clear()
+        _CANONICAL[id(value)] = (value, order, {tuple([self.to_placeholder[sid] for sid in order]): found})
+        return found
 
     def _placeholder(self, sid):
         if not isinstance(sid, str):
@@ -491,6 +524,7 @@ def release(ctx) -> None:
     _FROZEN.clear()
     _SPLIT.clear()
     _IDS.clear()
+    _CANONICAL.clear()
 
 
 def _actual_fk_key(key, context: CallContext, rename=None):
