@@ -18,19 +18,7 @@ from analyzer.django import caller_arguments, summaries
 from analyzer.django.summaries import Relabel
 from analyzer.django.walker import Walker
 from analyzer.scan import scan
-
-MODELS = """\
-from django.db import models
-
-
-class Account(models.Model):
-    balance = models.IntegerField(default=0)
-
-
-class Entry(models.Model):
-    account = models.ForeignKey(Account, on_delete=models.CASCADE)
-    amount = models.IntegerField(default=0)
-"""
+from test_summaries import make_app as make_bank
 
 # `save_one` takes the row its callers pass. Each caller gets it from `build`, whose own helper
 # chain runs past the callers' depth limit: `build`'s walk in a caller walk is cut.
@@ -99,11 +87,7 @@ def outer():
 
 
 def make_app(root: Path, services: str) -> Path:
-    (root / "bank").mkdir(parents=True)
-    (root / "bank" / "__init__.py").write_text("")
-    (root / "bank" / "models.py").write_text(MODELS)
-    (root / "bank" / "services.py").write_text(services)
-    return root
+    return make_bank(root, {"services.py": services})
 
 
 def records_text(result) -> str:
@@ -124,6 +108,19 @@ def counting_walks(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(Walker, "_walk_callee", counting)
     return walked
+
+
+def recording_callers(monkeypatch) -> list[tuple[str, str]]:
+    """(caller, function) of every caller walked to its call to the function."""
+    asked: list[tuple[str, str]] = []
+    original = caller_arguments._arguments_at_calls
+
+    def recording(ctx, caller, fn, *args):
+        asked.append((caller.qualname, fn.qualname))
+        return original(ctx, caller, fn, *args)
+
+    monkeypatch.setattr(caller_arguments, "_arguments_at_calls", recording)
+    return asked
 
 
 def test_a_helper_cut_in_one_caller_walk_is_reused_in_the_next(tmp_path, monkeypatch):
@@ -159,14 +156,7 @@ def test_a_cut_summary_is_not_used_where_the_steps_are_kept(tmp_path, monkeypatc
 
 def test_callers_are_not_walked_for_a_parameter_the_function_never_reads(tmp_path, monkeypatch):
     app = make_app(tmp_path, READS)
-    asked: list[tuple[str, str]] = []
-    original = caller_arguments._arguments_at_calls
-
-    def recording(ctx, caller, fn, *args):
-        asked.append((caller.qualname, fn.qualname))
-        return original(ctx, caller, fn, *args)
-
-    monkeypatch.setattr(caller_arguments, "_arguments_at_calls", recording)
+    asked = recording_callers(monkeypatch)
     result = scan(app, Config(), "django", rewrites=False)
     # `stamp` reads `flag`: its caller is walked, and the caller's caller for `value`, which
     # `forward` reads. `touch` never reads `unused`: nobody is walked for it.
@@ -187,14 +177,7 @@ def test_a_mention_in_a_string_counts_as_a_read(tmp_path, monkeypatch):
     """The word count errs towards walking: a parameter named in a string or comment of the body
     is taken as read."""
     app = make_app(tmp_path, READS.replace('def touch(unused):\n', 'def touch(unused):\n    """Ignores unused."""\n'))
-    asked: list[tuple[str, str]] = []
-    original = caller_arguments._arguments_at_calls
-
-    def recording(ctx, caller, fn, *args):
-        asked.append((caller.qualname, fn.qualname))
-        return original(ctx, caller, fn, *args)
-
-    monkeypatch.setattr(caller_arguments, "_arguments_at_calls", recording)
+    asked = recording_callers(monkeypatch)
     scan(app, Config(), "django", rewrites=False)
     assert ("bank.services.forward", "bank.services.touch") in asked
 

@@ -15,9 +15,6 @@ Source = tuple[str, str]  # (kind, name-or-step-id)
 UNKNOWN: frozenset[Source] = frozenset({("unknown", "")})
 
 
-_EMPTY: frozenset = frozenset()
-
-
 @dataclass(frozen=True, init=False)
 class QuerySet:
     entity: str
@@ -33,27 +30,6 @@ class QuerySet:
     provider_classes: tuple[str, ...] = ()  # app classes with custom queryset methods
     cached: str | None = None       # step whose rows this queryset object has cached (evaluated once)
     prefetch: tuple = ()            # ((lookup, predicates of a Prefetch queryset), ...) read on evaluation
-
-    # Written out (the fields in their order and with their defaults): the walk makes hundreds of
-    # thousands of these, and a frozen dataclass's own __init__ sets each field through
-    # object.__setattr__, about three times slower. tests/test_values.py checks it matches the fields.
-    def __init__(self, entity, predicates=(), lock=False, dynamic=False, chain=(), uses=_EMPTY,
-                 select_related=_EMPTY, through=None, owner=None, owner_attr=None, provider_classes=(),
-                 cached=None, prefetch=()) -> None:
-        fields = self.__dict__
-        fields["entity"] = entity
-        fields["predicates"] = predicates
-        fields["lock"] = lock
-        fields["dynamic"] = dynamic
-        fields["chain"] = chain
-        fields["uses"] = uses
-        fields["select_related"] = select_related
-        fields["through"] = through
-        fields["owner"] = owner
-        fields["owner_attr"] = owner_attr
-        fields["provider_classes"] = provider_classes
-        fields["cached"] = cached
-        fields["prefetch"] = prefetch
 
 
 @dataclass(frozen=True, init=False)
@@ -73,25 +49,6 @@ class Val:
     prefetched: frozenset[str] = frozenset()
     attrs: tuple = ()                # ((name, Val), ...) for objects/self
 
-    # Written out, as QuerySet's is (the walk's most made object).
-    def __init__(self, kind="plain", sources=_EMPTY, entity=None, qs=None, origin=None, key=_EMPTY, assigned=(),
-                 ref=None, items=(), category=None, predicate=None, text="", prefetched=_EMPTY, attrs=()) -> None:
-        fields = self.__dict__
-        fields["kind"] = kind
-        fields["sources"] = sources
-        fields["entity"] = entity
-        fields["qs"] = qs
-        fields["origin"] = origin
-        fields["key"] = key
-        fields["assigned"] = assigned
-        fields["ref"] = ref
-        fields["items"] = items
-        fields["category"] = category
-        fields["predicate"] = predicate
-        fields["text"] = text
-        fields["prefetched"] = prefetched
-        fields["attrs"] = attrs
-
     def with_sources(self, sources) -> "Val":
         return replace(self, sources=frozenset(sources))
 
@@ -100,6 +57,27 @@ class Val:
 
     def attr_map(self) -> dict:
         return dict(self.attrs)
+
+
+def _write_init_out(cls: type) -> type:
+    """Give a frozen dataclass an __init__ that stores its fields straight into the instance's
+    dict: the walk makes hundreds of thousands of Vals, and a frozen dataclass's own __init__ sets
+    each field through object.__setattr__, about three times slower. Same parameters, order and
+    defaults (tests/test_values.py)."""
+    fields = dataclasses.fields(cls)
+    defaults = {f"_default_{f.name}": f.default for f in fields if f.default is not dataclasses.MISSING}
+    parameters = ", ".join(f.name if f.default is dataclasses.MISSING else f"{f.name}=_default_{f.name}"
+                           for f in fields)
+    body = "".join(f"\n    fields[{f.name!r}] = {f.name}" for f in fields)
+    namespace: dict = {}
+    exec(f"def __init__(self, {parameters}) -> None:\n    fields = self.__dict__{body}", defaults, namespace)
+    namespace["__init__"].__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = namespace["__init__"]
+    return cls
+
+
+_write_init_out(QuerySet)
+_write_init_out(Val)
 
 
 def replace(obj, **changes):
