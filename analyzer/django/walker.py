@@ -56,7 +56,8 @@ _GET_MODEL_DOTTED = re.compile(r"""^[\w.]*get_model\(\s*['"]\w+\.(\w+)['"]\s*\)$
 
 
 # The walker's handler of a node type (`_s_If`, `_e_Call`), by (walker class, node class, prefix):
-# looked up by name once, not at each of the walk's hundreds of thousands of nodes.
+# looked up by name once, not at each of the walk's hundreds of thousands of nodes (so a handler
+# replaced on the class after its first use is not seen; nothing does that).
 _HANDLERS: dict[tuple, object] = {}
 
 
