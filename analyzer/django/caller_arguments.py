@@ -13,12 +13,14 @@ of object it is (a model, a new or stored row of a model, a queryset, a function
 
 from __future__ import annotations
 
-from dataclasses import replace
+import re
 
 from .context import Context
 from .dispatch import alternatives, is_distinct, is_literal
 from .index import FunctionInfo
-from .values import QuerySet, Val, plain, value_sources
+from .values import QuerySet, Val, plain, value_sources, replace
+from .walk_helpers import _statements
+from .walker import Recorder, StopWalk, Walker, bind_parameters, summary_store
 
 # Callers walked per function, and levels of callers-of-callers followed.
 MAX_CALLERS = 12
@@ -32,7 +34,7 @@ def caller_arguments(ctx: Context, qualname: str, env: dict[str, Val], reached: 
     """For each untyped parameter of `qualname` (a plain input in `env`), the alternative of the
     arguments its callers pass, when one of them is an object the walk can use; `reached` gets
     the callers walked and the helpers followed in them (the result changes when they do)."""
-    open_names = [name for name, value in env.items() if _untyped(value, name)]
+    open_names = [name for name, value in env.items() if _untyped(value, name) and _read(ctx, qualname, name)]
     if not open_names or levels <= 0:
         return {}
     cache = ctx.caller_arguments
@@ -52,6 +54,26 @@ def caller_arguments(ctx: Context, qualname: str, env: dict[str, Val], reached: 
         elif value is not None and (is_distinct(value) or is_literal(value)):
             out[name] = value  # every caller passes the same kind of object, or the same literal
     return out
+
+
+def _read(ctx: Context, qualname: str, name: str) -> bool:
+    """Whether the definition of `qualname` may read its parameter `name`: the word occurs in its
+    text (from `def` to its end) more than once, the signature naming it once. A parameter it never
+    reads cannot change its walk, so its callers are not walked for it (callers-of-callers were
+    most of the callers walked). A mention in a string or comment counts: it errs towards walking."""
+    memo = ctx.parameter_reads
+    key = (qualname, name)
+    found = memo.get(key)
+    if found is None:
+        fn = ctx.index.function(qualname)
+        info = ctx.index.modules.get(fn.module) if fn is not None else None
+        if info is None:
+            found = True
+        else:
+            text = "".join(info.source.lines_with_ends[fn.def_line - 1:fn.end_line])
+            found = len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", text)) != 1
+        memo[key] = found
+    return found
 
 
 def _untyped(value: Val, name: str) -> bool:
@@ -86,8 +108,6 @@ def _arguments_at_calls(ctx: Context, caller: FunctionInfo, fn: FunctionInfo, de
     """Walk `caller` (not its transaction: a fresh recorder) and bind the arguments of each of
     its calls to `fn` to `fn`'s parameters."""
     from .transactions import entry_env
-    from .walker import Recorder, StopWalk, Walker, bind_parameters
-    from .walk_helpers import _statements
 
     found = ctx.def_node(caller)
     if found is None:
@@ -97,21 +117,15 @@ def _arguments_at_calls(ctx: Context, caller: FunctionInfo, fn: FunctionInfo, de
     env.update(caller_arguments(ctx, caller.qualname, env, walked, levels - 1))
     bound: list[dict[str, Val]] = []
 
-    class ToTheCall(Walker):
-        """The caller's walk, recording the calls to `fn` instead of following them."""
-
-        def call_function(self, site, callee, positional, keywords, self_val, *args, **kwargs):
-            if callee.qualname == fn.qualname:
-                bound.append(bind_parameters(definition, fn, positional, keywords, self_val))
-                return plain()
-            return super().call_function(site, callee, positional, keywords, self_val, *args, **kwargs)
-
     # The caller's helpers are followed CALLER_DEPTH levels, also when the scan's own depth is
-    # unbounded (the same context, with that bound).
+    # unbounded (the same context, with that bound, sharing the scan's summaries: made here
+    # when none is yet, or the copy would make a store of its own and lose it).
+    summary_store(ctx)
     bounded = ctx if ctx.max_depth is not None else replace(ctx, max_depth=CALLER_DEPTH)
-    walker = ToTheCall(bounded, parsed, Recorder(), env, cls=caller.cls,
+    walker = ToTheCall(bounded, parsed, Recorder(values_only=True), env, cls=caller.cls,
                        depth=max(0, bounded.max_depth - CALLER_DEPTH),
                        stack=frozenset({caller.qualname, fn.qualname}))
+    walker.target = (fn, definition, bound)
     try:
         walker.walk_statements(_statements(node.body))
     except (StopWalk, RecursionError):
@@ -121,6 +135,19 @@ def _arguments_at_calls(ctx: Context, caller: FunctionInfo, fn: FunctionInfo, de
     # on when the arguments are asked for again).
     walked |= walker.rec.reached
     return bound
+
+
+class ToTheCall(Walker):
+    """The caller's walk, recording the calls to `target`'s function instead of following them."""
+
+    target: tuple = ()  # (the function, its definition, the list of bound arguments)
+
+    def call_function(self, site, callee, positional, keywords, self_val, *args, **kwargs):
+        fn, definition, bound = self.target
+        if callee.qualname == fn.qualname:
+            bound.append(bind_parameters(definition, fn, positional, keywords, self_val))
+            return plain()
+        return super().call_function(site, callee, positional, keywords, self_val, *args, **kwargs)
 
 
 def _as_input(value: Val, name: str) -> Val:

@@ -3,14 +3,13 @@ an ORM method, an external effect, a client object), and method dispatch on rece
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import libcst as cst
 
 from . import effects_catalog as effects
 from . import orm_catalog as orm
 from .syntax import code as _code
-from .values import UNKNOWN, QuerySet, Val, constant, plain, step_ids, union, value_sources
+from .values import UNKNOWN, QuerySet, Val, constant, plain, step_ids, union, value_sources, replace
 from .walk_helpers import _is_queryset_class, _term, _text
 
 _NO_VALUE = Val("plain", frozenset())
@@ -464,8 +463,18 @@ class CallsMixin:
 
     def resolve_global(self, dotted: str) -> Val:
         current = self.env.get("__qualname__")
+        # What a global name stands for depends on the scan's index and models only: worked out
+        # once per (function, module, name) of a scan (Vals are immutable, so one is shared).
+        key = (current.ref if current is not None else None, self.module.name, dotted)
+        memo = self.ctx.globals_memo
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = self._resolve_global(key[0], dotted)
+        return found
+
+    def _resolve_global(self, function: str | None, dotted: str) -> Val:
         # Imports inside the function being walked (or an enclosing one) first, then the module's.
-        qualname = self.ctx.index.resolve_in(current.ref if current is not None else None, self.module.name, dotted)
+        qualname = self.ctx.index.resolve_in(function, self.module.name, dotted)
         entity = self.ctx.entity_for_class(qualname)
         if entity is not None:
             return Val("model", frozenset({("constant", entity.name)}), entity=entity.name, ref=qualname)

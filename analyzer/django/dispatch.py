@@ -13,7 +13,6 @@ a tuple runs its body once per model: the walk unrolls it, recording `<each NAME
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 import libcst as cst
 
@@ -21,7 +20,7 @@ from .folding import UNKNOWN as UNDECIDED
 from .folding import literal_value
 from .parsing import parse_expression
 from .syntax import code
-from .values import Val, constant, plain, union, value_sources
+from .values import Val, constant, plain, union, value_sources, replace
 
 # Beyond this many candidates the call is reported unresolved (dynamic-dispatch) instead.
 MAX_CANDIDATES = 8

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dataclasses import replace
 
-from .values import UNKNOWN, QuerySet, Val, ir_sources, plain, step_ids, union, value_sources
+from .values import UNKNOWN, QuerySet, Val, ir_sources, plain, step_ids, union, value_sources, replace
 from .walk_helpers import _term
 
 _NO_VALUE = Val("plain", frozenset())

@@ -3,14 +3,13 @@ instance methods (save, delete, refresh_from_db, overridden ones) and the signal
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import libcst as cst
 
 from . import effects_catalog as effects
 from . import orm_catalog as orm
 from .syntax import dotted as _dotted
-from .values import UNKNOWN, QuerySet, Val, constant, ir_sources, plain, step_ids, union, value_sources
+from .values import UNKNOWN, QuerySet, Val, constant, ir_sources, plain, step_ids, union, value_sources, replace
 from .walk_helpers import (
     _term, union_assigned,
 )

@@ -6,13 +6,12 @@ turns a template into statements of the walk."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import libcst as cst
 
 from . import orm_catalog as orm
 from .syntax import code as _code
-from .values import QuerySet, Val, plain, step_ids, union, value_sources
+from .values import QuerySet, Val, plain, step_ids, union, value_sources, replace
 from .walk_helpers import _term
 
 _NO_VALUE = Val("plain", frozenset())

@@ -10,11 +10,10 @@ from that read: `parent.children.all()` on them runs no query.
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import libcst as cst
 
-from .values import QuerySet, Val
+from .values import QuerySet, Val, replace
 from .walk_helpers import _literal_string, _term
 
 

@@ -3,7 +3,6 @@ writes through querysets, raw SQL and cursors."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import libcst as cst
 
@@ -11,7 +10,7 @@ from . import orm_catalog as orm
 from . import sql as sqlparse
 from .orm_inheritance import InheritanceMixin
 from .orm_prefetch import PrefetchMixin
-from .values import UNKNOWN, QuerySet, Val, ir_sources, plain, step_ids, union, value_sources
+from .values import UNKNOWN, QuerySet, Val, ir_sources, plain, step_ids, union, value_sources, replace
 from .walk_helpers import (
     _api, _literal_string, _predicate, _source_tuple, _term,
 )

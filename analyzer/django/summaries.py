@@ -37,9 +37,9 @@ lookups that found nothing (it is reused only where they still find nothing).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from .values import QuerySet, Val
+from .values import QuerySet, Val, replace
 
 STEP_KINDS = ("result", "generated", "external")
 
@@ -93,6 +93,13 @@ class Summary:
     instances: list = field(default_factory=list)   # (canonical key, canonical Entry) registered
     misses: frozenset = frozenset()                 # canonical instance keys looked up in vain
     pending: tuple | None = None                    # what `resolve` makes the fields above from
+    # Cut by the depth limit below it, this many levels under the limit (None: not cut). Kept
+    # only for walks whose steps are thrown away (Recorder.values_only): see SummaryStore.find.
+    cut_at: int | None = None
+
+    @property
+    def cut(self) -> bool:
+        return self.cut_at is not None
 
 
 class FkCache(dict):
@@ -191,14 +198,15 @@ class Relabel:
         return self.rename(text)
 
     def sources(self, sources: frozenset) -> frozenset:
-        steps = [s for s in sources if type(s) is tuple and len(s) == 2 and s[0] in STEP_KINDS]
+        if not isinstance(sources, frozenset):
+            sources = frozenset(sources)
+        others, steps = split_steps(sources)
         if not steps:
-            return sources if isinstance(sources, frozenset) else frozenset(sources)
+            return sources
         # Only step sources are renamed, in the order of their ids (placeholders are numbered
         # in that order); the others stay as they are.
-        renamed = [(kind, self.rename(sid)) for kind, sid in _ordered(steps)]
-        return frozenset([s for s in sources if not (type(s) is tuple and len(s) == 2 and s[0] in STEP_KINDS)]
-                         + renamed)
+        rename = self.rename
+        return frozenset(others + tuple([(kind, rename(sid)) for kind, sid in steps]))
 
     def source(self, source):
         if isinstance(source, tuple) and len(source) == 2 and source[0] in STEP_KINDS:
@@ -224,7 +232,7 @@ class Relabel:
         if qs is None:
             return None
         return replace(qs, predicates=tuple(self.data(p) for p in qs.predicates),
-                       uses=frozenset(self.rename(u) for u in _ordered(qs.uses)),
+                       uses=frozenset(self.rename(u) for u in ordered_ids(qs.uses)),
                        owner=self.value(qs.owner),
                        cached=self.rename(qs.cached) if qs.cached else qs.cached)
 
@@ -261,6 +269,43 @@ class Relabel:
         return obj
 
 
+# Source sets met before: (the sources that are no step, the step sources in id order). The
+# same few sets are relabelled again and again (a call's arguments are passed down many levels,
+# every call context relabels them), and sorting them was most of a relabelling's cost. Keyed by
+# the set's value (equal sets split the same way); cleared when large.
+_SPLIT: dict[frozenset, tuple] = {}
+_IDS: dict[frozenset, tuple] = {}
+
+
+def split_steps(sources: frozenset) -> tuple[tuple, tuple]:
+    """(the sources that are not steps, the step sources in the order of their ids)."""
+    hit = _SPLIT.get(sources)
+    if hit is None:
+        steps = [s for s in sources if type(s) is tuple and len(s) == 2 and s[0] in STEP_KINDS]
+        if steps:
+            hit = (tuple(s for s in sources if not (type(s) is tuple and len(s) == 2 and s[0] in STEP_KINDS)),
+                   tuple(_ordered(steps)))
+        else:
+            hit = ((), ())
+        if len(_SPLIT) > _MEMO_LIMIT:
+            _SPLIT.clear()
+        _SPLIT[sources] = hit
+    return hit
+
+
+def ordered_ids(ids: frozenset) -> tuple:
+    """A set of step ids in the order they were allocated (memoised like split_steps)."""
+    if not isinstance(ids, frozenset):
+        return tuple(_ordered(ids))
+    hit = _IDS.get(ids)
+    if hit is None:
+        hit = tuple(_ordered(ids))
+        if len(_IDS) > _MEMO_LIMIT:
+            _IDS.clear()
+        _IDS[ids] = hit
+    return hit
+
+
 def _is_placeholder(text) -> bool:
     return isinstance(text, str) and text[:1] in ("#", "@") and text[1:].isdigit()
 
@@ -288,6 +333,9 @@ def _natural(item):
 # when large so a scan's memory does not grow with them.
 _STEPLESS: dict[int, tuple] = {}
 _FROZEN: dict[int, tuple] = {}
+# Call arguments met before, by id (CallContext._canonical): (the object, the step ids a
+# relabelling renames in it in the order it meets them, its canonical forms by their placeholders).
+_CANONICAL: dict[int, tuple] = {}
 _MEMO_LIMIT = 20_000
 _STEP_KEYS = ("id", "step", "same_as", "bind")
 
@@ -366,16 +414,46 @@ class CallContext:
 
     def __init__(self, qualname: str, positional, keywords, self_val, in_loop: bool, at_site: bool) -> None:
         self.to_placeholder: dict[str, str] = {}
-        relabel = Relabel(self._placeholder)
         canonical = (
             qualname,
-            tuple(relabel.value(v) for v in positional),
-            tuple((k, relabel.value(v)) for k, v in keywords),
-            relabel.value(self_val),
+            tuple(self._canonical(v) for v in positional),
+            tuple((k, self._canonical(v)) for k, v in keywords),
+            self._canonical(self_val),
             in_loop, at_site,
         )
         self.key = freeze(canonical)
         self.from_placeholder = {p: sid for sid, p in self.to_placeholder.items()}
+
+    def _canonical(self, value):
+        """The argument with its step ids replaced by placeholders (numbered on, in the order a
+        relabelling meets them). An argument object met before (calls hand the same objects
+        down many levels) is not relabelled again where its ids get the same placeholders: the
+        same canonical object comes back, and freeze() knows it too."""
+        if not isinstance(value, Val) or stepless(value):
+            return Relabel(self._placeholder).value(value)
+        hit = _CANONICAL.get(id(value))
+        if hit is not None and hit[0] is value:
+            _value, order, results = hit
+            placeholders = tuple([self._placeholder(sid) for sid in order])
+            found = results.get(placeholders)
+            if found is not None:
+                return found
+            mapping = dict(zip(order, placeholders))
+            found = results[placeholders] = Relabel(lambda sid: mapping.get(sid, sid)).value(value)
+            return found
+        met: dict = {}
+
+        def renaming(sid):
+            if isinstance(sid, str):
+                met.setdefault(sid, None)
+            return self._placeholder(sid)
+
+        found = Relabel(renaming).value(value)
+        order = tuple(met)
+        if len(_CANONICAL) > _MEMO_LIMIT:
+            _CANONICAL.clear()
+        _CANONICAL[id(value)] = (value, order, {tuple([self.to_placeholder[sid] for sid in order]): found})
+        return found
 
     def _placeholder(self, sid):
         if not isinstance(sid, str):
@@ -390,6 +468,8 @@ class SummaryStore:
 
     def __init__(self) -> None:
         self.by_key: dict = {}
+        # Summaries of walks cut by the depth limit, by (key, levels left under the limit).
+        self.cut_by_key: dict = {}
         self.hits = 0
         self.walks = 0
 
@@ -397,7 +477,19 @@ class SummaryStore:
              budget: int) -> Summary | None:
         if not REUSE:
             return None
-        for summary in list(self.by_key.get(context.key, ())):
+        found = self._find(self.by_key, context.key, context, stack, depth, max_depth, recorder, budget)
+        if found is None and recorder.values_only and max_depth is not None:
+            # A walk cut by the depth limit depends on its path only through the depth (how
+            # many levels were left) and, in its steps, the cuts already reported (each site
+            # once per recorder): where only values are used, it is reused at the same depth
+            # left. The stack, foreign-key and instance conditions are the same as above.
+            found = self._find(self.cut_by_key, (context.key, max_depth - depth), context, stack, None, None,
+                               recorder, budget)
+        return found
+
+    def _find(self, table: dict, key, context: CallContext, stack: frozenset, depth, max_depth, recorder,
+              budget: int) -> Summary | None:
+        for summary in list(table.get(key, ())):
             if not summary.on_stack <= stack or summary.off_stack & stack:
                 continue
             if summary.height >= 0 and max_depth is not None and depth + summary.height >= max_depth:
@@ -411,13 +503,16 @@ class SummaryStore:
             try:
                 resolve(summary)
             except Uncacheable:
-                self.by_key[context.key].remove(summary)
+                table[key].remove(summary)
                 continue
             return summary
         return None
 
     def add(self, context: CallContext, summary: Summary) -> None:
-        self.by_key.setdefault(context.key, []).append(summary)
+        if summary.cut:
+            self.cut_by_key.setdefault((context.key, summary.cut_at), []).append(summary)
+        else:
+            self.by_key.setdefault(context.key, []).append(summary)
 
 
 def release(ctx) -> None:
@@ -427,6 +522,9 @@ def release(ctx) -> None:
     ctx.summaries = None
     _STEPLESS.clear()
     _FROZEN.clear()
+    _SPLIT.clear()
+    _IDS.clear()
+    _CANONICAL.clear()
 
 
 def _actual_fk_key(key, context: CallContext, rename=None):
@@ -438,10 +536,19 @@ def _actual_fk_key(key, context: CallContext, rename=None):
 
 
 def make_summary(frame: Frame, context: CallContext, recorder, steps: list, value: Val, self_after,
-                 raise_guards: frozenset, caller_via: tuple, call_site) -> Summary:
-    """The canonical form of a finished walk; raises Uncacheable when it cannot be reused."""
-    if frame.cut or frame.fk_external or frame.repeats_outside:
+                 raise_guards: frozenset, caller_via: tuple, call_site, max_depth: int | None = None,
+                 depth: int = 0, budget: int | None = None) -> Summary:
+    """The canonical form of a finished walk; raises Uncacheable when it cannot be reused. A
+    walk cut below is kept only where its steps are thrown away (`recorder.values_only`), the
+    cut was the depth limit's (`max_depth`, the walk called at `depth`) and not the budget's."""
+    if frame.fk_external or frame.repeats_outside:
         raise Uncacheable
+    cut_at = None
+    if frame.cut:
+        if not (recorder.values_only and max_depth is not None and budget is not None
+                and recorder.calls <= budget):
+            raise Uncacheable
+        cut_at = max_depth - depth
     base = frame.counter
 
     def canonical(sid):
@@ -473,7 +580,8 @@ def make_summary(frame: Frame, context: CallContext, recorder, steps: list, valu
         height=frame.deepest - frame.base_depth if frame.deepest >= 0 else -1,
         calls=recorder.calls - frame.calls + 1, locals=recorder.counter - base,
         reached=frozenset(frame.reached), misses=frozenset(frame.missed),
-        pending=(relabel, steps, value, self_after, raise_guards, tuple(caller_via), site, list(frame.registered), base))
+        pending=(relabel, steps, value, self_after, raise_guards, tuple(caller_via), site, list(frame.registered), base),
+        cut_at=cut_at)
 
 
 def resolve(summary: Summary) -> None:
@@ -550,6 +658,9 @@ def instantiate(summary: Summary, context: CallContext, recorder, caller_via: tu
         recorder.fk_cache[key] = loaded
     recorder.calls += summary.calls - 1
     recorder.reached |= summary.reached
+    if summary.cut:
+        for open_frame in recorder.frames:  # as the walk's cut did (walker._cut)
+            open_frame.cut = True
     if recorder.frames:
         frame = recorder.frames[-1]
         frame.queried |= summary.on_stack | summary.off_stack

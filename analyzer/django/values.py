@@ -7,14 +7,15 @@ lazy queryset, a fetched row, a related manager, an external client, ...).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import dataclasses
+from dataclasses import dataclass
 
 Source = tuple[str, str]  # (kind, name-or-step-id)
 
 UNKNOWN: frozenset[Source] = frozenset({("unknown", "")})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class QuerySet:
     entity: str
     predicates: tuple = ()          # predicate dicts (docs/IR.md), ANDed
@@ -31,7 +32,7 @@ class QuerySet:
     prefetch: tuple = ()            # ((lookup, predicates of a Prefetch queryset), ...) read on evaluation
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Val:
     kind: str = "plain"  # plain|model|qs|instance|rows|ref|func|class|obj|self|extobj|email|cursor|q|pair|lambda|super
     sources: frozenset[Source] = frozenset()
@@ -56,6 +57,43 @@ class Val:
 
     def attr_map(self) -> dict:
         return dict(self.attrs)
+
+
+def _write_init_out(cls: type) -> type:
+    """Give a frozen dataclass an __init__ that stores its fields straight into the instance's
+    dict: the walk makes hundreds of thousands of Vals, and a frozen dataclass's own __init__ sets
+    each field through object.__setattr__, about three times slower. Same parameters, order and
+    defaults (tests/test_values.py)."""
+    fields = dataclasses.fields(cls)
+    defaults = {f"_default_{f.name}": f.default for f in fields if f.default is not dataclasses.MISSING}
+    parameters = ", ".join(f.name if f.default is dataclasses.MISSING else f"{f.name}=_default_{f.name}"
+                           for f in fields)
+    body = "".join(f"\n    fields[{f.name!r}] = {f.name}" for f in fields)
+    namespace: dict = {}
+    exec(f"def __init__(self, {parameters}) -> None:\n    fields = self.__dict__{body}", defaults, namespace)
+    namespace["__init__"].__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = namespace["__init__"]
+    return cls
+
+
+_write_init_out(QuerySet)
+_write_init_out(Val)
+
+
+def replace(obj, **changes):
+    """dataclasses.replace, without its per-field bookkeeping for the walk's own values (Val,
+    QuerySet: a copy of the fields with `changes` over them); anything else goes to it."""
+    cls = obj.__class__
+    if cls is not Val and cls is not QuerySet:
+        return dataclasses.replace(obj, **changes)
+    new = object.__new__(cls)
+    fields = new.__dict__
+    fields.update(obj.__dict__)
+    for name in changes:
+        if name not in fields:
+            raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword argument '{name}'")
+    fields.update(changes)
+    return new
 
 
 def plain(sources=(), text: str = "") -> Val:

@@ -14,7 +14,6 @@ followed (bounded depth, cycle safe) with the call chain recorded in `via`.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 import libcst as cst
 
@@ -42,7 +41,7 @@ from .summaries import (
     Relabel, bindings, instance_key, instantiate, make_summary, step_ids_in,
 )
 from .values import (
-    UNKNOWN, QuerySet, Val, constant, ir_sources, plain, step_ids, union, value_sources,
+    UNKNOWN, QuerySet, Val, constant, ir_sources, plain, step_ids, union, value_sources, replace,
 )
 
 HTTP_METHODS = ("get", "post", "put", "patch", "delete", "head", "options")
@@ -56,6 +55,21 @@ _GET_MODEL = re.compile(r"""^[\w.]*get_model\(\s*['"](\w+)['"]\s*,\s*['"](\w+)['
 _GET_MODEL_DOTTED = re.compile(r"""^[\w.]*get_model\(\s*['"]\w+\.(\w+)['"]\s*\)$""")
 
 
+# The walker's handler of a node type (`_s_If`, `_e_Call`), by (walker class, node class, prefix):
+# looked up by name once, not at each of the walk's hundreds of thousands of nodes (so a handler
+# replaced on the class after its first use is not seen; nothing does that).
+_HANDLERS: dict[tuple, object] = {}
+
+
+def _handler(walker_class: type, node_class: type, prefix: str):
+    key = (walker_class, node_class, prefix)
+    try:
+        return _HANDLERS[key]
+    except KeyError:
+        found = _HANDLERS[key] = getattr(walker_class, prefix + node_class.__name__, None)
+        return found
+
+
 class StopWalk(Exception):
     """Raised when the pre-walk reaches the transaction's boundary."""
 
@@ -67,9 +81,14 @@ CALL_BUDGET = 15000
 
 
 class Recorder:
-    """State shared by all walkers of one transaction: step ids and diagnostics."""
+    """State shared by all walkers of one transaction: step ids and diagnostics.
 
-    def __init__(self) -> None:
+    `values_only`: the walk's steps and diagnostics are thrown away, only values are used (a
+    caller walked to its call, caller_arguments.py); summaries of walks cut by the depth limit
+    are then reusable (summaries.py, SummaryStore.find)."""
+
+    def __init__(self, values_only: bool = False) -> None:
+        self.values_only = values_only
         self.counter = 0
         self.calls = 0
         self.diagnostics: list[dict] = []
@@ -197,9 +216,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
     def walk_statement(self, node: cst.CSTNode) -> None:
         if self.stop_at is not None and node is self.stop_at:
             raise StopWalk
-        handler = getattr(self, "_s_" + type(node).__name__, None)
+        handler = _handler(self.__class__, node.__class__, "_s_")
         if handler is not None:
-            handler(node)
+            handler(self, node)
         elif isinstance(node, cst.SimpleStatementLine):
             for small in node.body:
                 self.walk_statement(small)
@@ -421,9 +440,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
     def eval(self, node) -> Val:
         if node is None:
             return _NO_VALUE
-        handler = getattr(self, "_e_" + type(node).__name__, None)
+        handler = _handler(self.__class__, node.__class__, "_e_")
         if handler is not None:
-            return handler(node)
+            return handler(self, node)
         return self._e_generic(node)
 
     def _e_generic(self, node) -> Val:
@@ -782,8 +801,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
                 base = self.rec.counter
                 done = instantiate(summary, context, self.rec, self.via, self.depth, call_site)
                 self.out.extend(done.steps)
+                # A walk cut by the depth limit registers no instance (see below): nor does its summary.
                 fk = fk_dependencies(done.fk_inserted, {}, base, self.rec.counter, done.value, done.self_after,
-                                     self.rec.fk_cache) if key else None
+                                     self.rec.fk_cache) if key and not summary.cut else None
                 if fk is not None:
                     self.rec.instances.register(key, Entry(
                         base, bindings(context), step_ids_in(done.steps), done.value, done.self_after, done.raise_guards,
@@ -801,7 +821,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         if context is not None:
             try:
                 store.add(context, make_summary(frame, context, self.rec, steps, value, self_after, guards,
-                                                self.via, call_site))
+                                                self.via, call_site, self.ctx.max_depth, self.depth, CALL_BUDGET))
             except Uncacheable:
                 pass
         if yield_hook is None:
