@@ -135,3 +135,49 @@ def test_kept_transactions_hold_their_ir_line_and_a_warm_ir_is_the_cold_one(tmp_
     fresh = scan(root, load(root))
     assert warm.ir_text == fresh.ir_text != cold.ir_text
     assert json.dumps(warm.analyses, sort_keys=True) == json.dumps(fresh.analyses, sort_keys=True)
+
+
+def test_auto_verdicts_are_kept_as_their_difference_from_pk_and_rebuilt_exactly(tmp_path):
+    """The second CDA mode's verdicts are kept as what differs from the first's; rebuilt from the
+    file they are the computed verdicts, field order included (compared without sorting keys),
+    and no rebuilt record shares a container with the other mode's."""
+    root = _copy(tmp_path)
+    text, records = _ir(root)
+    _cold, first = _analyses(text, records, {})
+    tables = _written(first, tmp_path)
+    stored = [tables["verdicts"][key] for key in tables["verdicts"]]
+    assert stored and all("like" not in e["pk"] and e["auto"]["like"] == "pk" for e in stored)
+    assert any("statements" in e["auto"] for e in stored)  # some statement's inferability differs by mode
+    assert all("interactivity" not in e for e in stored) and len(tables["interactivity"]) == len(stored)
+    reuse = CoreReuse(tables, text, records, "django")
+    shared: dict = {}
+    warm = {mode: analyze(records, Settings(mode, {}), shared, reuse) for mode in ("pk", "auto")}
+    fresh_shared: dict = {}
+    fresh = {mode: analyze(records, Settings(mode, {}), fresh_shared) for mode in ("pk", "auto")}
+    assert json.dumps(warm) == json.dumps(fresh)
+    assert reuse.reused == 2 * len(stored)
+    for pk, auto in zip(warm["pk"]["transactions"], warm["auto"]["transactions"]):
+        assert pk is not auto and pk["statements"] is not auto["statements"]
+        assert all(a is not b for a, b in zip(pk["statements"], auto["statements"]))
+        assert all(a is not b for a, b in zip(pk["suggestions"], auto["suggestions"]))
+
+
+def test_interactivity_is_carried_over_undecoded_and_still_there_for_a_changed_cda(tmp_path):
+    """A warm scan reusing every verdict decodes no interactivity, yet writes it back (as read):
+    a later scan whose CDA setting changes every verdict still takes each transaction's
+    interactivity from the cache and gives the result of a scan without one."""
+    root = _copy(tmp_path)
+    text, records = _ir(root)
+    _cold, first = _analyses(text, records, {})
+    tables = _written(first, tmp_path / "one")
+    _warm, second = _analyses(text, records, tables)
+    assert second.reused == 2 * len(tables["verdicts"])
+    assert all(tables["interactivity"].decoded(key) is None for key in tables["interactivity"])
+    again = _written(second, tmp_path / "two")
+    assert dict(again["interactivity"].texts()) == dict(tables["interactivity"].texts())
+    entity = next(r["name"] for r in records if r["type"] == "entity")
+    configured = {entity: ["code"]}
+    warm, third = _analyses(text, records, again, configured)
+    assert third.reused == 0
+    assert all(again["interactivity"].decoded(key) is not None for key in again["interactivity"])
+    assert warm == _analyses(text, records, None, configured)[0]
