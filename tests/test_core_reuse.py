@@ -181,3 +181,35 @@ def test_interactivity_is_carried_over_undecoded_and_still_there_for_a_changed_c
     assert third.reused == 0
     assert all(again["interactivity"].decoded(key) is not None for key in again["interactivity"])
     assert warm == _analyses(text, records, None, configured)[0]
+
+
+def test_a_redecided_pk_verdict_rebases_the_kept_auto_difference(tmp_path):
+    """When a transaction's pk verdict is decided again (its context changed) and its auto verdict
+    is reused, the auto verdict is kept as its difference from the new pk verdict: the next scan
+    rebuilds it exactly. The cache is made as an earlier scan under other pk CDAs would have left
+    it: its pk verdicts had auto's statements (so auto was kept as no statement difference)."""
+    import copy
+
+    from analyzer.core import reuse as reuse_mod
+
+    root = _copy(tmp_path)
+    text, records = _ir(root)
+    fresh, first = _analyses(text, records, {})
+    changed = 0
+    for entry in first.written["verdicts"].values():
+        auto = reuse_mod._whole(entry, "auto")
+        old_pk = copy.deepcopy(entry["pk"])
+        old_pk["context"] = "an earlier scan's pk CDAs"
+        changed += old_pk["verdict"]["statements"] != auto["verdict"]["statements"]
+        old_pk["verdict"]["statements"] = copy.deepcopy(auto["verdict"]["statements"])
+        entry["pk"] = old_pk
+        entry["auto"] = reuse_mod._difference(old_pk, auto)
+    assert changed
+    tables = _written(first, tmp_path / "one")
+    warm, second = _analyses(text, records, tables)
+    transactions = sum(r["type"] == "transaction" for r in records)
+    assert second.reused == transactions  # auto only
+    assert warm == fresh
+    again, third = _analyses(text, records, _written(second, tmp_path / "two"))
+    assert third.reused == 2 * transactions
+    assert again == fresh
