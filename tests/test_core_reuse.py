@@ -135,3 +135,81 @@ def test_kept_transactions_hold_their_ir_line_and_a_warm_ir_is_the_cold_one(tmp_
     fresh = scan(root, load(root))
     assert warm.ir_text == fresh.ir_text != cold.ir_text
     assert json.dumps(warm.analyses, sort_keys=True) == json.dumps(fresh.analyses, sort_keys=True)
+
+
+def test_auto_verdicts_are_kept_as_their_difference_from_pk_and_rebuilt_exactly(tmp_path):
+    """The second CDA mode's verdicts are kept as what differs from the first's; rebuilt from the
+    file they are the computed verdicts, field order included (compared without sorting keys),
+    and no rebuilt record shares a container with the other mode's."""
+    root = _copy(tmp_path)
+    text, records = _ir(root)
+    _cold, first = _analyses(text, records, {})
+    tables = _written(first, tmp_path)
+    stored = [tables["verdicts"][key] for key in tables["verdicts"]]
+    assert stored and all("like" not in e["pk"] and e["auto"]["like"] == "pk" for e in stored)
+    assert any("statements" in e["auto"] for e in stored)  # some statement's inferability differs by mode
+    assert all("interactivity" not in e for e in stored) and len(tables["interactivity"]) == len(stored)
+    reuse = CoreReuse(tables, text, records, "django")
+    shared: dict = {}
+    warm = {mode: analyze(records, Settings(mode, {}), shared, reuse) for mode in ("pk", "auto")}
+    fresh_shared: dict = {}
+    fresh = {mode: analyze(records, Settings(mode, {}), fresh_shared) for mode in ("pk", "auto")}
+    assert json.dumps(warm) == json.dumps(fresh)
+    assert reuse.reused == 2 * len(stored)
+    for pk, auto in zip(warm["pk"]["transactions"], warm["auto"]["transactions"]):
+        assert pk is not auto and pk["statements"] is not auto["statements"]
+        assert all(a is not b for a, b in zip(pk["statements"], auto["statements"]))
+        assert all(a is not b for a, b in zip(pk["suggestions"], auto["suggestions"]))
+
+
+def test_interactivity_is_carried_over_undecoded_and_still_there_for_a_changed_cda(tmp_path):
+    """A warm scan reusing every verdict decodes no interactivity, yet writes it back (as read):
+    a later scan whose CDA setting changes every verdict still takes each transaction's
+    interactivity from the cache and gives the result of a scan without one."""
+    root = _copy(tmp_path)
+    text, records = _ir(root)
+    _cold, first = _analyses(text, records, {})
+    tables = _written(first, tmp_path / "one")
+    _warm, second = _analyses(text, records, tables)
+    assert second.reused == 2 * len(tables["verdicts"])
+    assert all(tables["interactivity"].decoded(key) is None for key in tables["interactivity"])
+    again = _written(second, tmp_path / "two")
+    assert dict(again["interactivity"].texts()) == dict(tables["interactivity"].texts())
+    entity = next(r["name"] for r in records if r["type"] == "entity")
+    configured = {entity: ["code"]}
+    warm, third = _analyses(text, records, again, configured)
+    assert third.reused == 0
+    assert all(again["interactivity"].decoded(key) is not None for key in again["interactivity"])
+    assert warm == _analyses(text, records, None, configured)[0]
+
+
+def test_a_redecided_pk_verdict_rebases_the_kept_auto_difference(tmp_path):
+    """When a transaction's pk verdict is decided again (its context changed) and its auto verdict
+    is reused, the auto verdict is kept as its difference from the new pk verdict: the next scan
+    rebuilds it exactly. The cache is made as an earlier scan under other pk CDAs would have left
+    it: its pk verdicts had auto's statements (so auto was kept as no statement difference)."""
+    import copy
+
+    from analyzer.core import reuse as reuse_mod
+
+    root = _copy(tmp_path)
+    text, records = _ir(root)
+    fresh, first = _analyses(text, records, {})
+    changed = 0
+    for entry in first.written["verdicts"].values():
+        auto = reuse_mod._whole(entry, "auto")
+        old_pk = copy.deepcopy(entry["pk"])
+        old_pk["context"] = "an earlier scan's pk CDAs"
+        changed += old_pk["verdict"]["statements"] != auto["verdict"]["statements"]
+        old_pk["verdict"]["statements"] = copy.deepcopy(auto["verdict"]["statements"])
+        entry["pk"] = old_pk
+        entry["auto"] = reuse_mod._difference(old_pk, auto)
+    assert changed
+    tables = _written(first, tmp_path / "one")
+    warm, second = _analyses(text, records, tables)
+    transactions = sum(r["type"] == "transaction" for r in records)
+    assert second.reused == transactions  # auto only
+    assert warm == fresh
+    again, third = _analyses(text, records, _written(second, tmp_path / "two"))
+    assert third.reused == 2 * transactions
+    assert again == fresh

@@ -156,3 +156,15 @@ def test_a_store_made_before_row_digests_gets_them_on_its_next_write(tmp_path, s
     digests = db.execute("SELECT count(*) FROM row_digests").fetchone()[0]
     db.close()
     assert digests == sum(len(a["transactions"]) for a in shop.analyses.values())
+
+
+def test_the_app_columns_written_are_the_apps_table_columns(tmp_path):
+    """The apps row's placeholders are counted from its column list, which names every column of
+    the table but its id (a column added to one and not the other fails here, not in a scan)."""
+    from analyzer import store
+
+    db = store.connect(tmp_path / "t.db")
+    columns = [row[1] for row in db.execute("PRAGMA table_info(apps)") if row[1] != "id"]
+    db.close()
+    assert [c.strip() for c in store._APP_COLUMNS.split(",")] == columns
+    assert store._APP_MARKS.count("?") == len(columns)

@@ -135,8 +135,7 @@ class DjangoReuse:
             "prefix": index.package_prefix,
             "modules": sorted((name, info.rel, shapes[info.rel][2] if info.rel in shapes else "",
                                sorted(visible.get(info.rel, {}).items())) for name, info in index.modules.items()),
-            "entities": [{k: v for k, v in dataclasses.asdict(e).items() if k != "line"}
-                         for _, e in sorted(ctx.entities.items())],
+            "entities": [_digested_fields(e) for _, e in sorted(ctx.entities.items())],
             "reverse": ctx.reverse, "signals": sorted(ctx.signals.items()), "wrappers": ctx.wrappers,
             "user": ctx.auth_user, "params": sorted((k, v.name) for k, v in ctx.entity_by_param_name.items()),
             "atomic_requests": atomic_requests,
@@ -545,25 +544,36 @@ def _moved(value, moves: dict[str, list[tuple[int, int, int]]]):
     return out
 
 
+def _digested_fields(entity) -> dict:
+    """An entity's fields but its line, as project facts to digest: its own containers, not
+    copies (dataclasses.asdict copies every list, which took a warm scan 0.1 s on saleor); the
+    JSON of both is the same."""
+    return {f.name: getattr(entity, f.name) for f in dataclasses.fields(entity) if f.name != "line"}
+
+
 def _visible_imports(index: RepoIndex) -> dict[str, dict[str, str]]:
     """Per module (by file), the imports other modules can see through it (module docstring)."""
     by_name = {name: info for name, info in index.modules.items()}
     whole: set[str] = set()
     names: dict[str, set[str]] = {}
+    prefixes: dict[str, list[tuple[int, ModuleInfo]]] = {}  # an imported name -> its modules, longest first
     for info in {id(i): i for i in index.modules.values()}.values():
         targets = [v for v in info.imports.values() if v] + [t for fn in info.functions.values()
                                                             for t in fn.imports.values() if t]
         for target in targets:
-            for part in re.split(r"[;]", target):
-                pieces = part.split(".")
-                for cut in range(len(pieces), 0, -1):
-                    module = by_name.get(".".join(pieces[:cut]))
-                    if module is None or module is info:
+            for part in target.split(";"):
+                found = prefixes.get(part)
+                if found is None:
+                    pieces = part.split(".")
+                    found = prefixes[part] = [(cut, by_name[name]) for cut in range(len(pieces), 0, -1)
+                                              if (name := ".".join(pieces[:cut])) in by_name]
+                for cut, module in found:
+                    if module is info:
                         continue
-                    if cut == len(pieces) or info.imports.get("*", "").find(part) >= 0:
+                    if cut == part.count(".") + 1 or info.imports.get("*", "").find(part) >= 0:
                         whole.add(module.rel)
                     else:
-                        names.setdefault(module.rel, set()).add(pieces[cut])
+                        names.setdefault(module.rel, set()).add(part.split(".")[cut])
                     break
     out: dict[str, dict[str, str]] = {}
     for info in {id(i): i for i in index.modules.values()}.values():

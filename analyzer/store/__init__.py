@@ -6,6 +6,7 @@ interrupted write leaves the previous consistent state and a re-run completes it
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
@@ -191,7 +192,10 @@ def _recover(path: Path) -> None:
         raise _sqlite_error(path, exc) from exc
 
 
-def _schema_statements() -> list[str]:
+@functools.lru_cache(maxsize=1)
+def _schema_statements() -> tuple[str, ...]:
+    """schema.sql's statements, read when a store is first created or brought up to date (not at
+    import: most commands never need it)."""
     text = resources.files(__package__).joinpath("schema.sql").read_text("utf-8")
     statements, current = [], []
     for line in text.splitlines():
@@ -199,7 +203,12 @@ def _schema_statements() -> list[str]:
         if sqlite3.complete_statement("\n".join(current)):
             statements.append("\n".join(current))
             current = []
-    return statements
+    return tuple(statements)
+
+
+def _digest_table() -> str:
+    """The statement creating `row_digests`, which stores made before it lack."""
+    return next(s for s in _schema_statements() if "row_digests (" in s)
 
 
 def write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: str,
@@ -225,7 +234,8 @@ def _write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: st
                analyses: dict[str, dict], seconds: float | None) -> int:
     transactions = rows.transactions(analyses, _j)
     with db:
-        db.execute(_DIGEST_TABLE)  # stores made before it get it on their next write
+        if not rows.has_digest_table(db):
+            db.execute(_digest_table())  # stores made before it get it on their next write
         placed = rows.layout(db, app["name"], _APP_TABLES)
         if placed is None:
             db.execute("DELETE FROM apps WHERE name = ?", (app["name"],))
@@ -270,8 +280,7 @@ def _write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: st
 
 _APP_COLUMNS = ("name, root, frontend, url, git_commit, subdir, tool_version, settings, status, error, files, lines,"
                 " fingerprint")
-_APP_MARKS = ",".join("?" * 13)
-_DIGEST_TABLE = next(s for s in _schema_statements() if "row_digests (" in s)
+_APP_MARKS = ",".join("?" * len(_APP_COLUMNS.split(",")))
 
 
 def _app_values(app: dict, files: list[dict]) -> tuple:

@@ -128,7 +128,7 @@ def layout(db: sqlite3.Connection, name: str, app_tables: tuple[str, ...]):
     table) of the application's stored rows when they lie as a rewrite would lay them out
     again (module docstring), else None."""
     found = db.execute("SELECT id FROM apps WHERE name = ?", (name,)).fetchone()
-    if found is None or not _has_digest_table(db):
+    if found is None or not has_digest_table(db):
         return None
     app_id = found[0]
     if _tail(db, "apps", "id", app_id) is None or any(_tail(db, t, "app_id", app_id) is None for t in app_tables):
@@ -179,6 +179,6 @@ def replace_changed(db: sqlite3.Connection, app_id: int, first_id: int, stored: 
     return len(changed) + len(rows) - same_until
 
 
-def _has_digest_table(db: sqlite3.Connection) -> bool:
+def has_digest_table(db: sqlite3.Connection) -> bool:
     found = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'row_digests'").fetchone()
     return found is not None
