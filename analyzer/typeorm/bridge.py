@@ -43,12 +43,6 @@ def settings_argument(depth: int | None, max_file_bytes: int, exclude: list[str]
                       sort_keys=True, ensure_ascii=True)
 
 
-# A young generation of two 8 MB semi-spaces instead of node's 16 MB ones: what a scan keeps
-# (the program's syntax trees, the checker's answers) outlives every scavenge anyway, so the
-# larger space only adds to the peak (16 MB less on an application of 1.3 million lines).
-NODE_FLAGS = ("--max-semi-space-size=8",)
-
-
 def run(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, timeout: float = 3600,
         exclude: list[str] | tuple[str, ...] = (), arguments: list[str] | tuple[str, ...] = (), **extra_settings) -> list[dict]:
     """ts-plugin's records; `arguments` are more options of its command line (the warm cache's)."""
@@ -60,9 +54,8 @@ def run(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, t
         raise FrontendUnavailable(f"the TypeScript front end is not built ({cli} is missing); "
                                   "run `npm ci && npm run build --workspace ts-plugin`")
     # --expose-gc: ts-plugin collects a large heap in full at two turns of its scan, which lowers
-    # its peak memory (ts-plugin/src/scan.ts, collectLargeGarbage). NODE_FLAGS: a smaller young
-    # generation (docs/DECISIONS.md).
-    command = [node, "--expose-gc", *NODE_FLAGS, str(cli), "--settings", settings_argument(depth, max_file_bytes, exclude, **extra_settings),
+    # its peak memory (ts-plugin/src/scan.ts, collectLargeGarbage)
+    command = [node, "--expose-gc", str(cli), "--settings", settings_argument(depth, max_file_bytes, exclude, **extra_settings),
                *arguments, os.fspath(root)]
     try:
         completed = subprocess.run(command, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
