@@ -18,7 +18,7 @@
 import * as ts from "typescript";
 import { BoundaryFinder, BoundarySite, JOINING_PROPAGATIONS } from "./boundaries";
 import { REPOSITORY_METHODS } from "./catalog/statements";
-import { libraryDeclaration, soleCallTarget } from "./callee-names";
+import { implementationByName, libraryDeclaration, soleCallTarget, unresolvedImport } from "./callee-names";
 import { baseClassOf, constructorOf } from "./hierarchy";
 import { Frame } from "./frame";
 import { DiagnosticRecord, Source, StatementStep, TransactionRecord } from "./ir";
@@ -237,7 +237,8 @@ function soleImplementation(checker: ts.TypeChecker, call: ts.CallLikeExpression
   if (ts.isNewExpression(call)) return soleConstructor(checker, call);
   if (!ts.isCallExpression(call)) return undefined;
   // declared only in declaration files (a library's method): no body anywhere, no unit to find
-  return libraryDeclaration(checker, call) ?? soleCallTarget(checker, call);
+  const name = calleeNameNode(call);
+  return libraryDeclaration(checker, call) ?? soleCallTarget(checker, call) ?? (name && implementationByName(checker, name));
 }
 
 /** `new C(...)` of a class declared once: the constructor that runs when the declarations
@@ -255,13 +256,14 @@ function soleConstructor(checker: ts.TypeChecker, call: ts.NewExpression): ts.No
 }
 
 /** A call whose callee name the checker resolves to nothing (a member of an `any` receiver, a
- *  missing member) and whose callee has no call signature: its signature, were it resolved,
+ *  missing member, an import of a module the program lacks) and whose callee has no call signature: its signature, were it resolved,
  *  would be the checker's untyped or error signature, which has no declaration, after typing
  *  every argument for nothing. */
 function unnamedCallee(checker: ts.TypeChecker, call: ts.CallLikeExpression): boolean {
   if (!ts.isCallExpression(call)) return false;
   const callee = stripParens(call.expression);
   const name = calleeNameNode(call);
+  if (name && unresolvedImport(checker, name)) return true;
   if (!name || checker.getSymbolAtLocation(name)) return false;
   return checker.getTypeAtLocation(callee).getCallSignatures().length === 0;
 }
