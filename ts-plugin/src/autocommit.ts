@@ -18,7 +18,7 @@
 import * as ts from "typescript";
 import { BoundaryFinder, BoundarySite, JOINING_PROPAGATIONS } from "./boundaries";
 import { REPOSITORY_METHODS } from "./catalog/statements";
-import { implementationByName, libraryDeclaration, soleCallTarget, unresolvedImport } from "./callee-names";
+import { declaredWithoutBody, implementationByName, libraryDeclaration, soleCallTarget, unresolvedImport } from "./callee-names";
 import { baseClassOf, constructorOf } from "./hierarchy";
 import { Frame } from "./frame";
 import { DiagnosticRecord, Source, StatementStep, TransactionRecord } from "./ir";
@@ -202,7 +202,10 @@ function declarationOf(checker: ts.TypeChecker, e: ts.Expression, call?: ts.Call
   let decl: ts.Node | undefined;
   if (call) {
     decl = soleImplementation(checker, call);
-    if (!decl && !unnamedCallee(checker, call)) {
+    // a callee declared without a body (an interface's method, a value of a function type):
+    // whatever signature it resolves to, the declaration is the name's, below
+    const name = ts.isCallExpression(call) ? calleeNameNode(call) : undefined;
+    if (!decl && !unnamedCallee(checker, call) && !(name && declaredWithoutBody(checker, name))) {
       const sig = checker.getResolvedSignature(call);
       if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) decl = sig.declaration;
     }

@@ -116,12 +116,19 @@ export function libraryDeclaration(checker: ts.TypeChecker, call: ts.CallExpress
 
 /** The declaration a call's signature resolves to (a JSDoc signature is none), from the
  *  callee's sole declaration when that decides it (soleCallTarget), from its library
- *  declaration (libraryDeclaration), from the checker otherwise. */
+ *  declaration (libraryDeclaration), none for a name imported from a missing module
+ *  (unresolvedImport), the function type a value is annotated with, from the checker otherwise. */
 export function calledDeclaration(checker: ts.TypeChecker, call: ts.CallExpression): ts.SignatureDeclaration | undefined {
   const sole = soleCallTarget(checker, call) as ts.SignatureDeclaration | undefined;
   if (sole) return sole;
   const library = libraryDeclaration(checker, call);
   if (library) return library as ts.SignatureDeclaration;
+  const name = calleeNameNode(call);
+  if (name && unresolvedImport(checker, name)) return undefined;
+  // a value annotated with a function type: that type declares the signature
+  const declared = name && declarationsOf(checker, name);
+  const annotated = declared && declared.length === 1 ? annotatedFunctionType(declared[0]) : undefined;
+  if (annotated) return annotated;
   const decl = checker.getResolvedSignature(call)?.declaration;
   return decl && !ts.isJSDocSignature(decl) ? decl : undefined;
 }
@@ -211,4 +218,32 @@ export function unresolvedImport(checker: ts.TypeChecker, name: ts.Node): boolea
   const found = checker.getSymbolAtLocation(name);
   const target = found && (found.flags & ts.SymbolFlags.Alias) !== 0 ? unalias(checker, found) : undefined;
   return !!target && !target.declarations?.length;
+}
+
+/**
+ * A callee whose signature's declaration, whatever it is, has no body: a name declared only by
+ * method signatures (an interface's), or a parameter, variable or property annotated with a
+ * function type (`work: (m: EntityManager) => Promise<T>`, possibly `| undefined`), whose
+ * signature is declared by that type. Code that walks a body learns nothing from resolving it.
+ */
+export function declaredWithoutBody(checker: ts.TypeChecker, name: ts.Node): boolean {
+  const decls = declarationsOf(checker, name);
+  if (!decls || decls.length === 0) return false;
+  if (decls.every(ts.isMethodSignature)) return true;
+  return decls.length === 1 && !!annotatedFunctionType(decls[0]);
+}
+
+/** The function type a parameter, variable or property is annotated with (`f: () => void`,
+ *  `f?: () => void`, `f: (() => void) | undefined`): the declaration of its only signature. */
+function annotatedFunctionType(d: ts.Declaration): ts.FunctionTypeNode | undefined {
+  if (!(ts.isParameter(d) || ts.isVariableDeclaration(d) || ts.isPropertyDeclaration(d) || ts.isPropertySignature(d)) || !d.type) return undefined;
+  let t: ts.TypeNode = d.type;
+  while (ts.isParenthesizedTypeNode(t)) t = t.type;
+  if (ts.isUnionTypeNode(t)) {
+    const rest = t.types.filter((u) => !(u.kind === ts.SyntaxKind.UndefinedKeyword || (ts.isLiteralTypeNode(u) && u.literal.kind === ts.SyntaxKind.NullKeyword)));
+    if (rest.length !== 1) return undefined;
+    t = rest[0];
+    while (ts.isParenthesizedTypeNode(t)) t = t.type;
+  }
+  return ts.isFunctionTypeNode(t) ? t : undefined;
 }

@@ -11,9 +11,9 @@ import { lookupCallee, UserCatalog } from "./settings";
 import { EntityIndex, EntityInfo, typeormExportName } from "./entities";
 import { HandleTypes } from "./handles";
 import { DiagnosticRecord, Predicate, Source, StatementKind, StatementStep, Step, TransactionRecord } from "./ir";
-import { calledDeclaration, implementationByName, libraryDeclaration, unresolvedImport } from "./callee-names";
+import { calledDeclaration, declaredWithoutBody, implementationByName, libraryDeclaration, unresolvedImport } from "./callee-names";
 import { NodeTable } from "./checker-memo";
-import { lineOf, Origin, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
+import { calleeNameNode, lineOf, Origin, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
 import { compositeKeys, FIND_OPERATOR_NAMES, pkEquals } from "./predicates";
 import { RepositoryAccessor } from "./request-context";
 import { relPath } from "./program";
@@ -1606,7 +1606,8 @@ export class TransactionWalk {
   }
 
   private appDeclarationWithoutBody(call: ts.CallExpression): string | undefined {
-    if (libraryDeclaration(this.checker, call)) return undefined;
+    const name = calleeNameNode(call);
+    if (libraryDeclaration(this.checker, call) || (name && unresolvedImport(this.checker, name))) return undefined;
     const sig = this.checker.getResolvedSignature(call);
     const decl = sig?.declaration;
     if (!decl || ts.isJSDocSignature(decl)) return undefined;
@@ -1644,11 +1645,13 @@ export class TransactionWalk {
     let decl: ts.Declaration | undefined;
     const calleeName = ts.isPropertyAccessExpression(e) ? e.name : e;
     if (call) decl = implementationByName(this.checker, calleeName);
-    // a called member the checker cannot name (an `any` receiver) has no declared signature,
-    // nor has a name imported from a module the program lacks
-    const unnamed = !!call && !decl && ((stripParens(call.expression) === e && ts.isPropertyAccessExpression(e) && !this.checker.getSymbolAtLocation(e.name)) ||
-      unresolvedImport(this.checker, calleeName));
-    if (call && !decl && !unnamed && !libraryDeclaration(this.checker, call)) {
+    // the signature is not resolved where its declaration cannot be a body to walk: a member the
+    // checker cannot name (an `any` receiver) or a name imported from a module the program lacks
+    // has no declared signature, a callee declared without a body (an interface's method, a
+    // value of a function type) has one without a body
+    const bodiless = !!call && !decl && ((stripParens(call.expression) === e && ts.isPropertyAccessExpression(e) && !this.checker.getSymbolAtLocation(e.name)) ||
+      unresolvedImport(this.checker, calleeName) || declaredWithoutBody(this.checker, calleeName));
+    if (call && !decl && !bodiless && !libraryDeclaration(this.checker, call)) {
       const sig = this.checker.getResolvedSignature(call);
       if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) decl = sig.declaration;
     }

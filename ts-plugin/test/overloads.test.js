@@ -1,7 +1,8 @@
 // Calls decided from their callee's declarations without resolving the signature
 // (src/callee-names.ts): the implementation of an overloaded function or method
-// (implementationByName), the overload an argument count alone admits (overloadByArity), and a
-// name imported from a module the program lacks (unresolvedImport). Each answer is checked
+// (implementationByName), the overload an argument count alone admits (overloadByArity), a
+// name imported from a module the program lacks (unresolvedImport), and callees whose signature
+// has no body (declaredWithoutBody; calledDeclaration gives a function-typed value's type). Each answer is checked
 // against a fresh checker's signature resolution, on call shapes written for it and on every
 // call of the samples.
 "use strict";
@@ -9,12 +10,19 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const ts = require("typescript");
 const { setupProgram } = require("../dist/program");
-const { implementationByName, overloadByArity, unresolvedImport } = require("../dist/callee-names");
+const { calledDeclaration, declaredWithoutBody, implementationByName, libraryDeclaration, overloadByArity, unresolvedImport } = require("../dist/callee-names");
 const { calleeNameNode } = require("../dist/names");
 const { makeApp, sampleApps, withApp } = require("./helpers");
 
 function program(dir) {
   return setupProgram({ root: dir, maxFileBytes: 2_000_000, depth: Infinity });
+}
+
+/** The same declaration (or none), told by where each is: nodes are too large to compare in a message. */
+function same(got, want, call) {
+  const where = (d) => (d ? `${ts.SyntaxKind[d.kind]}@${d.getSourceFile().fileName}:${d.pos}` : "none");
+  assert.equal(where(got ?? undefined), where(want ?? undefined), call.getText());
+  assert.ok((got ?? undefined) === (want ?? undefined), call.getText());
 }
 
 function calls(sf) {
@@ -66,8 +74,14 @@ const SHAPES = {
     'import { Connection, Other, Port, pick, same, withVoid } from "./connection";',
     'import { missing } from "./not-there";',
     "export class Service {",
+    "  handler: (n: number) => void = (n) => undefined;",
     "  constructor(private connection: Connection, private port: Port) {}",
-    "  run(ctx: Ctx, either: Connection | Other, xs: number[]) {",
+    "  run(ctx: Ctx, either: Connection | Other, xs: number[], cb: (n: number) => number, maybe?: () => void, orNull: ((s: string) => void) | null = null) {",
+    "    cb(1); maybe?.(); orNull!('a'); this.handler(2);",
+    "    const local: (n: number) => number = cb;",
+    "    local(3);",
+    "    const inferred = cb;",
+    "    inferred(4);",
     "    this.connection.repo('a');",
     "    this.connection.repo(ctx, 'a');",
     "    this.connection.repo(ctx, 'a', { lock: true });",
@@ -97,7 +111,7 @@ test("an overload set with one implementation is decided by its declarations; un
       const name = calleeNameNode(call);
       const impl = name && implementationByName(setup.checker, name);
       decided.set(call.getText(), !!impl);
-      if (impl) assert.equal(impl, implementationOf(fresh, fresh.getResolvedSignature(call).declaration), call.getText());
+      if (impl) same(impl, implementationOf(fresh, fresh.getResolvedSignature(call).declaration), call);
     }
     assert.equal(decided.get("this.connection.repo(ctx, 'a')"), true);
     assert.equal(decided.get("this.connection.plain(1)"), true);
@@ -116,7 +130,7 @@ test("the overload an argument count alone admits is the one the checker resolve
     const picked = new Map();
     for (const call of calls(sf)) {
       const overload = overloadByArity(setup.checker, call);
-      if (overload) assert.equal(overload, fresh.getResolvedSignature(call).declaration, call.getText());
+      if (overload) same(overload, fresh.getResolvedSignature(call).declaration, call);
       picked.set(call.getText(), overload ? overload.parameters.length : undefined);
     }
     assert.equal(picked.get("this.connection.repo('a')"), 1);
@@ -167,17 +181,40 @@ test("on every sample call, the answers decided from declarations are the checke
         const impl = implementationByName(setup.checker, name);
         if (impl) {
           implementations++;
-          assert.equal(impl, implementationOf(fresh, fresh.getResolvedSignature(call).declaration), call.getText());
+          same(impl, implementationOf(fresh, fresh.getResolvedSignature(call).declaration), call);
         }
         const overload = overloadByArity(setup.checker, call);
         if (overload) {
           overloads++;
-          assert.equal(overload, fresh.getResolvedSignature(call).declaration, call.getText());
+          same(overload, fresh.getResolvedSignature(call).declaration, call);
         }
         if (unresolvedImport(setup.checker, name)) assert.equal(fresh.getResolvedSignature(call)?.declaration, undefined);
+        if (declaredWithoutBody(setup.checker, name)) assert.ok(!fresh.getResolvedSignature(call).declaration?.body, call.getText());
+        // (a library's callee is answered by its declaration file, not its signature: call-target.test.js)
+        if (!libraryDeclaration(setup.checker, call)) same(calledDeclaration(setup.checker, call), fresh.getResolvedSignature(call)?.declaration, call);
       }
     }
   }
   assert.ok(implementations > 20, `only ${implementations} implementations decided`);
   assert.ok(overloads >= 1, "no overload decided by its argument count");
+});
+
+test("a callee declared without a body resolves to a declaration without one; a function-typed value's signature is its annotation", () => {
+  withApp(SHAPES, (dir) => {
+    const setup = program(dir);
+    const fresh = setup.program.getTypeChecker();
+    const sf = setup.files.find((f) => f.fileName.endsWith("service.ts"));
+    const bodiless = [];
+    for (const call of calls(sf)) {
+      const name = calleeNameNode(call);
+      if (!name || !declaredWithoutBody(setup.checker, name)) continue;
+      bodiless.push(call.expression.getText());
+      const decl = fresh.getResolvedSignature(call).declaration;
+      assert.ok(decl && !decl.body, call.getText());
+      same(calledDeclaration(setup.checker, call), decl, call);
+    }
+    // `inferred` has no annotation, `either.plain` and the connection's methods have bodies;
+    // the library's `Array.map` is declared by method signatures
+    assert.deepEqual(bodiless, ["cb", "maybe", "orNull!", "this.handler", "local", "this.port.send", "xs.map"]);
+  });
 });
