@@ -12,7 +12,7 @@ const ts = require("typescript");
 const { setupProgram } = require("../dist/program");
 const { calledDeclaration, declaredWithoutBody, implementationByName, libraryDeclaration, overloadByArity, unresolvedImport } = require("../dist/callee-names");
 const { calleeNameNode } = require("../dist/names");
-const { makeApp, sampleApps, withApp } = require("./helpers");
+const { callsIn: calls, sampleApps, withApp } = require("./helpers");
 
 function program(dir) {
   return setupProgram({ root: dir, maxFileBytes: 2_000_000, depth: Infinity });
@@ -23,16 +23,6 @@ function same(got, want, call) {
   const where = (d) => (d ? `${ts.SyntaxKind[d.kind]}@${d.getSourceFile().fileName}:${d.pos}` : "none");
   assert.equal(where(got ?? undefined), where(want ?? undefined), call.getText());
   assert.ok((got ?? undefined) === (want ?? undefined), call.getText());
-}
-
-function calls(sf) {
-  const out = [];
-  const visit = (n) => {
-    if (ts.isCallExpression(n)) out.push(n);
-    ts.forEachChild(n, visit);
-  };
-  visit(sf);
-  return out;
 }
 
 /** The implementation the checker's resolved declaration stands for: itself when it has a
