@@ -18,7 +18,7 @@
 import * as ts from "typescript";
 import { BoundaryFinder, BoundarySite, JOINING_PROPAGATIONS } from "./boundaries";
 import { REPOSITORY_METHODS } from "./catalog/statements";
-import { libraryDeclaration, soleCallTarget } from "./callee-names";
+import { declaredWithoutBody, implementationByName, libraryDeclaration, soleCallTarget, unresolvedImport } from "./callee-names";
 import { baseClassOf, constructorOf } from "./hierarchy";
 import { Frame } from "./frame";
 import { DiagnosticRecord, Source, StatementStep, TransactionRecord } from "./ir";
@@ -202,7 +202,10 @@ function declarationOf(checker: ts.TypeChecker, e: ts.Expression, call?: ts.Call
   let decl: ts.Node | undefined;
   if (call) {
     decl = soleImplementation(checker, call);
-    if (!decl && !unnamedCallee(checker, call)) {
+    // a callee declared without a body (an interface's method, a value of a function type):
+    // whatever signature it resolves to, the declaration is the name's, below
+    const name = ts.isCallExpression(call) ? calleeNameNode(call) : undefined;
+    if (!decl && !unnamedCallee(checker, call) && !(name && declaredWithoutBody(checker, name))) {
       const sig = checker.getResolvedSignature(call);
       if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) decl = sig.declaration;
     }
@@ -237,7 +240,8 @@ function soleImplementation(checker: ts.TypeChecker, call: ts.CallLikeExpression
   if (ts.isNewExpression(call)) return soleConstructor(checker, call);
   if (!ts.isCallExpression(call)) return undefined;
   // declared only in declaration files (a library's method): no body anywhere, no unit to find
-  return libraryDeclaration(checker, call) ?? soleCallTarget(checker, call);
+  const name = calleeNameNode(call);
+  return libraryDeclaration(checker, call) ?? soleCallTarget(checker, call) ?? (name && implementationByName(checker, name));
 }
 
 /** `new C(...)` of a class declared once: the constructor that runs when the declarations
@@ -255,13 +259,14 @@ function soleConstructor(checker: ts.TypeChecker, call: ts.NewExpression): ts.No
 }
 
 /** A call whose callee name the checker resolves to nothing (a member of an `any` receiver, a
- *  missing member) and whose callee has no call signature: its signature, were it resolved,
+ *  missing member, an import of a module the program lacks) and whose callee has no call signature: its signature, were it resolved,
  *  would be the checker's untyped or error signature, which has no declaration, after typing
  *  every argument for nothing. */
 function unnamedCallee(checker: ts.TypeChecker, call: ts.CallLikeExpression): boolean {
   if (!ts.isCallExpression(call)) return false;
   const callee = stripParens(call.expression);
   const name = calleeNameNode(call);
+  if (name && unresolvedImport(checker, name)) return true;
   if (!name || checker.getSymbolAtLocation(name)) return false;
   return checker.getTypeAtLocation(callee).getCallSignatures().length === 0;
 }

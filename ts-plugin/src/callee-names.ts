@@ -116,12 +116,134 @@ export function libraryDeclaration(checker: ts.TypeChecker, call: ts.CallExpress
 
 /** The declaration a call's signature resolves to (a JSDoc signature is none), from the
  *  callee's sole declaration when that decides it (soleCallTarget), from its library
- *  declaration (libraryDeclaration), from the checker otherwise. */
+ *  declaration (libraryDeclaration), none for a name imported from a missing module
+ *  (unresolvedImport), the function type a value is annotated with, from the checker otherwise. */
 export function calledDeclaration(checker: ts.TypeChecker, call: ts.CallExpression): ts.SignatureDeclaration | undefined {
   const sole = soleCallTarget(checker, call) as ts.SignatureDeclaration | undefined;
   if (sole) return sole;
   const library = libraryDeclaration(checker, call);
   if (library) return library as ts.SignatureDeclaration;
+  const name = calleeNameNode(call);
+  if (name && unresolvedImport(checker, name)) return undefined;
+  // a value annotated with a function type: that type declares the signature
+  const declared = name && declarationsOf(checker, name);
+  const annotated = declared && declared.length === 1 ? annotatedFunctionType(declared[0]) : undefined;
+  if (annotated) return annotated;
   const decl = checker.getResolvedSignature(call)?.declaration;
   return decl && !ts.isJSDocSignature(decl) ? decl : undefined;
+}
+
+/**
+ * The implementation a call runs when the callee's name decides it: the name denotes one
+ * function or method declared with a body, alone or after its overload signatures (all
+ * declarations of one kind, in one class or file). Signature resolution would return the sole
+ * declaration or one of the overloads, whose implementation is this one; finding it from the
+ * declarations spares typing the call's arguments. undefined: anything else (merged or union
+ * members, values holding functions, interface methods): ask the checker.
+ */
+export function implementationByName(checker: ts.TypeChecker, name: ts.Node): ts.FunctionDeclaration | ts.MethodDeclaration | undefined {
+  return implementationAmong(declarationsOf(checker, name));
+}
+
+/** The declarations of what a name denotes (through imports). */
+function declarationsOf(checker: ts.TypeChecker, name: ts.Node): readonly ts.Declaration[] | undefined {
+  const found = checker.getSymbolAtLocation(name);
+  return (found && unalias(checker, found))?.declarations;
+}
+
+function implementationAmong(decls: readonly ts.Declaration[] | undefined): ts.FunctionDeclaration | ts.MethodDeclaration | undefined {
+  if (!decls || decls.length === 0) return undefined;
+  const kind = decls[0].kind;
+  if (kind !== ts.SyntaxKind.MethodDeclaration && kind !== ts.SyntaxKind.FunctionDeclaration) return undefined;
+  let body: ts.FunctionDeclaration | ts.MethodDeclaration | undefined;
+  for (const d of decls) {
+    if (d.kind !== kind || d.parent !== decls[0].parent) return undefined;
+    const fn = d as ts.FunctionDeclaration | ts.MethodDeclaration;
+    if (!fn.body) continue;
+    if (body) return undefined; // two bodies: not one function's overloads
+    body = fn;
+  }
+  return body;
+}
+
+/**
+ * The overload signature a call resolves to when its argument count admits exactly one of the
+ * callee's overloads (`getRepository(Entity)` against `getRepository(ctx, Entity)`): the
+ * checker takes the first overload whose arity and argument types fit, and only this one's
+ * arity does. undefined when the count admits none or several, the call spreads an argument or
+ * passes type arguments, an overload has a `void` parameter (which may be left out), or the
+ * callee is not a set of overloads with one implementation (implementationByName).
+ */
+export function overloadByArity(checker: ts.TypeChecker, call: ts.CallExpression): ts.SignatureDeclaration | undefined {
+  if (call.typeArguments || call.arguments.some(ts.isSpreadElement)) return undefined;
+  const name = calleeNameNode(call);
+  const decls = name && declarationsOf(checker, name);
+  if (!decls || !implementationAmong(decls)) return undefined;
+  const count = call.arguments.length;
+  let picked: ts.SignatureDeclaration | undefined;
+  for (const d of decls) {
+    const overload = d as ts.FunctionDeclaration | ts.MethodDeclaration;
+    if (overload.body) continue;
+    const arity = arityOf(overload);
+    if (!arity) return undefined;
+    if (count < arity.min || count > arity.max) continue;
+    if (picked) return undefined;
+    picked = overload;
+  }
+  return picked;
+}
+
+/** The argument counts a declaration accepts, from its parameters' syntax (a `this` parameter
+ *  takes none); undefined when a parameter typed `void` may be left out. */
+function arityOf(fn: ts.SignatureDeclaration): { min: number; max: number } | undefined {
+  let min = 0, max = 0;
+  for (const p of fn.parameters) {
+    if (ts.isIdentifier(p.name) && p.name.text === "this") continue;
+    if (p.type && mentionsVoid(p.type)) return undefined;
+    if (p.dotDotDotToken) return { min, max: Number.POSITIVE_INFINITY };
+    ++max;
+    if (!p.questionToken && !p.initializer) min = max;
+  }
+  return { min, max };
+}
+
+function mentionsVoid(t: ts.TypeNode): boolean {
+  if (t.kind === ts.SyntaxKind.VoidKeyword) return true;
+  return ts.isUnionTypeNode(t) ? t.types.some(mentionsVoid) : ts.isParenthesizedTypeNode(t) && mentionsVoid(t.type);
+}
+
+/** An imported name whose import resolves to nothing (a module the program lacks): its call
+ *  has no signature declaration, and resolving one would only type the arguments. */
+export function unresolvedImport(checker: ts.TypeChecker, name: ts.Node): boolean {
+  const found = checker.getSymbolAtLocation(name);
+  const target = found && (found.flags & ts.SymbolFlags.Alias) !== 0 ? unalias(checker, found) : undefined;
+  return !!target && !target.declarations?.length;
+}
+
+/**
+ * A callee whose signature's declaration, whatever it is, has no body: a name declared only by
+ * method signatures (an interface's), or a parameter, variable or property annotated with a
+ * function type (`work: (m: EntityManager) => Promise<T>`, possibly `| undefined`), whose
+ * signature is declared by that type. Code that walks a body learns nothing from resolving it.
+ */
+export function declaredWithoutBody(checker: ts.TypeChecker, name: ts.Node): boolean {
+  const decls = declarationsOf(checker, name);
+  if (!decls || decls.length === 0) return false;
+  if (decls.every(ts.isMethodSignature)) return true;
+  return decls.length === 1 && !!annotatedFunctionType(decls[0]);
+}
+
+/** The function type a parameter, variable or property is annotated with (`f: () => void`,
+ *  `f?: () => void`, `f: (() => void) | undefined`): the declaration of its only signature. */
+function annotatedFunctionType(d: ts.Declaration): ts.FunctionTypeNode | undefined {
+  if (!(ts.isParameter(d) || ts.isVariableDeclaration(d) || ts.isPropertyDeclaration(d) || ts.isPropertySignature(d)) || !d.type) return undefined;
+  let t: ts.TypeNode = d.type;
+  while (ts.isParenthesizedTypeNode(t)) t = t.type;
+  if (ts.isUnionTypeNode(t)) {
+    const rest = t.types.filter((u) => !(u.kind === ts.SyntaxKind.UndefinedKeyword || (ts.isLiteralTypeNode(u) && u.literal.kind === ts.SyntaxKind.NullKeyword)));
+    if (rest.length !== 1) return undefined;
+    t = rest[0];
+    while (ts.isParenthesizedTypeNode(t)) t = t.type;
+  }
+  return ts.isFunctionTypeNode(t) ? t : undefined;
 }

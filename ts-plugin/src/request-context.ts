@@ -15,7 +15,8 @@ import {
   DECORATOR_COMBINATORS, HANDLER_ENHANCERS, START_SEARCH_DEPTH, TRANSACTION_CLASS_NAME, TRANSACTION_IMPORTS,
 } from "./catalog/request-context";
 import { HandleTypes } from "./handles";
-import { OriginResolver, stripParens, unalias } from "./names";
+import { implementationByName, overloadByArity } from "./callee-names";
+import { calleeNameNode, OriginResolver, stripParens, unalias } from "./names";
 import { packageOfFile } from "./stubs";
 
 export interface RepositoryAccessor {
@@ -149,6 +150,9 @@ export class RequestContextIndex {
   }
 
   private calledFunction(call: ts.CallExpression): ts.FunctionLikeDeclaration | undefined {
+    const name = calleeNameNode(call);
+    const implementation = name && implementationByName(this.checker, name);
+    if (implementation) return this.asAppFunction(implementation);
     const sig = this.checker.getResolvedSignature(call);
     let decl: ts.Node | undefined = sig?.declaration && !ts.isJSDocSignature(sig.declaration) ? sig.declaration : undefined;
     if (decl && ts.isFunctionLike(decl) && !(decl as ts.FunctionLikeDeclaration).body) {
@@ -198,6 +202,10 @@ export class RequestContextIndex {
     if (ts.isPropertyAccessExpression(callee) && !member) return undefined;
     if (member?.declarations?.length && !member.declarations.some((d) => ts.isMethodDeclaration(d) && ts.isClassDeclaration(d.parent) &&
         isAppSource(d.getSourceFile()) && this.isTransactionalConnection(d.parent, handles))) return undefined;
+    // the declaration the signature resolves to, when the callee's declarations and the argument
+    // count decide it: known once the first call resolved to it
+    const declared = member?.declarations?.length === 1 ? member.declarations[0] : overloadByArity(this.checker, call);
+    if (declared && this.accessors.has(declared)) return this.accessors.get(declared) ?? undefined;
     const sig = this.checker.getResolvedSignature(call);
     const decl = sig?.declaration;
     if (!sig || !decl || ts.isJSDocSignature(decl) || !ts.isMethodDeclaration(decl)) return undefined;

@@ -11,9 +11,9 @@ import { lookupCallee, UserCatalog } from "./settings";
 import { EntityIndex, EntityInfo, typeormExportName } from "./entities";
 import { HandleTypes } from "./handles";
 import { DiagnosticRecord, Predicate, Source, StatementKind, StatementStep, Step, TransactionRecord } from "./ir";
-import { calledDeclaration, libraryDeclaration } from "./callee-names";
+import { calledDeclaration, declaredWithoutBody, implementationByName, libraryDeclaration, unresolvedImport } from "./callee-names";
 import { NodeTable } from "./checker-memo";
-import { lineOf, Origin, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
+import { calleeNameNode, lineOf, Origin, OriginResolver, qualifiedName, stripParens, unalias } from "./names";
 import { compositeKeys, FIND_OPERATOR_NAMES, pkEquals } from "./predicates";
 import { RepositoryAccessor } from "./request-context";
 import { relPath } from "./program";
@@ -1606,7 +1606,8 @@ export class TransactionWalk {
   }
 
   private appDeclarationWithoutBody(call: ts.CallExpression): string | undefined {
-    if (libraryDeclaration(this.checker, call)) return undefined;
+    const name = calleeNameNode(call);
+    if (libraryDeclaration(this.checker, call) || (name && unresolvedImport(this.checker, name))) return undefined;
     const sig = this.checker.getResolvedSignature(call);
     const decl = sig?.declaration;
     if (!decl || ts.isJSDocSignature(decl)) return undefined;
@@ -1642,10 +1643,15 @@ export class TransactionWalk {
       if (m?.closure) return { fn: m.closure.fn, parent: m.closure.frame as Frame | undefined };
     }
     let decl: ts.Declaration | undefined;
-    if (call) decl = this.soleImplementation(ts.isPropertyAccessExpression(e) ? e.name : e);
-    // a called member the checker cannot name (an `any` receiver) has no declared signature
-    const unnamed = !!call && !decl && stripParens(call.expression) === e && ts.isPropertyAccessExpression(e) && !this.checker.getSymbolAtLocation(e.name);
-    if (call && !decl && !unnamed && !libraryDeclaration(this.checker, call)) {
+    const calleeName = ts.isPropertyAccessExpression(e) ? e.name : e;
+    if (call) decl = implementationByName(this.checker, calleeName);
+    // the signature is not resolved where its declaration cannot be a body to walk: a member the
+    // checker cannot name (an `any` receiver) or a name imported from a module the program lacks
+    // has no declared signature, a callee declared without a body (an interface's method, a
+    // value of a function type) has one without a body
+    const bodiless = !!call && !decl && ((stripParens(call.expression) === e && ts.isPropertyAccessExpression(e) && !this.checker.getSymbolAtLocation(e.name)) ||
+      unresolvedImport(this.checker, calleeName) || declaredWithoutBody(this.checker, calleeName));
+    if (call && !decl && !bodiless && !libraryDeclaration(this.checker, call)) {
       const sig = this.checker.getResolvedSignature(call);
       if (sig?.declaration && !ts.isJSDocSignature(sig.declaration)) decl = sig.declaration;
     }
@@ -1670,18 +1676,6 @@ export class TransactionWalk {
     const sf = decl.getSourceFile();
     if (sf.isDeclarationFile || !this.env.isAppFile(sf)) return undefined;
     return { fn };
-  }
-
-  /** The one declaration, with a body, of the function or method a name denotes: what signature
-   *  resolution would find, without typing the call's arguments. Overloads, merged
-   *  declarations and values holding functions are left to signature resolution. */
-  private soleImplementation(name: ts.Node): ts.Declaration | undefined {
-    const found = this.checker.getSymbolAtLocation(name);
-    const sym = found && unalias(this.checker, found);
-    const decls = sym?.declarations;
-    if (!decls || decls.length !== 1) return undefined;
-    const d = decls[0];
-    return (ts.isMethodDeclaration(d) || ts.isFunctionDeclaration(d)) && d.body ? d : undefined;
   }
 
   private evalExprQuiet(e: ts.Expression, frame: Frame): Value | undefined {

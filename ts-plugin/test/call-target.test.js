@@ -11,21 +11,11 @@ const ts = require("typescript");
 const { setupProgram } = require("../dist/program");
 const { calledDeclaration, libraryDeclaration, soleCallTarget } = require("../dist/callee-names");
 const { NodeTable } = require("../dist/checker-memo");
-const { makeApp, sampleApps } = require("./helpers");
+const { callsIn: calls, makeApp, sampleApps } = require("./helpers");
 
 
 function program(dir) {
   return setupProgram({ root: dir, maxFileBytes: 2_000_000, depth: Infinity });
-}
-
-function calls(sf) {
-  const out = [];
-  const visit = (n) => {
-    if (ts.isCallExpression(n)) out.push(n);
-    ts.forEachChild(n, visit);
-  };
-  visit(sf);
-  return out;
 }
 
 /** Calls whose target the sole declaration gave, each checked against a fresh checker. */

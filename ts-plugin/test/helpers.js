@@ -113,7 +113,19 @@ function irRecords(text) {
   return text.trimEnd().split("\n").map((l) => JSON.parse(l));
 }
 
-module.exports = { REPO, SAMPLES, makeApp, withApp, scanDir, scanSources, flatSteps, statements, terms, ENTITIES, sampleApps, irRecords };
+/** Every call expression of a source file, in source order. */
+function callsIn(sf) {
+  const ts = require("typescript");
+  const out = [];
+  const visit = (n) => {
+    if (ts.isCallExpression(n)) out.push(n);
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+module.exports = { REPO, callsIn, SAMPLES, makeApp, withApp, scanDir, scanSources, flatSteps, statements, terms, ENTITIES, sampleApps, irRecords };
 
 /** The only transaction of a one-service fixture (fails when there is not exactly one). */
 function onlyTx(source, options) {
