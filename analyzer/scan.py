@@ -227,7 +227,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
         records, files, lines = result.records, result.files, result.lines
         walked = reuse.walked if reuse is not None else None
         known_lines, read_lines = reuse.take_lines() if reuse is not None else (None, None)
-        context = getattr(reuse, "_ctx", None)  # (set by reuse.begin)
+        context = reuse.context if reuse is not None else None  # shared with rewrites' re-analysis
     # The same input gives the same IR wherever it is checked out: the root is named, not located.
     for record in records:
         if record["type"] == "meta":

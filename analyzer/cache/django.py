@@ -163,6 +163,12 @@ class DjangoReuse:
         ctx.parse_definition = recording_parse
         ctx.caller_arguments = _WatchedCallers(self._note_callers)
 
+    @property
+    def context(self):
+        """The front end's Context this scan began with (None before begin()): the scan hands
+        it to the re-analysis of rewrites, which shares what no edit reaches."""
+        return getattr(self, "_ctx", None)
+
     def _definition_digest(self, rel: str, first: int, last: int) -> str:
         # the same definitions are in the reach of many transactions and autocommit walks
         key = (rel, first, last)
