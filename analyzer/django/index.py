@@ -102,7 +102,7 @@ class _ModuleBuilder:
             self.info.python2_line = min(n.start_point[0] for n in py2) + 1
         callees = sorted(captures.get("callee", []), key=lambda n: n.start_byte)
         self._call_starts = [n.start_byte for n in callees]
-        self._call_texts = [_text(n) for n in callees]
+        self._call_texts = [n.text.decode("utf-8", "replace") for n in callees]  # _text(), without a call each
         self._block(root, cls=None, func=None)
 
     def _calls_within(self, node: ts.Node) -> list[str]:
@@ -184,7 +184,10 @@ class _ModuleBuilder:
                     (c for c in p.named_children if c.type == "identifier"), None))
                 if ident is not None and ident.type == "identifier":
                     params.append(_text(ident))
-        is_async = any(c.type == "async" for c in node.children)
+        first = node.child(0)
+        # `async` comes first in a definition the grammar accepts; anywhere among its tokens otherwise
+        is_async = (first is not None and first.type == "async") or (
+            node.has_error and any(c.type == "async" for c in node.children))
         info = FunctionInfo(qualname, self.info.name, name, cls.qualname if cls and not func else None,
                             first_line, node.start_point[0] + 1, node.end_point[0] + 1, decorators, params,
                             is_async, parent=func.qualname if func else None)
