@@ -395,3 +395,67 @@ def test_no_helper_before_the_index_of_a_small_project_or_a_warm_scan(monkeypatc
     assert autocommit_parallel.before_index(DjangoReuse({"autocommit": {"kept": []}}), many, "") is None
     monkeypatch.setenv(ENV, "0")
     assert autocommit_parallel.before_index(DjangoReuse({}), many, "") is None
+
+
+# -- the boundaries' search shared with the helper forked before the index ------------------------
+
+def _candidates(root) -> int:
+    reuse = DjangoReuse({})
+    listed = []
+    original = frontend.candidates
+
+    def recording(ctx):
+        listed.extend(original(ctx))
+        return listed
+
+    patched = pytest.MonkeyPatch()
+    patched.setenv(ENV, "0")
+    patched.setattr(frontend, "candidates", recording)
+    try:
+        frontend.scan(root, frontend.Options(), reuse)
+    finally:
+        patched.undo()
+    return len(listed)
+
+
+@pytest.mark.parametrize("root", DJANGO_SAMPLES, ids=lambda p: p.name)
+def test_boundaries_found_by_the_helper_give_the_output_and_cache_of_a_scan_without_it(root, monkeypatch):
+    alone, reuse_alone, _ = _scan_indexing(root, "0", monkeypatch)
+    shared, reuse_shared, forked_early = _scan_indexing(root, "wait", monkeypatch)
+    # the scan waited for the helper's share: it searched every candidate, the scan took them all
+    assert forked_early[0].taken_candidates == _candidates(root) > 0
+    assert shared == alone
+    # the warm cache's boundary entries, in the same order
+    assert list(reuse_shared.written["boundaries"].items()) == list(reuse_alone.written["boundaries"].items())
+    assert _kept_transactions(reuse_shared) == _kept_transactions(reuse_alone)
+
+
+def test_a_parse_error_in_a_candidate_the_helper_searched_is_reported_where_the_scan_reports_it(tmp_path, monkeypatch):
+    """The helper's entry carries the definition's diagnostics: the scan reports them at the
+    candidate's place, and the walk that parses the definition again adds nothing twice."""
+    root = django_project(tmp_path / "project", "app", "Item", {
+        "a_services.py": "from django.db import transaction\n\nfrom app.models import Item\n\n\n"
+                         "def first(item_id):\n    with transaction.atomic():\n        value = = 1\n"
+                         "        Item.objects.filter(pk=item_id).delete()\n",
+        "b_services.py": "from django.db import transaction\n\nfrom app.models import Item\n\n\n"
+                         "@transaction.atomic\ndef second(item_id):\n    Item.objects.filter(pk=item_id).update(name='x')\n"})
+    alone, reuse_alone, _ = _scan_indexing(root, "0", monkeypatch)
+    shared, reuse_shared, forked_early = _scan_indexing(root, "wait", monkeypatch)
+    assert "app.a_services.first: syntax error" in alone
+    assert forked_early[0].taken_candidates == 2
+    assert shared == alone
+    assert list(reuse_shared.written["boundaries"].items()) == list(reuse_alone.written["boundaries"].items())
+
+
+def _failing_boundaries(*_args):
+    raise RuntimeError("the helper fails")
+
+
+def test_a_helper_that_fails_to_search_boundaries_leaves_them_to_the_scan(monkeypatch):
+    root = SAMPLES / "django" / "shop"
+    alone, reuse_alone, _ = _scan_indexing(root, "0", monkeypatch)
+    monkeypatch.setattr(autocommit_parallel.Helper, "boundary_share", _failing_boundaries)
+    shared, reuse_shared, forked_early = _scan_indexing(root, "1", monkeypatch)  # the scan does not wait
+    assert shared == alone
+    assert forked_early[0].taken_candidates == 0
+    assert list(reuse_shared.written["boundaries"].items()) == list(reuse_alone.written["boundaries"].items())

@@ -54,6 +54,19 @@ def test_json_scan_of_a_sample_imports_no_report_or_table_modules(tmp_path):
     assert not modules & NOT_FOR_A_JSON_SCAN, sorted(modules & NOT_FOR_A_JSON_SCAN)
 
 
+# The Django front end's parsers and walk: a TypeScript scan (ts-plugin walks it) needs none of them.
+PYTHON_ANALYSIS = {"libcst", "tree_sitter", "tree_sitter_python", "analyzer.django.frontend", "analyzer.django.walker",
+                   "analyzer.django.nesting", "analyzer.rewrite.python_syntax"}
+
+
+def test_json_scan_of_a_typescript_project_imports_no_python_parser_or_walk():
+    modules, result = imported("scan", str(SAMPLES / "typeorm" / "nest-shop"), "--format", "json", "--no-db", "--no-cache")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads(result.stdout)["transactions"]
+    assert "analyzer.typeorm.bridge" in modules and "analyzer.django.files" in modules  # the listing works
+    assert not modules & PYTHON_ANALYSIS, sorted(modules & PYTHON_ANALYSIS)
+
+
 def test_table_scan_imports_rich_when_it_prints_a_table(tmp_path):
     modules, result = imported("scan", str(SHOP), "--no-db", "--no-cache")
     assert result.returncode == 0, result.stderr[-2000:]

@@ -39,6 +39,13 @@ helper goes on to its walks where the scan would have forked it. The scan never 
 a file whose facts have not arrived when the scan gets to it is indexed by the scan. Too few
 functions for a helper, once the index is known: the helper is stopped.
 
+The boundaries are shared the same way: the definitions that can hold one (boundaries.candidates)
+are parsed and searched by the scan from the first, by the helper from the last, each passing on
+what it found as the warm cache keeps it (DjangoReuse.boundaries: the boundaries without their
+parsed trees, and the definition's diagnostics); what the other process found is taken as a kept
+entry, parsed only when a walk needs it. Each process then parses the definitions of the
+transactions it walks (the scan from the first, the helper from the last), not every candidate.
+
 It runs where analyzer/forked.py allows helpers, in cold scans (the warm cache holds no walks)
 of projects of MIN_FUNCTIONS functions or more (TXSCAN_HELPERS=1: any scan; =wait: the scan
 waits for it, up to WAIT_SECONDS, before the index and the transactions (which the helper then
@@ -65,15 +72,19 @@ MIN_FILES = 50
 WAIT_SECONDS = 600
 _LENGTH = struct.Struct("<I")
 _POSITION = struct.Struct("<q")
-# The shared page: the scan's position among the transactions, then its next file to index.
+# The shared page: the scan's position among the transactions, its next file to index, and its
+# next boundary candidate.
 _SCAN_FILE = _POSITION.size
-_PAGE = 2 * _POSITION.size
+_SCAN_CANDIDATE = 2 * _POSITION.size
+_PAGE = 3 * _POSITION.size
 # Kinds of the frames the helper writes: an autocommit walk (key, cache entry), an explicit
 # transaction's walk (its position, what the scan takes), the end of the transactions, and a
 # module it indexed (its file's number, (warm-cache entry, facts)), and the end of its share of the
-# index; the scan writes modules too.
+# index, a boundary candidate it searched (its number, (cache key, cache entry) or None) and the end
+# of its share of them; the scan writes modules and candidates too.
 _SITES, _TRANSACTION, _TRANSACTIONS_DONE = "sites", "transaction", "transactions-done"
 _MODULE, _INDEX_DONE = "module", "index-done"
+_CANDIDATE, _CANDIDATES_DONE = "candidate", "candidates-done"
 
 
 def wanted(function_count: int) -> bool:
@@ -95,6 +106,7 @@ def start(ctx, boundaries: list, reuse, transactions: list | None = None,
             os._exit(0)
         early.indexing = False
         early.modules.clear()
+        early.candidates.clear()
         if wanted(len(ctx.index.functions)):
             return early
         early.stop()
@@ -281,7 +293,12 @@ class Helper:
         self.modules: dict[int, tuple] = {}   # file number -> (warm-cache entry, facts), arrived
         self.index_done = False
         self.taken_modules = 0
+        # Sharing the boundaries' search (boundaries()): candidate number -> (cache key, entry) or None
+        self.candidates: dict[int, tuple | None] = {}
+        self.candidates_done = False
+        self.taken_candidates = 0
         self.scan_pid = 0       # in the helper: the scan's process
+        self._own_old = False   # reuse.old is this helper's copy (_kept_boundaries())
         self.down_offset = 0    # in the helper: how much of `down` it has read
 
     # -- the index, shared ----------------------------------------------------------------
@@ -302,7 +319,7 @@ class Helper:
             self.taken_modules += 1
             return self._add(index, source, facts)
         if self.position is not None and not self.position.closed:
-            self.position[_SCAN_FILE:_PAGE] = _POSITION.pack(number + 1)
+            self.position[_SCAN_FILE:_SCAN_CANDIDATE] = _POSITION.pack(number + 1)
         try:
             info = self.reuse.index_add(index, source)
         except RecursionError:
@@ -320,10 +337,15 @@ class Helper:
         return index.add_info(info)
 
     def _send_down(self, number: int, info) -> None:
-        if self.down < 0 or not self.indexing:
+        if self.indexing:
+            self._down((_MODULE, number, _module_facts(self.reuse, info)))
+
+    def _down(self, frame_content: tuple) -> None:
+        """A frame for the helper (the scan's modules and candidates), while it can be sent."""
+        if self.down < 0:
             return
         try:
-            _send(self.down, (_MODULE, number, _module_facts(self.reuse, info)))
+            _send(self.down, frame_content)
         except OSError:
             os.close(self.down)
             self.down = -1
@@ -336,7 +358,7 @@ class Helper:
 
         own = RepoIndex(package_prefix)  # in file order later (index_add), with the scan's modules
         for number in range(len(self.sources) - 1, -1, -1):
-            if _POSITION.unpack(self.position[_SCAN_FILE:_PAGE])[0] > number:
+            if _POSITION.unpack(self.position[_SCAN_FILE:_SCAN_CANDIDATE])[0] > number:
                 break  # the scan has got here: it indexes the rest
             source = self.sources[number]
             if isinstance(source, FileProblem):
@@ -353,19 +375,94 @@ class Helper:
 
     def _wait_for_module(self, number: int) -> tuple | None:  # pragma: no cover - runs in the helper
         """The scan's module of file `number`: the helper has nothing else to do until it has it."""
-        def arrived() -> tuple | None:  # (facts,): facts may be None (RecursionError)
+        return self._wait_from_scan(self.modules, number)
+
+    def _wait_from_scan(self, arrivals: dict, number: int):  # pragma: no cover - runs in the helper
+        """What the scan sent for `number` into `arrivals` (modules or candidates, its own first)."""
+        def arrived() -> tuple | None:  # (content,): content may be None
             if os.getppid() != self.scan_pid:
-                raise TimeoutError("the scan's index did not arrive")  # the scan has ended
+                raise TimeoutError("the scan's share did not arrive")  # the scan has ended
             for end, (kind, key, content) in _frames(self.down, self.down_offset):
                 if kind == _MODULE:
-                    self.modules.setdefault(key, content)  # its own module first
+                    self.modules.setdefault(key, content)
+                elif kind == _CANDIDATE:
+                    self.candidates.setdefault(key, content)
                 self.down_offset = end
-            return (self.modules.pop(number),) if number in self.modules else None
+            return (arrivals.pop(number),) if number in arrivals else None
 
         found = forked.poll(arrived, WAIT_SECONDS, first_delay=0.0005, longest_delay=0.02)
         if found is None:
-            raise TimeoutError("the scan's index did not arrive")
+            raise TimeoutError("the scan's share did not arrive")
         return found[0]
+
+    # -- the boundaries' search, shared ---------------------------------------------------
+    def boundaries(self, number: int, ctx, info, qualname: str, first: int, last: int, cls: str | None,
+                   find: Callable) -> list:
+        """The boundaries of boundary candidate `number` as reuse.boundaries() gives them: taken as a
+        kept cache entry when the other process sent what it found there, else found here (and sent,
+        from the scan)."""
+        if self.in_helper:  # pragma: no cover - the helper process
+            if number in self.candidates:
+                entry = self.candidates.pop(number)
+            else:
+                entry = self._wait_from_scan(self.candidates, number)
+            return self._kept_boundaries(entry, ctx, info, qualname, first, last, cls, find)
+        if not self.candidates_done and forked.setting() == "wait":
+            self._wait_until(lambda: self.candidates_done, WAIT_SECONDS)
+        self._read()
+        entry = self.candidates.pop(number, None)
+        if entry is not None:
+            self.taken_candidates += 1
+            return self._kept_boundaries(entry, ctx, info, qualname, first, last, cls, find)
+        if self.position is not None and not self.position.closed:
+            self.position[_SCAN_CANDIDATE:_PAGE] = _POSITION.pack(number + 1)
+        found, entry = self._search(ctx, info, qualname, first, last, cls, find)
+        self._down((_CANDIDATE, number, entry))
+        return found
+
+    def _search(self, ctx, info, qualname: str, first: int, last: int, cls: str | None, find: Callable) -> tuple:
+        """(the boundaries reuse.boundaries() finds in one candidate, (the cache key, the entry) it
+        wrote for it, None when it wrote none)."""
+        written = self.reuse.written["boundaries"]
+        before = len(written)
+        found = self.reuse.boundaries(ctx, info, qualname, first, last, cls, find)
+        if len(written) == before:
+            return found, None
+        key = next(reversed(written))
+        return found, (key, written[key])
+
+    def _kept_boundaries(self, entry: tuple | None, ctx, info, qualname: str, first: int, last: int,
+                         cls: str | None, find: Callable) -> list:
+        """reuse.boundaries() with `entry`, the other process's, as an earlier scan's: a key that
+        differs here (or no entry) is searched here."""
+        if entry is not None:
+            old = self.reuse.old
+            if not isinstance(old.get("boundaries"), dict) or not self._own_old:
+                # a copy: the tables an earlier scan left are not changed
+                self.reuse.old = old = {**old, "boundaries": dict(old.get("boundaries") or {})}
+                self._own_old = True
+            key, kept = entry
+            old["boundaries"][key] = kept
+        return self.reuse.boundaries(ctx, info, qualname, first, last, cls, find)
+
+    def boundary_share(self, ctx, listed: list, find_boundaries: Callable) -> None:  # pragma: no cover - helper
+        """The helper's share of the boundaries' search: candidates (boundaries.candidates()) from the
+        last, until the one the scan has got to, each passed on to the scan."""
+        written = self.reuse.written["boundaries"]
+        own = []
+        for number in range(len(listed) - 1, -1, -1):
+            if _POSITION.unpack(self.position[_SCAN_CANDIDATE:_PAGE])[0] > number:
+                break  # the scan has got here: it searches the rest
+            qualname, module, first, last, cls = listed[number]
+            _found, entry = self._search(ctx, ctx.index.modules[module], qualname, first, last, cls,
+                                         lambda parsed: find_boundaries(ctx, parsed, qualname, cls))
+            self.candidates[number] = entry
+            if entry is not None:
+                own.append(entry[0])
+            _send(self.channel, (_CANDIDATE, number, entry))
+        _send(self.channel, (_CANDIDATES_DONE, None, None))
+        for key in own:  # written again in the candidates' order
+            written.pop(key, None)
 
     def shared(self, reuse) -> SharedReuse:
         """The scan's cache use with this helper's walks (waited for first when asked to)."""
@@ -441,6 +538,10 @@ class Helper:
                         self.modules[key] = content
                 elif kind == _INDEX_DONE:
                     self.index_done = True
+                elif kind == _CANDIDATE:
+                    self.candidates[key] = content
+                elif kind == _CANDIDATES_DONE:
+                    self.candidates_done = True
                 else:
                     raise ValueError(f"unknown frame {kind!r}")
                 self.offset = end
@@ -463,6 +564,7 @@ class Helper:
             os.close(self.down)
             self.down = -1
         self.modules.clear()
+        self.candidates.clear()
         self.pending.clear()
         self.transactions.clear()
         if self.position is not None and not self.position.closed:

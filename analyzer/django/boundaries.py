@@ -50,61 +50,36 @@ def find_wrappers(index: RepoIndex) -> dict[str, str]:
     """
     atomic_names = set(orm.ATOMIC)
     wrappers: dict[str, str] = {}
-    targets = _Targets(index)
     changed = True
     while changed:
         changed = False
         for fn in index.functions.values():
             if fn.qualname in wrappers or fn.parent is not None:
                 continue
-            kind = _wrapper_kind(index, targets, fn, atomic_names | set(wrappers))
+            kind = _wrapper_kind(index, fn, atomic_names | set(wrappers))
             if kind:
                 wrappers[fn.qualname] = kind
                 changed = True
     return wrappers
 
 
-class _Targets:
-    """What each function's decorators and calls resolve to, resolved once: the fixed point
-    asks again for every function on each round, and resolution does not depend on the round."""
-
-    def __init__(self, index: RepoIndex) -> None:
-        self.index = index
-        self._decorators: dict[str, set[str | None]] = {}
-        self._calls: dict[str, set[str | None]] = {}
-
-    def decorators(self, fn: FunctionInfo) -> set[str | None]:
-        found = self._decorators.get(fn.qualname)
-        if found is None:
-            found = self._decorators[fn.qualname] = {self.index.resolve(fn.module, d.split("(")[0])
-                                                     for d in fn.decorators}
-        return found
-
-    def calls(self, fn: FunctionInfo) -> set[str | None]:
-        found = self._calls.get(fn.qualname)
-        if found is None:
-            found = self._calls[fn.qualname] = {self.index.resolve_in(fn.qualname, fn.module, c.split("(")[0])
-                                                for c in fn.calls}
-        return found
+def _uses_atomic(index: RepoIndex, fn: FunctionInfo, names: set[str]) -> bool:
+    return bool(index.call_targets(fn) & names or index.decorator_targets(fn) & names)
 
 
-def _uses_atomic(targets: _Targets, fn: FunctionInfo, names: set[str]) -> bool:
-    return bool(targets.calls(fn) & names or targets.decorators(fn) & names)
-
-
-def _wrapper_kind(index: RepoIndex, targets: _Targets, fn: FunctionInfo, names: set[str]) -> str | None:
-    decorators = targets.decorators(fn)
+def _wrapper_kind(index: RepoIndex, fn: FunctionInfo, names: set[str]) -> str | None:
+    decorators = index.decorator_targets(fn)
     if decorators & names:
         return None  # an atomic function, not a wrapper
-    calls = targets.calls(fn)
-    if not calls & names and not any(_uses_atomic(targets, index.functions[q], names)
+    calls = index.call_targets(fn)
+    if not calls & names and not any(_uses_atomic(index, index.functions[q], names)
                                      for q in _all_nested(index, fn) if q in index.functions):
         return None  # nothing in it enters a transaction: the cheap, common exit
     text = index.modules[fn.module].source.lines_between(fn.def_line, fn.end_line)
     if decorators & orm.CONTEXTMANAGER and calls & names:
         return "context"
     nested = [index.functions[q] for q in _all_nested(index, fn) if q in index.functions]
-    nested_enters = any(_uses_atomic(targets, n, names) for n in nested)
+    nested_enters = any(_uses_atomic(index, n, names) for n in nested)
     if "return" not in text:  # both forms below return something (a plain `in` first: the regexes are slow)
         return None
     if nested and nested_enters and any(n.name in text and re.search(rf"\breturn\s+{re.escape(n.name)}\b", text)
@@ -279,8 +254,7 @@ def candidates(ctx: Context) -> list[tuple[str, str, int, int, str | None]]:
     for fn in index.functions.values():
         if fn.parent is not None or fn.qualname in ctx.wrappers:
             continue
-        used = {index.resolve_in(fn.qualname, fn.module, c.split("(")[0]) for c in fn.calls}
-        used |= {index.resolve(fn.module, d.split("(")[0]) for d in fn.decorators}
+        used = index.call_targets(fn) | index.decorator_targets(fn)
         if used & names or (used & orm.METHOD_DECORATOR and any("atomic" in d or any(
                 w.rsplit(".", 1)[-1] in d for w in ctx.wrappers) for d in fn.decorators)):
             found.append((fn.qualname, fn.module, fn.line, fn.end_line, fn.cls))
@@ -293,10 +267,27 @@ def candidates(ctx: Context) -> list[tuple[str, str, int, int, str | None]]:
 
 def find_boundaries(ctx: Context, parsed: ParsedModule, qualname: str, cls: str | None) -> list[Boundary]:
     finder = _BoundaryFinder(ctx, parsed, qualname.rsplit(".", 1)[0], cls)
-    parsed.node.visit(finder)
+    _visit_statements(parsed.node, finder)
     for boundary in finder.found:
         boundary.parsed = parsed
     return finder.found
+
+
+# What can hold a statement (a definition, a `with` block, a line of small statements): the
+# only nodes _BoundaryFinder looks at. Expressions, decorators, parameters and `with` items hold
+# none, and are most of a definition's nodes.
+_HOLDS_STATEMENTS = (cst.BaseStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
+                     cst.Finally, cst.MatchCase)
+
+
+def _visit_statements(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """node.visit(visitor) for a read-only visitor of statements: the same visit_ and leave_ calls,
+    in the same order, for every statement, without entering what holds none."""
+    if visitor.on_visit(node):
+        for child in node.children:
+            if isinstance(child, _HOLDS_STATEMENTS):
+                _visit_statements(child, visitor)
+    visitor.on_leave(node)
 
 
 _ATOMIC_REQUESTS_IN_DATABASES = re.compile(r"['\"]ATOMIC_REQUESTS['\"]\s*:\s*True")

@@ -26,9 +26,6 @@ DEFAULT_MAX_BYTES = 1_500_000
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 
-from .nesting import nesting_problem
-
-
 @dataclass
 class SourceFile:
     path: Path          # absolute
@@ -201,6 +198,8 @@ def read_source(path: Path, root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> S
     if text.startswith("\ufeff"):
         text = text[1:]
     text = normalise(text)
+    from .nesting import nesting_problem  # tree-sitter: not for the TypeScript scans that read files here
+
     too_deep = nesting_problem(text)
     if too_deep:
         return FileProblem(rel, "parse-error", too_deep)

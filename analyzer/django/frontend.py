@@ -154,9 +154,16 @@ def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: st
                                  "ignored by Django; it only counts inside DATABASES[alias]", "info"))
     reuse.begin(ctx, options, enabled)
     boundaries: list[Boundary] = []
-    for qualname, module, first, last, cls in candidates(ctx):
-        boundaries.extend(reuse.boundaries(ctx, index.modules[module], qualname, first, last, cls,
-                                           lambda parsed: find_boundaries(ctx, parsed, qualname, cls)))
+    listed = candidates(ctx)
+    if early is not None and early.in_helper:  # pragma: no cover - the helper process
+        early.boundary_share(ctx, listed, find_boundaries)  # from the last (autocommit_parallel.py)
+    for number, (qualname, module, first, last, cls) in enumerate(listed):
+        def find(parsed, qualname=qualname, cls=cls):
+            return find_boundaries(ctx, parsed, qualname, cls)
+
+        info = index.modules[module]
+        boundaries.extend(reuse.boundaries(ctx, info, qualname, first, last, cls, find) if early is None
+                          else early.boundaries(number, ctx, info, qualname, first, last, cls, find))
     if enabled:
         views = [v for name in sorted(n for n, i in index.modules.items() if i.name == n)
                  if is_view_module(index.modules[name].rel)

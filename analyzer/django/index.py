@@ -102,7 +102,7 @@ class _ModuleBuilder:
             self.info.python2_line = min(n.start_point[0] for n in py2) + 1
         callees = sorted(captures.get("callee", []), key=lambda n: n.start_byte)
         self._call_starts = [n.start_byte for n in callees]
-        self._call_texts = [_text(n) for n in callees]
+        self._call_texts = [n.text.decode("utf-8", "replace") for n in callees]  # _text(), without a call each
         self._block(root, cls=None, func=None)
 
     def _calls_within(self, node: ts.Node) -> list[str]:
@@ -184,7 +184,10 @@ class _ModuleBuilder:
                     (c for c in p.named_children if c.type == "identifier"), None))
                 if ident is not None and ident.type == "identifier":
                     params.append(_text(ident))
-        is_async = any(c.type == "async" for c in node.children)
+        first = node.child(0)
+        # `async` comes first in a definition the grammar accepts; anywhere among its tokens otherwise
+        is_async = (first is not None and first.type == "async") or (
+            node.has_error and any(c.type == "async" for c in node.children))
         info = FunctionInfo(qualname, self.info.name, name, cls.qualname if cls and not func else None,
                             first_line, node.start_point[0] + 1, node.end_point[0] + 1, decorators, params,
                             is_async, parent=func.qualname if func else None)
@@ -249,6 +252,9 @@ class RepoIndex:
         # thousands of times, and the answers change only when a module is added.
         self._resolved: dict[tuple[str, str], str] = {}
         self._bases: dict[str, tuple[ClassInfo, list[str]]] = {}
+        # What each function's calls and decorators resolve to (call_targets(), decorator_targets()):
+        # the boundaries' passes ask it of every function, more than once.
+        self._targets: dict[tuple[str, str], tuple[FunctionInfo, set[str]]] = {}
 
     def add(self, source: SourceFile) -> ModuleInfo:
         name = module_name(source.rel)
@@ -284,6 +290,7 @@ class RepoIndex:
         """Drop the remembered answers: the modules they were computed from changed."""
         self._resolved.clear()
         self._bases.clear()
+        self._targets.clear()
         self._top = None
         self._call_graph = None
         self.__dict__.pop("_children", None)
@@ -400,6 +407,25 @@ class RepoIndex:
 
     def cls(self, qualname: str) -> ClassInfo | None:
         return self.classes.get(qualname)
+
+    def call_targets(self, fn: FunctionInfo) -> set[str]:
+        """What the callees written in `fn` resolve to (as written inside it: resolve_in), without
+        their arguments. Remembered until a module is added; the caller must not change it."""
+        return self._targets_of(fn, "calls")
+
+    def decorator_targets(self, fn: FunctionInfo) -> set[str]:
+        """What `fn`'s decorators resolve to in its module, without their arguments (as call_targets())."""
+        return self._targets_of(fn, "decorators")
+
+    def _targets_of(self, fn: FunctionInfo, kind: str) -> set[str]:
+        kept = self._targets.get((fn.qualname, kind))
+        if kept is None or kept[0] is not fn:  # two functions can share a qualified name (if/else)
+            if kind == "calls":
+                found = {self.resolve_in(fn.qualname, fn.module, c.split("(")[0]) for c in fn.calls}
+            else:
+                found = {self.resolve(fn.module, d.split("(")[0]) for d in fn.decorators}
+            kept = self._targets[(fn.qualname, kind)] = (fn, found)
+        return kept[1]
 
     def class_bases(self, cls: ClassInfo) -> list[str]:
         kept = self._bases.get(cls.qualname)
