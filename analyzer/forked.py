@@ -8,8 +8,9 @@ the scan's own process when it cannot start or fails.
 
 Helpers start only with a core to spare (allowed()): not on a busy machine, nor in a survey
 whose jobs already use every core. TXSCAN_HELPERS=0 keeps every scan in one process; =1 starts
-helpers whatever the load and the autocommit helper whatever the project's size; =wait also
-makes the autocommit phase wait for it first (tests, measuring its share).
+helpers whatever the load and the autocommit helper whatever the project's size (a warm scan,
+whose walks are in its cache, still starts none); =wait also makes the autocommit phase wait for
+it first (tests, measuring its share).
 """
 
 from __future__ import annotations

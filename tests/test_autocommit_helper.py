@@ -395,6 +395,10 @@ def test_no_helper_before_the_index_of_a_small_project_or_a_warm_scan(monkeypatc
     assert autocommit_parallel.before_index(DjangoReuse({"autocommit": {"kept": []}}), many, "") is None
     monkeypatch.setenv(ENV, "0")
     assert autocommit_parallel.before_index(DjangoReuse({}), many, "") is None
+    for told in ("1", "wait"):  # told to start helpers: whatever the load and size, not when warm
+        monkeypatch.setenv(ENV, told)
+        assert autocommit_parallel.before_index(DjangoReuse({"autocommit": {"kept": []}}), many, "") is None
+        assert autocommit_parallel._shareable(DjangoReuse({}), large=False)
 
 
 # -- the boundaries' search shared with the helper forked before the index ------------------------

@@ -127,11 +127,9 @@ def _shareable(reuse, large: bool) -> bool:
     phase costs little) of a large enough project (`large`), as forked.allowed() and TXSCAN_HELPERS say."""
     from ..cache.django import DjangoReuse
 
-    if not isinstance(reuse, DjangoReuse) or not forked.allowed():
-        return False
-    if forked.setting() in ("1", "wait"):
-        return True
-    return large and not reuse.old.get("autocommit")
+    if not isinstance(reuse, DjangoReuse) or not forked.allowed() or reuse.old.get("autocommit"):
+        return False  # (TXSCAN_HELPERS=1 overrides the load and the size, not the warm cache)
+    return large or forked.setting() in ("1", "wait")
 
 
 def before_index(reuse, sources: list, package_prefix: str) -> Helper | None:
