@@ -84,7 +84,8 @@ class Context:
     caller_arguments: dict = field(default_factory=dict)  # caller_arguments: (qualname, levels) -> found
     parameter_reads: dict = field(default_factory=dict)   # caller_arguments._read: (qualname, name) -> bool
     globals_memo: dict = field(default_factory=dict)  # calls.resolve_global: (function, module, name) -> Val
-    # Answers worked out from the models alone (orm_deletion, orm_inheritance): (question, entity) -> answer.
+    # Answers worked out from the models alone (orm_deletion, orm_inheritance, transactions' managed
+    # entity): (question, entity or class) -> answer.
     model_answers: dict = field(default_factory=dict)
     registries: dict = field(default_factory=dict)  # registries.registered_models: registry -> entity names
     _mixins: dict[str, bool] = field(default_factory=dict)
