@@ -73,3 +73,16 @@ def test_a_scan_gives_the_collector_back_as_it_found_it(monkeypatch):
     finally:
         gc.enable()
     assert first.ir_text == second.ir_text and first.analyses == second.analyses
+
+
+def test_forgotten_call_targets_are_worked_out_again_the_same():
+    """The scan drops the remembered callees and decorators once boundaries are found (memory);
+    asked again (a rewrite's re-analysis, a later pass), they come back as they were."""
+    index = RepoIndex()
+    index.add(source("shop/services.py", "from django.db import transaction\nfrom shop.mail import send\n"
+                                         "@transaction.atomic\ndef place_order():\n    send()\n"))
+    fn = index.function("shop.services.place_order")
+    calls, decorators = set(index.call_targets(fn)), set(index.decorator_targets(fn))
+    assert calls == {"shop.mail.send"} and decorators == {"django.db.transaction.atomic"}
+    index.forget_targets()
+    assert index.call_targets(fn) == calls and index.decorator_targets(fn) == decorators

@@ -171,6 +171,7 @@ def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: st
         view_names = {v.function for v in views}
         boundaries = [b for b in boundaries if b.function not in view_names or b.kind == "atomic-context"]
         boundaries = _drop_nested_in_views(boundaries, views) + views
+    index.forget_targets()  # (the boundaries' passes were their only reader)
     lap = timing.lap("boundaries", lap)
     phase_boundary(walks=True)  # the index, the models and the boundaries live to the scan's end
     transactions = []
