@@ -72,10 +72,9 @@ MIN_FILES = 50
 WAIT_SECONDS = 600
 _LENGTH = struct.Struct("<I")
 _POSITION = struct.Struct("<q")
-# The shared page: the scan's position among the transactions, its next file to index, and its
-# next boundary candidate.
-_SCAN_FILE = _POSITION.size
-_SCAN_CANDIDATE = 2 * _POSITION.size
+# The shared page: a slot each for the scan's position among the transactions, its next file to
+# index, and its next boundary candidate (_mark_scan(), _scan_reached()).
+_SCAN_TRANSACTION, _SCAN_FILE, _SCAN_CANDIDATE = 0, _POSITION.size, 2 * _POSITION.size
 _PAGE = 3 * _POSITION.size
 # Kinds of the frames the helper writes: an autocommit walk (key, cache entry), an explicit
 # transaction's walk (its position, what the scan takes), the end of the transactions, and a
@@ -179,6 +178,17 @@ def _fork_sharing(channels: int) -> tuple[int, list[int], mmap.mmap] | None:
     return pid, files, position
 
 
+def _mark_scan(position: mmap.mmap | None, slot: int, number: int) -> None:
+    """The scan has got to item `number` of the kind at `slot`: the helper stops before it."""
+    if position is not None and not position.closed:
+        _POSITION.pack_into(position, slot, number + 1)
+
+
+def _scan_reached(position: mmap.mmap, slot: int, number: int) -> bool:
+    """Whether the scan has got to item `number` of the kind at `slot` (it does the rest itself)."""
+    return _POSITION.unpack_from(position, slot)[0] > number
+
+
 def _quiet() -> None:  # pragma: no cover - runs in the helper
     """Nothing the helper does reaches the scan's output."""
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -220,7 +230,7 @@ def _walk_transactions(ctx, reuse, channel: int, position: mmap.mmap, transactio
     with what the scan records when it walks one itself (the cache entry, the ids of those walked)."""
     written = reuse.written["transactions"]
     for number in range(len(transactions) - 1, -1, -1):
-        if _POSITION.unpack(position[:_POSITION.size])[0] > number:
+        if _scan_reached(position, _SCAN_TRANSACTION, number):
             return  # the scan has got here: it walks the rest itself
         entries, walked = len(written), len(reuse.walked)
         result = walk_transaction(transactions[number])
@@ -316,8 +326,7 @@ class Helper:
         if facts is not None:
             self.taken_modules += 1
             return self._add(index, source, facts)
-        if self.position is not None and not self.position.closed:
-            self.position[_SCAN_FILE:_SCAN_CANDIDATE] = _POSITION.pack(number + 1)
+        _mark_scan(self.position, _SCAN_FILE, number)
         try:
             info = self.reuse.index_add(index, source)
         except RecursionError:
@@ -356,7 +365,7 @@ class Helper:
 
         own = RepoIndex(package_prefix)  # in file order later (index_add), with the scan's modules
         for number in range(len(self.sources) - 1, -1, -1):
-            if _POSITION.unpack(self.position[_SCAN_FILE:_SCAN_CANDIDATE])[0] > number:
+            if _scan_reached(self.position, _SCAN_FILE, number):
                 break  # the scan has got here: it indexes the rest
             source = self.sources[number]
             if isinstance(source, FileProblem):
@@ -412,8 +421,7 @@ class Helper:
         if entry is not None:
             self.taken_candidates += 1
             return self._kept_boundaries(entry, ctx, info, qualname, first, last, cls, find)
-        if self.position is not None and not self.position.closed:
-            self.position[_SCAN_CANDIDATE:_PAGE] = _POSITION.pack(number + 1)
+        _mark_scan(self.position, _SCAN_CANDIDATE, number)
         found, entry = self._search(ctx, info, qualname, first, last, cls, find)
         self._down((_CANDIDATE, number, entry))
         return found
@@ -449,11 +457,12 @@ class Helper:
         written = self.reuse.written["boundaries"]
         own = []
         for number in range(len(listed) - 1, -1, -1):
-            if _POSITION.unpack(self.position[_SCAN_CANDIDATE:_PAGE])[0] > number:
+            if _scan_reached(self.position, _SCAN_CANDIDATE, number):
                 break  # the scan has got here: it searches the rest
             qualname, module, first, last, cls = listed[number]
             _found, entry = self._search(ctx, ctx.index.modules[module], qualname, first, last, cls,
-                                         lambda parsed: find_boundaries(ctx, parsed, qualname, cls))
+                                         lambda parsed, qualname=qualname, cls=cls:
+                                         find_boundaries(ctx, parsed, qualname, cls))
             self.candidates[number] = entry
             if entry is not None:
                 own.append(entry[0])
@@ -498,8 +507,7 @@ class Helper:
         None: the scan walks it (and the helper, told the scan got here, stops before it)."""
         if number == 0 and forked.setting() == "wait":
             self._wait_for_transactions(WAIT_SECONDS)
-        if self.position is not None and not self.position.closed:
-            self.position[:_POSITION.size] = _POSITION.pack(number + 1)
+        _mark_scan(self.position, _SCAN_TRANSACTION, number)
         self._read()
         arrived = self.transactions.pop(number, None)
         if arrived is None:
