@@ -6,6 +6,7 @@ transaction calls into it), and only once; line numbers come from positions.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -84,8 +85,7 @@ class Context:
     caller_arguments: dict = field(default_factory=dict)  # caller_arguments: (qualname, levels) -> found
     parameter_reads: dict = field(default_factory=dict)   # caller_arguments._read: (qualname, name) -> bool
     globals_memo: dict = field(default_factory=dict)  # calls.resolve_global: (function, module, name) -> Val
-    # Answers worked out from the models alone (orm_deletion, orm_inheritance, transactions' managed
-    # entity): (question, entity or class) -> answer.
+    # Answers worked out from the models alone (model_answer()): (question, subject) -> answer.
     model_answers: dict = field(default_factory=dict)
     registries: dict = field(default_factory=dict)  # registries.registered_models: registry -> entity names
     _mixins: dict[str, bool] = field(default_factory=dict)
@@ -145,6 +145,16 @@ class Context:
             for entity in self.entities.values():
                 self._lower.setdefault(entity.name.lower(), entity)
         return self._lower.get(name.lower())
+
+    def model_answer(self, question: str, subject, work: Callable[[], tuple | dict]):
+        """The answer to `question` about `subject` worked out from the models alone (`work()`,
+        an immutable tuple or a dict no caller changes): the same for the whole scan, so worked
+        out once (model_answers)."""
+        key = (question, subject)
+        found = self.model_answers.get(key)
+        if found is None:
+            found = self.model_answers[key] = work()
+        return found
 
     def entity_for_class(self, qualname: str) -> Entity | None:
         return self.entity_by_qualname.get(qualname)

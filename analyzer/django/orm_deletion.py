@@ -90,11 +90,7 @@ class DeletionMixin:
         the collector deletes with the row they point at (their foreign keys cascade)."""
         if entity is None:
             return []
-        memo = self.ctx.model_answers
-        key = ("dependents", entity)
-        if key not in memo:  # the models' answer, the same for the whole scan: worked out once
-            memo[key] = tuple(self._find_dependents(entity))
-        return list(memo[key])
+        return list(self.ctx.model_answer("dependents", entity, lambda: tuple(self._find_dependents(entity))))
 
     def _find_dependents(self, entity: str) -> list[tuple]:
         found = set(self.ctx.reverse.get(entity, {}).values()) | set(self.child_links(entity))

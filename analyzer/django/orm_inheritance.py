@@ -48,18 +48,12 @@ class InheritanceMixin:
 
     def inheriting(self, entity: str) -> list[str]:
         """Models whose parents include `entity` (every level below it)."""
-        memo = self.ctx.model_answers
-        key = ("inheriting", entity)
-        if key not in memo:
-            memo[key] = tuple(sorted(e.name for e in self.ctx.entities.values() if entity in e.parents))
-        return list(memo[key])
+        return list(self.ctx.model_answer("inheriting", entity, lambda: tuple(sorted(
+            e.name for e in self.ctx.entities.values() if entity in e.parents))))
 
     def child_links(self, entity: str) -> list[tuple]:
         """(child, parent link attribute, "o2o", None) for the models directly extending `entity`:
         deleting a parent row deletes its children's rows."""
-        memo = self.ctx.model_answers
-        key = ("child_links", entity)
-        if key not in memo:
-            memo[key] = tuple(sorted((e.name, f"{entity.lower()}_ptr", "o2o", None)
-                                     for e in self.ctx.entities.values() if e.parents[:1] == [entity]))
-        return list(memo[key])
+        return list(self.ctx.model_answer("child_links", entity, lambda: tuple(sorted(
+            (e.name, f"{entity.lower()}_ptr", "o2o", None)
+            for e in self.ctx.entities.values() if e.parents[:1] == [entity]))))
