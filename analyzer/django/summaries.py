@@ -281,12 +281,10 @@ def split_steps(sources: frozenset) -> tuple[tuple, tuple]:
     """(the sources that are not steps, the step sources in the order of their ids)."""
     hit = _SPLIT.get(sources)
     if hit is None:
-        steps = [s for s in sources if type(s) is tuple and len(s) == 2 and s[0] in STEP_KINDS]
-        if steps:
-            hit = (tuple(s for s in sources if not (type(s) is tuple and len(s) == 2 and s[0] in STEP_KINDS)),
-                   tuple(_ordered(steps)))
-        else:
-            hit = ((), ())
+        steps, others = [], []
+        for s in sources:
+            (steps if type(s) is tuple and len(s) == 2 and s[0] in STEP_KINDS else others).append(s)
+        hit = (tuple(others), tuple(_ordered(steps))) if steps else ((), ())
         if len(_SPLIT) > _MEMO_LIMIT:
             _SPLIT.clear()
         _SPLIT[sources] = hit
