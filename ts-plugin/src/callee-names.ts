@@ -80,8 +80,7 @@ function fixedFunction(d: ts.Declaration): ts.ArrowFunction | ts.FunctionExpress
 export function soleCallTarget(checker: ts.TypeChecker, call: ts.CallExpression): ts.Node | undefined {
   const name = calleeNameNode(call);
   if (!name) return undefined;
-  const found = checker.getSymbolAtLocation(name);
-  const decls = (found && unalias(checker, found))?.declarations;
+  const decls = declarationsOf(checker, name);
   if (!decls || decls.length !== 1) return undefined;
   const d = decls[0];
   if ((ts.isMethodDeclaration(d) || ts.isFunctionDeclaration(d)) && d.body) return d;
@@ -107,8 +106,7 @@ function skipParentheses(e: ts.Expression): ts.Expression {
 export function libraryDeclaration(checker: ts.TypeChecker, call: ts.CallExpression | ts.NewExpression): ts.Declaration | undefined {
   const name = calleeNameNode(call);
   if (!name) return undefined;
-  const found = checker.getSymbolAtLocation(name);
-  const sym = found && unalias(checker, found);
+  const sym = denotedSymbol(checker, name);
   const declarations = sym?.declarations ?? [];
   if (declarations.length > 0 && declarations.every((d) => d.getSourceFile().isDeclarationFile)) return sym!.valueDeclaration ?? declarations[0];
   return undefined;
@@ -145,10 +143,15 @@ export function implementationByName(checker: ts.TypeChecker, name: ts.Node): ts
   return implementationAmong(declarationsOf(checker, name));
 }
 
+/** What a name denotes, through imports. */
+function denotedSymbol(checker: ts.TypeChecker, name: ts.Node): ts.Symbol | undefined {
+  const found = checker.getSymbolAtLocation(name);
+  return found && unalias(checker, found);
+}
+
 /** The declarations of what a name denotes (through imports). */
 function declarationsOf(checker: ts.TypeChecker, name: ts.Node): readonly ts.Declaration[] | undefined {
-  const found = checker.getSymbolAtLocation(name);
-  return (found && unalias(checker, found))?.declarations;
+  return denotedSymbol(checker, name)?.declarations;
 }
 
 function implementationAmong(decls: readonly ts.Declaration[] | undefined): ts.FunctionDeclaration | ts.MethodDeclaration | undefined {
