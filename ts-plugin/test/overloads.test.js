@@ -18,6 +18,15 @@ function program(dir) {
   return setupProgram({ root: dir, maxFileBytes: 2_000_000, depth: Infinity });
 }
 
+/** `body` over the SHAPES app: its program (`setup`), a fresh checker of the same program to
+ *  compare answers with (`fresh`), and its service.ts (`sf`). */
+function withShapes(body) {
+  withApp(SHAPES, (dir) => {
+    const setup = program(dir);
+    body({ setup, fresh: setup.program.getTypeChecker(), sf: setup.files.find((f) => f.fileName.endsWith("service.ts")) });
+  });
+}
+
 /** The same declaration (or none), told by where each is: nodes are too large to compare in a message. */
 function same(got, want, call) {
   const where = (d) => (d ? `${ts.SyntaxKind[d.kind]}@${d.getSourceFile().fileName}:${d.pos}` : "none");
@@ -92,10 +101,7 @@ const SHAPES = {
 };
 
 test("an overload set with one implementation is decided by its declarations; union members and interface methods are not", () => {
-  withApp(SHAPES, (dir) => {
-    const setup = program(dir);
-    const fresh = setup.program.getTypeChecker();
-    const sf = setup.files.find((f) => f.fileName.endsWith("service.ts"));
+  withShapes(({ setup, fresh, sf }) => {
     const decided = new Map();
     for (const call of calls(sf)) {
       const name = calleeNameNode(call);
@@ -113,10 +119,7 @@ test("an overload set with one implementation is decided by its declarations; un
 });
 
 test("the overload an argument count alone admits is the one the checker resolves; counts that admit several or none, spreads, type arguments and `void` parameters are left to it", () => {
-  withApp(SHAPES, (dir) => {
-    const setup = program(dir);
-    const fresh = setup.program.getTypeChecker();
-    const sf = setup.files.find((f) => f.fileName.endsWith("service.ts"));
+  withShapes(({ setup, fresh, sf }) => {
     const picked = new Map();
     for (const call of calls(sf)) {
       const overload = overloadByArity(setup.checker, call);
@@ -144,10 +147,7 @@ test("the overload an argument count alone admits is the one the checker resolve
 });
 
 test("a name imported from a module the program lacks resolves to no signature declaration", () => {
-  withApp(SHAPES, (dir) => {
-    const setup = program(dir);
-    const fresh = setup.program.getTypeChecker();
-    const sf = setup.files.find((f) => f.fileName.endsWith("service.ts"));
+  withShapes(({ setup, fresh, sf }) => {
     const unresolved = [];
     for (const call of calls(sf)) {
       const name = calleeNameNode(call);
@@ -190,10 +190,7 @@ test("on every sample call, the answers decided from declarations are the checke
 });
 
 test("a callee declared without a body resolves to a declaration without one; a function-typed value's signature is its annotation", () => {
-  withApp(SHAPES, (dir) => {
-    const setup = program(dir);
-    const fresh = setup.program.getTypeChecker();
-    const sf = setup.files.find((f) => f.fileName.endsWith("service.ts"));
+  withShapes(({ setup, fresh, sf }) => {
     const bodiless = [];
     for (const call of calls(sf)) {
       const name = calleeNameNode(call);
