@@ -8,6 +8,7 @@ import abc
 
 import libcst as cst
 
+# Every module that makes a set or a node class (the front end's, the rewrites'), imported first.
 import analyzer.django.frontend
 import analyzer.rewrite  # noqa: F401
 from analyzer.django import ast_convert, node_types
