@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_right
 
 import libcst as cst
 
@@ -219,6 +220,10 @@ class Source:
         self.starts = starts
         self.root = None          # the converted tree of text
         self.twins = None         # id(converted node) -> libcst node, made on first need (twin)
+        if text.isascii():
+            # Most definitions are ASCII: a byte column is a character column, and the converter
+            # asks for an offset several times per node.
+            self.offset = lambda lineno, col: starts[lineno - 1] + col
 
     def offset(self, lineno: int, col: int) -> int:
         """Character offset in text of (1-based line, UTF-8 byte column)."""
@@ -229,14 +234,7 @@ class Source:
 
     def line_of(self, offset: int) -> int:
         """1-based line of a character offset."""
-        lo, hi = 0, len(self.starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo + 1
+        return max(bisect_right(self.starts, offset) - 1, 0) + 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -572,9 +570,7 @@ class _Converter:
 
     def e_Call(self, node):
         func = self.expr(node.func)
-        items = [(a.lineno, a.col_offset, a) for a in node.args] + [(k.lineno, k.col_offset, k) for k in node.keywords]
-        items.sort(key=lambda item: (item[0], item[1]))
-        args = [self._arg(item[2]) for item in items]
+        args = [self._arg(item) for item in _in_source_order(node.args, node.keywords)]
         return self._done(_MAKE["Call"](self._p(node), func=func, args=args), node.lineno)
 
     def _arg(self, node):
@@ -852,14 +848,14 @@ class _Converter:
             stmt = statements[i]
             line = lines[stmt.lineno - 1]
             self.indent = line[:len(line) - len(line.lstrip(" \t"))]
-            method = getattr(self, "c_" + type(stmt).__name__, None)
+            method = _COMPOUND.get(type(stmt))
             if method is not None:
-                out.append(method(stmt))
+                out.append(method(self, stmt))
                 i += 1
                 continue
             j = i + 1
             while j < n and statements[j].lineno == statements[j - 1].end_lineno \
-                    and not hasattr(self, "c_" + type(statements[j]).__name__):
+                    and type(statements[j]) not in _COMPOUND:
                 j += 1
             body = self._small_line(statements[i:j])
             made = _MAKE["SimpleStatementLine"](self._no_pos, body=body)
@@ -873,10 +869,10 @@ class _Converter:
     def _small_line(self, statements: list) -> list:
         out = []
         for stmt in statements:
-            method = getattr(self, "s_" + type(stmt).__name__, None)
+            method = _SMALL.get(type(stmt))
             if method is None:
                 raise Unsupported(type(stmt).__name__)
-            out.append(method(stmt))
+            out.append(method(self, stmt))
         return out
 
     def s_Expr(self, node):
@@ -1144,11 +1140,28 @@ class _Converter:
                                 body=body, type_parameters=None), node.lineno)
 
 
-_EXPRESSIONS = {getattr(ast, name[2:]): method for name, method in vars(_Converter).items()
-                if name.startswith("e_") and hasattr(ast, name[2:])}
+def _methods(prefix: str) -> dict:
+    """ast node class -> the converter's method for it (`e_Name` for ast.Name): looked up by type."""
+    return {getattr(ast, name[len(prefix):]): method for name, method in vars(_Converter).items()
+            if name.startswith(prefix) and hasattr(ast, name[len(prefix):])}
+
+
+_EXPRESSIONS = _methods("e_")
+_COMPOUND = _methods("c_")      # statements with a block of their own
+_SMALL = _methods("s_")         # statements of a line
 
 
 _DEFINES = re.compile(r"\b(def|class)\s+(\w+)")
+
+
+def _in_source_order(args: list, keywords: list) -> list:
+    """A call's positional and keyword arguments as they are written: ast keeps them apart, each
+    in order, and a keyword comes before a positional one only with `*` unpacking (`f(a=1, *b)`)."""
+    if not keywords:
+        return args
+    if not args or (args[-1].lineno, args[-1].col_offset) < (keywords[0].lineno, keywords[0].col_offset):
+        return [*args, *keywords]
+    return sorted([*args, *keywords], key=lambda item: (item.lineno, item.col_offset))
 
 
 def _names_definition(line: str, keyword: str, name: str) -> bool:

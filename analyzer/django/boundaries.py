@@ -15,6 +15,7 @@ import libcst as cst
 from . import orm_catalog as orm
 from .context import Context, ParsedModule
 from .index import FunctionInfo, RepoIndex
+from .node_types import kinds
 from .syntax import code as _code
 from .syntax import dotted as _dotted
 
@@ -276,8 +277,8 @@ def find_boundaries(ctx: Context, parsed: ParsedModule, qualname: str, cls: str 
 # What can hold a statement (a definition, a `with` block, a line of small statements): the
 # only nodes _BoundaryFinder looks at. Expressions, decorators, parameters and `with` items hold
 # none, and are most of a definition's nodes.
-_HOLDS_STATEMENTS = (cst.BaseStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
-                     cst.Finally, cst.MatchCase)
+_HOLDS_STATEMENTS = kinds(cst.BaseStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
+                          cst.Finally, cst.MatchCase)
 
 
 def _visit_statements(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
@@ -285,7 +286,7 @@ def _visit_statements(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     in the same order, for every statement, without entering what holds none."""
     if visitor.on_visit(node):
         for child in node.children:
-            if isinstance(child, _HOLDS_STATEMENTS):
+            if type(child) in _HOLDS_STATEMENTS:
                 _visit_statements(child, visitor)
     visitor.on_leave(node)
 

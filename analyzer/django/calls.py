@@ -9,6 +9,7 @@ import libcst as cst
 from . import effects_catalog as effects
 from . import orm_catalog as orm
 from .syntax import code as _code
+from .node_types import ATTRIBUTE, CALL, NAME
 from .values import UNKNOWN, QuerySet, Val, constant, plain, step_ids, union, value_sources, replace
 from .walk_helpers import _is_queryset_class, _term, _text
 
@@ -67,11 +68,12 @@ class CallsMixin:
 
     def _e_Call(self, node: cst.Call) -> Val:
         func = node.func
-        if isinstance(func, cst.Attribute):
+        kind = type(func)
+        if kind in ATTRIBUTE:
             return self.method_call(node, func)
-        if isinstance(func, cst.Name) and func.value == "super":
+        if kind in NAME and func.value == "super":
             return Val("super", ref=self.cls)
-        callee = self.eval(func) if not isinstance(func, cst.Name) or func.value in self.env else None
+        callee = self.eval(func) if kind not in NAME or func.value in self.env else None
         if callee is None:
             callee = self.resolve_global(func.value)
         return self.call_value(node, callee, _text(func) or _code(func))
@@ -256,7 +258,7 @@ class CallsMixin:
     def method_call(self, node: cst.Call, func: cst.Attribute) -> Val:
         method = func.attr.value
         receiver_node = func.value
-        if isinstance(receiver_node, cst.Call) and isinstance(receiver_node.func, cst.Name) \
+        if type(receiver_node) in CALL and type(receiver_node.func) in NAME \
                 and receiver_node.func.value == "super":
             return self.super_call(node, method)
         receiver = self.eval(receiver_node)

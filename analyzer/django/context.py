@@ -16,6 +16,7 @@ from .index import FunctionInfo, ModuleInfo, RepoIndex
 from . import ast_convert
 from .parsing import parse_module
 from .models import Entity
+from .node_types import FUNCTION_DEF
 from .positions import line_numbers
 
 
@@ -126,7 +127,7 @@ class Context:
         if info is None:
             return None
         parsed = self.parse_definition(info, fn.qualname, fn.line, fn.end_line)
-        if parsed is None or not isinstance(parsed.node, cst.FunctionDef):
+        if parsed is None or type(parsed.node) not in FUNCTION_DEF:
             return None
         return parsed, parsed.node
 

@@ -12,6 +12,7 @@ import ast
 
 import libcst as cst
 
+from .node_types import NAME, NUMBER_OR_STRING
 from .values import Val
 
 UNKNOWN = object()
@@ -41,11 +42,12 @@ def fold(node: cst.BaseExpression, env: dict[str, Val]):
 
 
 def _value(node, env: dict[str, Val]):
-    if isinstance(node, cst.Name):
+    kind = type(node)
+    if kind in NAME:
         if node.value in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[node.value]
         return literal_value(env.get(node.value))
-    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+    if kind in NUMBER_OR_STRING:
         try:
             return ast.literal_eval(node.value)
         except (ValueError, SyntaxError):

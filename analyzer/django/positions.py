@@ -18,8 +18,11 @@ import dataclasses
 import libcst as cst
 from libcst._nodes.base import BaseLeaf
 
+from .node_types import kinds
+
 # Children that come before a node's first token: PositionProvider does not count them.
-_BEFORE_START = (cst.EmptyLine, cst.LeftParen, cst.Decorator)
+_BEFORE_START = kinds(cst.EmptyLine, cst.LeftParen, cst.Decorator)
+_NOT_TEXT = kinds(cst.SimpleWhitespace, cst.Comment)
 
 # type -> its dataclass field names; (type, fields holding nodes) -> those fields in source order
 # (None: the order could not be told from the fields, libcst's own listing is used).
@@ -107,7 +110,7 @@ def line_numbers(root: cst.CSTNode, first_line: int = 1) -> tuple[dict, dict]:
     line = first_line
     last = first_line
     newline, before_start = cst.Newline, _BEFORE_START
-    not_text = (cst.SimpleWhitespace, cst.Comment)
+    not_text = _NOT_TEXT
 
     def walk(node: cst.CSTNode) -> None:
         nonlocal line, last
@@ -120,7 +123,7 @@ def line_numbers(root: cst.CSTNode, first_line: int = 1) -> tuple[dict, dict]:
             starts[node] = line
             value = getattr(node, "value", None)
             if type(value) is str:
-                if not isinstance(node, not_text):
+                if type(node) not in not_text:
                     last = line + value.count("\n")
                     line = last
                 else:
@@ -129,7 +132,7 @@ def line_numbers(root: cst.CSTNode, first_line: int = 1) -> tuple[dict, dict]:
             return
         start = None
         for child in kids:
-            if start is None and not isinstance(child, before_start):
+            if start is None and type(child) not in before_start:
                 start = line
             walk(child)
         starts[node] = start if start is not None else line

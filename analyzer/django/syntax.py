@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .ast_convert import _Span, is_converted
+from .node_types import ATTRIBUTE, NAME
 from .spans import back_space, call_paren, own_parens, reindent, skip_space
 
 _EMPTY = cst.Module(body=[])
@@ -12,9 +13,10 @@ _EMPTY = cst.Module(body=[])
 
 def dotted(node) -> str | None:
     """`a.b.c` for a Name/Attribute chain, None for anything else."""
-    if isinstance(node, cst.Name):
+    kind = type(node)
+    if kind in NAME:
         return node.value
-    if isinstance(node, cst.Attribute):
+    if kind in ATTRIBUTE:
         base = dotted(node.value)
         return f"{base}.{node.attr.value}" if base else None
     return None

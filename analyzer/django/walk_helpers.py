@@ -5,6 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from .context import Context
+from .node_types import BINARY_OPERATION, INDENTED_BLOCK, LEAVING, NUMBER_OR_STRING, SIMPLE_STATEMENT_LINE, \
+    SIMPLE_STATEMENT_SUITE
 from .syntax import dotted as _dotted
 from .values import Val, ir_sources, plain, value_sources
 
@@ -13,12 +15,13 @@ def _text(node) -> str:
     dotted = _dotted(node)
     if dotted is not None:
         return dotted
-    if isinstance(node, cst.BinaryOperation):
+    kind = type(node)
+    if kind in BINARY_OPERATION:
         left, right = _text(node.left), _text(node.right)
         op = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/"}.get(type(node.operator))
         if left and right and op:
             return f"{left} {op} {right}"
-    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+    if kind in NUMBER_OR_STRING:
         return node.value
     return ""
 
@@ -35,9 +38,8 @@ def union_assigned(inst: Val) -> frozenset:
 
 
 def _statements(body) -> list:
-    if isinstance(body, (cst.IndentedBlock,)):
-        return list(body.body)
-    if isinstance(body, cst.SimpleStatementSuite):
+    kind = type(body)
+    if kind in INDENTED_BLOCK or kind in SIMPLE_STATEMENT_SUITE:
         return list(body.body)
     if isinstance(body, (list, tuple)):
         return list(body)
@@ -50,8 +52,8 @@ def _exits(block) -> bool:
     if not statements:
         return False
     last = statements[-1]
-    if isinstance(last, cst.SimpleStatementLine) and last.body:
-        return isinstance(last.body[-1], (cst.Return, cst.Raise, cst.Continue, cst.Break))
+    if type(last) in SIMPLE_STATEMENT_LINE and last.body:
+        return type(last.body[-1]) in LEAVING
     return False
 
 

@@ -26,6 +26,7 @@ from .calls import CallsMixin
 from .dispatch import DispatchMixin, alternatives, element_of, is_distinct, transposed
 from .orm_deletion import DeletionMixin
 from .thread_memo import request_primed
+from .node_types import ATTRIBUTE, ELSE, IF, INDEX, NAME, SIMPLE_STATEMENT_LINE, SLICE, STARRED_ELEMENT, TUPLE_OR_LIST
 from .orm_forms import FormsMixin
 from .orm_instances import InstancesMixin
 from .orm_library import LibraryMixin
@@ -219,7 +220,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         handler = _handler(self.__class__, node.__class__, "_s_")
         if handler is not None:
             handler(self, node)
-        elif isinstance(node, cst.SimpleStatementLine):
+        elif type(node) in SIMPLE_STATEMENT_LINE:
             for small in node.body:
                 self.walk_statement(small)
 
@@ -271,18 +272,18 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         after_body = self.env
         self.env = dict(before)
         orelse = node.orelse
-        if isinstance(orelse, cst.If):
+        if type(orelse) in IF:
             saved, self.out = self.out, []
             self._s_If(orelse)
             arms.append(self.out)
             self.out = saved
-        elif isinstance(orelse, cst.Else):
+        elif type(orelse) in ELSE:
             arms.append(self.walk_block(orelse.body))
         else:
             arms.append([])
         self.env = _merge(after_body, self.env)
         self._structure(node, "branch", value_sources(test), arms=arms)
-        if (_exits(node.body) or (isinstance(orelse, cst.Else) and _exits(orelse.body))) and \
+        if (_exits(node.body) or (type(orelse) in ELSE and _exits(orelse.body))) and \
                 any(kind in ("result", "generated", "external") for kind, _ in value_sources(test)):
             self.pending_guard = value_sources(test)
             if _raises(node.body) or (isinstance(orelse, cst.Else) and _raises(orelse.body)):
@@ -392,14 +393,15 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
 
     # ------------------------------------------------------------------ assignment
     def assign(self, target, value: Val, value_node) -> None:
-        if isinstance(target, cst.Name):
+        kind = type(target)
+        if kind in NAME:
             self.env[target.value] = value
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif kind in TUPLE_OR_LIST:
             if value.kind == "alts":  # `model, name = MAPPING.get(kind)`: each position's alternatives
                 value = transposed(value.items) or plain(value_sources(value))
             elements = [e.value for e in target.elements]
             for index, element in enumerate(elements):
-                if isinstance(element, cst.StarredElement):
+                if type(element) in STARRED_ELEMENT:
                     element = element.value
                 if value.items and index < len(value.items):
                     self.assign(element, value.items[index], None)
@@ -408,7 +410,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
                                              key=frozenset({("result", value.origin)})), None)
                 else:
                     self.assign(element, plain(value_sources(value)), None)
-        elif isinstance(target, cst.Attribute):
+        elif kind in ATTRIBUTE:
             owner_name = _dotted(target.value)
             owner = self.eval(target.value)
             text = _text(value_node) if value_node is not None else ""
@@ -593,9 +595,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
     def _e_Subscript(self, node: cst.Subscript) -> Val:
         base = self.eval(node.value)
         index_node = node.slice[0].slice if node.slice else None
-        is_slice = isinstance(index_node, cst.Slice)
+        is_slice = type(index_node) in SLICE
         index_sources = frozenset()
-        if isinstance(index_node, cst.Index):
+        if type(index_node) in INDEX:
             index_sources = value_sources(self.eval(index_node.value))
         if base.kind == "dict" and not is_slice:
             return self.dict_item(base, self.eval(index_node.value) if isinstance(index_node, cst.Index) else plain())
