@@ -87,6 +87,25 @@ export function memoKey(state: Fingerprint, context: Fingerprint): MemoKey {
   return { tokens, hash: hashTokens(tokens), order };
 }
 
+/**
+ * The failing reads (step ids of reads that throw when they find nothing) a helper's walk can
+ * depend on: those among its context's step ids, in increasing order, once each. A walk asks
+ * only whether a step id it meets is already one (an `if (!row) throw` on a row adds it unless
+ * it is), and the ids it meets are its context's or its own (newer than any failing read); a
+ * recording that holds another earlier id is not kept (replay's `foreign`). The other failing
+ * reads of the transaction cannot change the walk.
+ */
+export function failingInContext(failingReads: readonly string[], contextIds: readonly number[]): string[] {
+  if (failingReads.length === 0 || contextIds.length === 0) return [];
+  const ids = new Set(contextIds);
+  const found = new Set<number>();
+  for (const id of failingReads) {
+    const n = STEP_ID_TEXT.test(id) ? Number(id.slice(1)) : NaN;
+    if (ids.has(n)) found.add(n);
+  }
+  return Array.from(found).sort((a, b) => a - b).map((n) => `s${n}`);
+}
+
 export function samePrint(a: Fingerprint, b: Fingerprint): boolean {
   return sameTokens(a.tokens, b.tokens) && sameTokens(a.ids, b.ids);
 }

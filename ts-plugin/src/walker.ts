@@ -26,7 +26,7 @@ import { EffectReach } from "./reach";
 import { placeEffectsAt } from "./effect-sites";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
 import { ReadLog } from "./warm-reads";
-import { Fingerprint, memoKey, MemoKey, OpenRecording, Recording, replay, samePrint, sameTokens, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
+import { failingInContext, Fingerprint, memoKey, MemoKey, OpenRecording, Recording, replay, samePrint, sameTokens, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
 export interface WalkEnv {
@@ -1761,13 +1761,27 @@ export class TransactionWalk {
   // ---------------------------------------------------------------- memoised helper walks
 
   /** What a helper's walk can depend on besides its own code: arguments, receiver, and the
-   *  transaction's state. undefined when that cannot be compared by content. */
+   *  transaction's state. undefined when that cannot be compared by content. Of the enclosing
+   *  loops and the failing reads, only what the walk can read is in it (loopState,
+   *  failingInContext): a helper called in two loops, or after another `findOneOrFail`, walks
+   *  the same way. */
   private memoKey(fn: ts.FunctionLikeDeclaration, context: Fingerprint, exactArgs: boolean): MemoKey | undefined {
-    const loop = this.loops[this.loops.length - 1];
     const state = [fn, exactArgs, this.mode, this.site.startCall ?? null, this.recording, this.manualPending, this.ended, this.everStarted, this.runnerSyms.size, ...this.runnerSyms,
-      loop ? loop.node : null, loop ? loop.starts : null, this.executorTimer ? this.executorTimer.at : null];
-    const statePrint = this.memo!.fingerprints.ofState(state, this.failingReads);
+      ...this.loopState(), this.executorTimer ? this.executorTimer.at : null];
+    const statePrint = this.memo!.fingerprints.ofState(state, failingInContext(this.failingReads, context.ids));
     return statePrint === undefined ? undefined : memoKey(statePrint, context);
+  }
+
+  /** What a walk can read of the loops it is called in: each one's `starts` (a
+   *  `startTransaction()` sets them all; a walk that does so is not recorded, stateMark), and
+   *  whether the innermost, once started, commits in its body (awaitValue). Which loops they
+   *  are is read nowhere. */
+  private loopState(): (boolean | number)[] {
+    const out: (boolean | number)[] = [this.loops.length];
+    for (const l of this.loops) out.push(l.starts);
+    const inner = this.loops[this.loops.length - 1];
+    if (inner?.starts) out.push(mentions(inner.node, "commitTransaction"));
+    return out;
   }
 
   /** The state a recorded walk must leave as it found it (the failing reads it adds are

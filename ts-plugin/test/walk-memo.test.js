@@ -231,3 +231,77 @@ export async function run(ds: DataSource, id: number) {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a helper is replayed after an unrelated failing read and in another loop: neither is part of its context", () => {
+  const src = `
+import { DataSource, EntityManager } from "typeorm";
+import { User, Account } from "./entities";
+export async function owner(em: EntityManager, id: number) {
+  return em.findOneBy(User, { id });
+}
+export async function run(ds: DataSource, id: number, ids: number[]) {
+  await ds.transaction(async (em) => {
+    await owner(em, id);
+    await em.findOneByOrFail(Account, { id: 1 });
+    await owner(em, id);
+    await owner(em, id);
+    for (const i of ids) { await owner(em, id); }
+    for (const j of ids) { await owner(em, id); }
+    for (const k of ids) { await owner(em, id); }
+  });
+}
+`;
+  const dir = makeApp({ "src/entities.ts": ENTITIES, "src/service.ts": src });
+  try {
+    const memo = new WalkMemo();
+    const ir = scan(dir, { memo, autocommit: false }).ir;
+    assert.equal(ir, scan(dir, { memo: null, autocommit: false }).ir);
+    // the third call outside the loops and the call in the third loop are replayed; with the
+    // failing read's id and each loop's node in the key, none was
+    assert.equal(memo.replays, 2);
+    assert.equal(statements(irRecords(ir).find((x) => x.type === "transaction")).length, 7);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a helper guarding its argument row is not replayed where that row's read is already a failing one", () => {
+  // check() adds its row's read to the failing reads (`if (!user) throw`) unless it is one
+  // already: the rest of the caller then runs only when that read found its row. Whether the
+  // row is failing is part of the helper's context; the IR equals walking every call.
+  const src = `
+import { DataSource, EntityManager } from "typeorm";
+import { User, Account } from "./entities";
+export async function check(em: EntityManager, user: User | null) {
+  if (!user) throw new Error("no user");
+  return user.id;
+}
+export async function run(ds: DataSource, id: number) {
+  await ds.transaction(async (em) => {
+    const a = await em.findOneBy(User, { id });
+    await check(em, a);
+    await em.save(Account, { ownerId: id, balance: 0 });
+    const b = await em.findOneByOrFail(User, { id: id + 1 });
+    await check(em, b);
+    await em.save(Account, { ownerId: id + 1, balance: 0 });
+    const c = await em.findOneBy(User, { id: id + 2 });
+    await check(em, c);
+    await em.save(Account, { ownerId: id + 2, balance: 0 });
+    const d = await em.findOneBy(User, { id: id + 3 });
+    await check(em, d);
+    await em.save(Account, { ownerId: id + 3, balance: 0 });
+  });
+}
+`;
+  const dir = makeApp({ "src/entities.ts": ENTITIES, "src/service.ts": src });
+  try {
+    const memo = new WalkMemo();
+    const ir = scan(dir, { memo, autocommit: false }).ir;
+    assert.equal(ir, scan(dir, { memo: null, autocommit: false }).ir);
+    // check(a), check(c), check(d) share a context (a row not failing yet): recorded at c,
+    // replayed at d; check(b) on a failing row is another context
+    assert.equal(memo.replays, 1);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
