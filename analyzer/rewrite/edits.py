@@ -58,8 +58,27 @@ def diff_edits(path: str, old: str, new: str) -> tuple[Edit, ...]:
     repeated lines (blank lines, `return`s) while a rewrite changes a few lines of it; at each
     step, the run both texts start or end with is taken without a search where it is provably
     the one difflib finds (_common_end), and difflib searches the rest."""
+    return _diff(path, old, new.splitlines(keepends=True))
+
+
+def diff_replaced_lines(path: str, old: str, first: int, last: int, replacement: str) -> tuple[Edit, ...]:
+    """diff_edits(path, old, new) for the `new` text that is `old` with its lines first..last-1
+    (0-based, as str.splitlines numbers them) replaced by `replacement`, without building `new`
+    and splitting it into lines again: its lines are the old ones around the new ones.
+
+    That holds when `replacement` ends a line with "\n" (a "\r" could join the "\n" starting
+    the line after it) and does not start with "\n" (which the "\r" ending the line before it
+    would join). Otherwise the new text is built and diffed as diff_edits does."""
+    old_lines, offsets, _runs = _lines(old)
+    if not (0 <= first <= last <= len(old_lines)):
+        raise ValueError(f"lines {first}..{last} are not lines of the text")
+    if not replacement.endswith("\n") or replacement.startswith("\n"):
+        return diff_edits(path, old, old[:offsets[first]] + replacement + old[offsets[last]:])
+    return _diff(path, old, [*old_lines[:first], *replacement.splitlines(keepends=True), *old_lines[last:]])
+
+
+def _diff(path: str, old: str, new_lines: list[str]) -> tuple[Edit, ...]:
     old_lines, offsets, runs = _lines(old)
-    new_lines = new.splitlines(keepends=True)
     edits = []
     i = j = 0
     for a, b, size in [*_matching_blocks(old_lines, new_lines, runs), (len(old_lines), len(new_lines), 0)]:
@@ -67,6 +86,14 @@ def diff_edits(path: str, old: str, new: str) -> tuple[Edit, ...]:
             edits.append(Edit(path, offsets[i], offsets[a], "".join(new_lines[j:b])))
         i, j = a + size, b + size
     return tuple(edits)
+
+
+def text_lines(text: str) -> tuple[list[str], list[int]]:
+    """The lines of `text` as str.splitlines(keepends=True) gives them (the caller must not
+    change the list), and the offset of each line's start (and of the end): made once per file
+    and shared with diff_edits."""
+    lines, offsets, _runs = _lines(text)
+    return lines, offsets
 
 
 @lru_cache(maxsize=8)

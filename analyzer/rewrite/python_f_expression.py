@@ -21,6 +21,7 @@ import re
 
 import libcst as cst
 
+from . import python_f_refusals
 from . import python_syntax as syntax
 from .edits import Refused, Rewrite, diff_edits
 
@@ -30,6 +31,9 @@ def rewrite(path: str, text: str, txn: dict, step: dict, project=None, whole: bo
         where = f" in {step['via'][-1]}" if step.get("via") else ""
         raise Refused(f"the statement is {step.get('api')}(){where}; only a save() in the transaction's "
                       "body is rewritten automatically")
+    early = None if whole else python_f_refusals.early_refusal(text, step["line"])
+    if early is not None:  # (told from Python's own parser, before libcst parses the statement)
+        raise Refused(early)
     located = syntax.locate(text, step["line"], "save", imports="F", whole=whole)
     if not located or not isinstance(located.call.func, cst.Attribute) \
             or not isinstance(located.call.func.value, cst.Name):
@@ -120,7 +124,7 @@ def _read_and_assignments(body: list, save_at: int, obj: str):
                 raise Refused(f"no attribute of {obj} is assigned before the save()")
             return i, indexes, sorted(assigns.items())
         if obj in syntax.names_in(statement):
-            raise Refused(f"{obj} is used between its read and its save(); update() would not see that")
+            raise Refused(python_f_refusals.USED_BETWEEN.format(obj=obj))
     raise Refused(f"the read of {obj} is not in the same block as its save()")
 
 
@@ -169,7 +173,7 @@ def _check_update_fields(save: cst.Call, attributes: list[str]) -> None:
             extra = ", ".join(sorted(named - set(attributes))) or "fewer columns"
             raise Refused(f"save() also writes {extra}, which update() would leave unchanged")
         return
-    raise Refused("save() without update_fields writes every column (auto_now fields too), update() only the changed ones")
+    raise Refused(python_f_refusals.NO_UPDATE_FIELDS)
 
 
 def _check_model(read, entities: dict, name: str | None) -> None:

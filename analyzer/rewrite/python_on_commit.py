@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from . import python_syntax as syntax
-from .edits import Refused, Rewrite, diff_edits
+from .edits import Refused, Rewrite, diff_edits, diff_replaced_lines, text_lines
 
 NOT_MOVABLE = {"sleep", "input"}  # waiting or asking: nothing to defer
 
@@ -55,8 +55,10 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None, whole: 
         func=cst.Attribute(cst.Name(local or "transaction"), cst.Name("on_commit")),
         args=[cst.Arg(cst.Lambda(params=cst.Parameters(), body=located.call))])
     new_statement = statement.with_changes(body=[statement.body[0].with_changes(value=deferred)])
-    new_text = _spliced(text, module, statement, new_statement, located.lines.get(statement)) if local else None
-    if new_text is None:
+    replaced = _replaced_lines(text, module, statement, new_statement, located.lines.get(statement)) if local else None
+    if replaced is not None:
+        edits = diff_replaced_lines(path, text, *replaced)
+    else:
         new_module = module.deep_replace(statement, new_statement)
         if local is not None:
             new_text = located.text_with(text, new_module)
@@ -67,17 +69,20 @@ def rewrite(path: str, text: str, txn: dict, effect: dict, project=None, whole: 
                                           "from django.db import transaction\n")
             if new_text is None:
                 return rewrite(path, text, txn, effect, project, whole=True)
+        edits = diff_edits(path, text, new_text)
     return Rewrite(
         kind="on-commit",
         title=f"Run {name} after commit: {local or 'transaction'}.on_commit(lambda: ...)",
-        edits=diff_edits(path, text, new_text),
+        edits=edits,
         verified=False,
         claim=f"{effect['callee']} ({effect['category']}) no longer runs inside the transaction",
         step_line=effect["line"])
 
 
-def _spliced(text: str, module: cst.Module, statement, new_statement, line: int | None) -> str | None:
-    """`text` with `statement` (a simple statement line) replaced by `new_statement`, without
+def _replaced_lines(text: str, module: cst.Module, statement, new_statement,
+                    line: int | None) -> tuple[int, int, str] | None:
+    """(first, last, replacement): `text` with `statement` (a simple statement line) replaced by
+    `new_statement` is its lines first..last-1 (0-based) replaced by `replacement`, found without
     rebuilding and regenerating the whole module (that cost grew with module size times the
     number of candidates). The statement's own code must be found verbatim at its line, under
     its indentation; otherwise None, and the caller regenerates the module as before."""
@@ -85,17 +90,16 @@ def _spliced(text: str, module: cst.Module, statement, new_statement, line: int 
         return None
     bare = statement.with_changes(leading_lines=())
     old_code = module.code_for_node(bare)
-    lines = text.splitlines(keepends=True)
+    lines, offsets = text_lines(text)  # (the file's lines, split once for all its rewrites)
     first = line - 1
     last = first + old_code.count("\n")
     if first < 0 or last > len(lines) or not old_code.endswith("\n"):
         return None
-    segment = "".join(lines[first:last])
+    segment = text[offsets[first]:offsets[last]]
     indent = segment[:len(segment) - len(segment.lstrip(" \t"))]
     if segment != indent + old_code:
         return None
-    new_code = module.code_for_node(new_statement.with_changes(leading_lines=()))
-    return "".join(lines[:first]) + indent + new_code + "".join(lines[last:])
+    return first, last, indent + module.code_for_node(new_statement.with_changes(leading_lines=()))
 
 
 def _saves_no_row(call: cst.Call) -> bool:

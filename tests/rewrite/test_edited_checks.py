@@ -12,7 +12,7 @@ from django_projects import write
 
 from analyzer.config import Config
 from analyzer.rewrite import checks
-from analyzer.rewrite.edits import Edit, apply, diff_edits
+from analyzer.rewrite.edits import Edit, apply, diff_edits, diff_replaced_lines
 from analyzer.rewrite.verify import verify
 from conftest import SAMPLES
 
@@ -176,6 +176,30 @@ def test_diff_edits_are_difflibs_where_runs_of_lines_repeat(functions):
             assert diff_edits("f.py", old, new) == _whole_file_diff(old, new), (at, new)
             compared += 1
     assert compared > 10
+
+
+@pytest.mark.parametrize("functions", [3, 12])
+def test_diff_of_replaced_lines_is_the_diff_of_the_text_they_make(functions):
+    """diff_replaced_lines (the on-commit rewrite's edits, from the lines it replaces) gives what
+    diff_edits gives for the whole text built with those lines, also where line ends could
+    join across the replacement ("\\r" then "\\n") and with line breaks other than "\\n"."""
+    old_lines = _repetitive_module(functions)
+    variants = ["".join(old_lines), "".join(old_lines).replace("\n", "\r\n"),
+                "".join(old_lines).replace("    row.save()\n", "    row.save()\x0c\n"),
+                "".join(line.replace("\n", "\r") if n % 5 == 0 else line for n, line in enumerate(old_lines))]
+    replacements = ["    transaction.on_commit(lambda: notify(pk))\n", "    row.save()\n", "", "\n",
+                    "    a()\r\n    b()\n", "    tail()\r", "\nhead()\n", "    no_end()", "    x = '\x0c'\n"]
+    compared = 0
+    for old in variants:
+        lines = old.splitlines(keepends=True)
+        for first in range(0, len(lines) + 1, 2):
+            for last in (first, min(first + 1, len(lines)), min(first + 3, len(lines))):
+                for replacement in replacements:
+                    new = "".join(lines[:first]) + replacement + "".join(lines[last:])
+                    assert diff_replaced_lines("f.py", old, first, last, replacement) == \
+                        diff_edits("f.py", old, new) == _whole_file_diff(old, new), (old, first, last, replacement)
+                    compared += 1
+    assert compared > 1000
 
 
 def test_diff_edits_of_a_rewrite(tmp_path):

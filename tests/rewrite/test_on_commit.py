@@ -263,6 +263,7 @@ def test_statement_splice_equals_regenerating_the_module():
     import libcst as cst
 
     from analyzer.rewrite import python_on_commit
+    from analyzer.rewrite.edits import diff_edits, diff_replaced_lines
 
     text = dedent("""\
         from django.db import transaction
@@ -288,12 +289,15 @@ def test_statement_splice_equals_regenerating_the_module():
                              args=[cst.Arg(cst.Lambda(params=cst.Parameters(), body=call))])
         return statement.with_changes(body=[statement.body[0].with_changes(value=on_commit)])
 
-    spliced = python_on_commit._spliced(text, module, single, deferred(single), 8)
+    first, last, replacement = python_on_commit._replaced_lines(text, module, single, deferred(single), 8)
+    lines = text.splitlines(keepends=True)
+    spliced = "".join(lines[:first]) + replacement + "".join(lines[last:])
     assert spliced == module.deep_replace(single, deferred(single)).code
-    assert '        transaction.on_commit(lambda: notify_owner(account_id, "closed"))  # after the delete\n' in spliced
-    assert python_on_commit._spliced(text, module, single, deferred(single), 7) is None
-    assert python_on_commit._spliced(text, module, single, deferred(single), None) is None
-    assert python_on_commit._spliced(text, module, multi, deferred(multi), 9) is None
+    assert replacement == '            transaction.on_commit(lambda: notify_owner(account_id, "closed"))  # after the delete\n'
+    assert diff_replaced_lines("f.py", text, first, last, replacement) == diff_edits("f.py", text, spliced)
+    assert python_on_commit._replaced_lines(text, module, single, deferred(single), 7) is None
+    assert python_on_commit._replaced_lines(text, module, single, deferred(single), None) is None
+    assert python_on_commit._replaced_lines(text, module, multi, deferred(multi), 9) is None
 
 
 def _walk(node):
