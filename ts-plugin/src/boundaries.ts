@@ -116,6 +116,13 @@ function objectOptions(e: ts.Expression | undefined): Record<string, string> {
   return out;
 }
 
+/** An expression without its parentheses and non-null assertions (`(work)!`). */
+function stripNonNull(e: ts.Expression): ts.Expression {
+  e = stripParens(e);
+  while (ts.isNonNullExpression(e)) e = stripParens(e.expression);
+  return e;
+}
+
 export class BoundaryFinder {
   readonly sites: BoundarySite[] = [];
   readonly wrappers = new Map<ts.Node, WrapperInfo>();
@@ -137,6 +144,11 @@ export class BoundaryFinder {
   /** names the wrappers and runner factories are declared under (CalleeNameFilter) */
   private wrapperNames = new Set<string>();
   private factoryNames = new Set<string>();
+  /** the callback positions of the wrappers found so far */
+  private callbackIndexes = new Set<number>();
+  /** every wrapper found so far is a method or a function declaration (none is a constructor,
+   *  nor a function held by a variable a class could extend) */
+  private wrappersAreDeclaredFunctions = true;
   /** the program uses a typeorm-transactional library (else no call can be one of its exports) */
   private usesTransactional: boolean;
   constructor(private checker: ts.TypeChecker, private rootDir: string, program?: ts.Program) {
@@ -245,6 +257,8 @@ export class BoundaryFinder {
   private registerWrapper(fn: ts.FunctionLikeDeclaration, info: Omit<WrapperInfo, "fn" | "qualname">): void {
     if (this.wrappers.has(fn)) return;
     this.wrappers.set(fn, { fn, qualname: qualifiedName(this.rootDir, fn), ...info });
+    this.callbackIndexes.add(info.callbackIndex);
+    this.wrappersAreDeclaredFunctions &&= ts.isMethodDeclaration(fn) || ts.isFunctionDeclaration(fn);
     for (const n of declaredNames(fn)) this.wrapperNames.add(n);
   }
 
@@ -357,19 +371,22 @@ export class BoundaryFinder {
     const visit = (n: ts.Node): void => {
       if (isFunctionLike(n) && (n as ts.FunctionLikeDeclaration).body && !this.wrappers.has(n)) {
         const fn = n as ts.FunctionLikeDeclaration;
-        let start: ts.Node | undefined;
+        // calls that may reach a starter, in the order of the body; resolved (a first
+        // signature resolution is the costly part) only in a function that commits and calls
+        // a parameter, the only one where a start makes it a wrapper
+        const candidates: ts.CallExpression[] = [];
         let commits = false;
         const scan = (c: ts.Node): void => {
           if (c !== fn && isFunctionLike(c)) return; // not inside nested functions
           if (ts.isCallExpression(c)) {
-            const decl = this.callees.mayCall(c, starterNames) ? this.declarationOf(c) : undefined;
-            if (decl && starters.has(decl)) start ??= decl;
+            if (this.callees.mayCall(c, starterNames)) candidates.push(c);
             if (ts.isPropertyAccessExpression(c.expression) && c.expression.name.text === "commitTransaction") commits = true;
           }
           ts.forEachChild(c, scan);
         };
         scan(fn.body!);
-        const inner = start && commits ? this.paramCall(fn.body!, fn) : undefined;
+        const inner = candidates.length && commits ? this.paramCall(fn.body!, fn) : undefined;
+        const start = inner ? this.firstStarterCalled(candidates, starters) : undefined;
         if (start && inner) {
           this.registerWrapper(fn, { callbackIndex: inner.index, bind: [], boundary: "query-runner", mode: "context" });
           used.add(start);
@@ -388,13 +405,25 @@ export class BoundaryFinder {
     this.dynamic.push(...kept);
   }
 
+  /** The starter the first of `calls` (in order) calls, if any. */
+  private firstStarterCalled(calls: readonly ts.CallExpression[], starters: ReadonlySet<ts.Node>): ts.Node | undefined {
+    for (const call of calls) {
+      const decl = this.declarationOf(call);
+      if (decl && starters.has(decl)) return decl;
+    }
+    return undefined;
+  }
+
   /** A function that passes its callback parameter (directly, or through a local variable
    *  assigned from parameters) as the callback of a wrapper is a wrapper of the same kind. */
   private findChainedWrappers(files: ReadonlyArray<ts.SourceFile>): void {
     for (let round = 0; round < 3; round++) {
       let added = false;
       const visit = (n: ts.Node): void => {
-        if (ts.isCallExpression(n)) {
+        // which wrapper a call invokes is asked (a signature resolution) only where the answer
+        // can make its function a wrapper: outside one, with a plain name (parameterSources)
+        // at some wrapper's callback position
+        if (ts.isCallExpression(n) && this.mayPassCallbackOn(n)) {
           const w = this.wrapperOf(n);
           const fn = w && enclosingFunction(n);
           if (w && fn && fn !== w.fn && !this.wrappers.has(fn)) {
@@ -414,10 +443,22 @@ export class BoundaryFinder {
     }
   }
 
+  /** Whether a call could hand its function's callback parameter on to a wrapper (a necessary
+   *  condition of findChainedWrappers, read off the syntax): it is inside a function that is
+   *  not a wrapper yet, and an argument at some wrapper's callback position is a name. */
+  private mayPassCallbackOn(call: ts.CallExpression): boolean {
+    const fn = enclosingFunction(call);
+    if (!fn || this.wrappers.has(fn)) return false;
+    for (const index of this.callbackIndexes) {
+      const arg = call.arguments[index];
+      if (arg && ts.isIdentifier(stripNonNull(arg))) return true;
+    }
+    return false;
+  }
+
   /** Parameters of `fn` an expression is (a parameter, or a local `let` assigned only from parameters). */
   private parameterSources(fn: ts.FunctionLikeDeclaration, e: ts.Expression): number[] {
-    e = stripParens(e);
-    while (ts.isNonNullExpression(e)) e = stripParens(e.expression);
+    e = stripNonNull(e);
     const direct = this.paramIndexOf(fn, e);
     if (direct >= 0) return [direct];
     if (!ts.isIdentifier(e) || !fn.body) return [];
@@ -522,6 +563,11 @@ export class BoundaryFinder {
   /** The wrapper a call invokes, if any. */
   wrapperOf(call: ts.CallExpression): WrapperInfo | undefined {
     if (!this.callees.mayCall(call, this.wrapperNames)) return undefined;
+    // `super(...)` runs a base constructor (or a value standing for the base class): while every
+    // wrapper is a method or a function declaration, it calls none, and its signature (typing
+    // the base constructor's arguments) is not worth resolving (vendure's core: 236 of the 809
+    // calls the name filter keeps)
+    if (call.expression.kind === ts.SyntaxKind.SuperKeyword && this.wrappersAreDeclaredFunctions) return undefined;
     const decl = soleCallTarget(this.checker, call) ?? libraryDeclaration(this.checker, call) ?? this.checker.getResolvedSignature(call)?.declaration;
     if (decl && this.wrappers.has(decl)) return this.wrappers.get(decl);
     const found = this.checker.getSymbolAtLocation(stripParens(call.expression));

@@ -283,6 +283,21 @@ function lineOf(sf: ts.SourceFile, pos: number): number {
   return sf.getLineAndCharacterOfPosition(Math.max(0, Math.min(pos, sf.text.length))).line + 1;
 }
 
+/** A host for reading a tsconfig's options (its `extends` chain included) without the files its
+ *  `include` patterns match: txscan chooses its own file set (listFiles), so listing the whole
+ *  project a second time was wasted (vendure's core: about 0.14 s of every scan), and a warm
+ *  scan repeated that listing to check it had not changed (warm-cache.ts, sameProbes). The
+ *  options and the errors kept do not depend on the listing; only "no inputs found" (TS18003,
+ *  left out below) does. Calls go to ts.sys when made, where the warm cache watches them. */
+const OPTIONS_ONLY_HOST: ts.ParseConfigHost = {
+  get useCaseSensitiveFileNames() {
+    return ts.sys.useCaseSensitiveFileNames;
+  },
+  readDirectory: () => [],
+  fileExists: (file) => ts.sys.fileExists(file),
+  readFile: (file) => ts.sys.readFile(file),
+};
+
 function readConfig(rootDir: string, configPath: string, diagnostics: DiagnosticRecord[]): ts.CompilerOptions {
   const rel = relPath(rootDir, configPath);
   const read = ts.readConfigFile(configPath, ts.sys.readFile);
@@ -291,7 +306,7 @@ function readConfig(rootDir: string, configPath: string, diagnostics: Diagnostic
       `tsconfig could not be read (${ts.flattenDiagnosticMessageText(read.error.messageText, " ")}); using defaults`));
     return defaultOptions();
   }
-  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(configPath), undefined, configPath);
+  const parsed = ts.parseJsonConfigFileContent(read.config, OPTIONS_ONLY_HOST, path.dirname(configPath), undefined, configPath);
   // TS18003 "no inputs found" is irrelevant: txscan chooses its own file set.
   const errors = parsed.errors.filter((e) => e.code !== 18003);
   if (errors.length > 0) {

@@ -50,6 +50,15 @@ function before(a: [number, number], b: [number, number]): boolean {
   return a[0] < b[0] || (a[0] === b[0] && a[1] <= b[1]);
 }
 
+/** What follows `file:` in a record's id: its own line ("own": a transaction's `file:line`),
+ *  an autocommit site's line and column, or undefined (a form that cannot be moved). */
+function idForm(rest: string, line: number): "own" | [number, number] | undefined {
+  const own = /^(\d+)$/.exec(rest);
+  if (own && Number(own[1]) === line) return "own";
+  const site = /^(\d+):(\d+):autocommit$/.exec(rest);
+  return site ? [Number(site[1]), Number(site[2])] : undefined;
+}
+
 export class Moves {
   private readonly spans = new Map<string, Span[] | undefined>();
   private readonly modules = new Map<string, string[]>();
@@ -116,10 +125,29 @@ export class Moves {
     return [l, c];
   }
 
-  /** A copy of a kept JSON value with every location moved to today's. */
+  /** A copy of a kept JSON value with every location moved to today's (the value itself when
+   *  it names no location of a file whose positions changed: most kept records, whose copy
+   *  was most of the time spent moving them). */
   moved<T>(value: T): T {
-    if (this.none) return value;
+    if (this.none || !this.touches(value)) return value;
     return this.copy(value) as T;
+  }
+
+  /** Whether `copy` could change the value or refuse it: a record of a file whose positions
+   *  changed, or a name that may hold such a file's module path with a line. */
+  private touches(value: unknown): boolean {
+    if (typeof value === "string") return /@\d/.test(value) && this.movedModules.some((m) => value.includes(m));
+    if (value === null || typeof value !== "object") return false;
+    if (Array.isArray(value)) return value.some((v) => this.touches(v));
+    const record = value as Record<string, unknown>;
+    if (typeof record.file === "string" && typeof record.line === "number") {
+      if (this.spans.has(record.file)) return true;
+      // an id of the record's file in neither known form is refused by copy wherever it is
+      const id = record.id;
+      if (typeof id === "string" && id.startsWith(`${record.file}:`) && idForm(id.slice(record.file.length + 1), record.line) === undefined) return true;
+    }
+    for (const v of Object.values(record)) if (this.touches(v)) return true;
+    return false;
   }
 
   private copy(value: unknown): unknown {
@@ -135,12 +163,10 @@ export class Moves {
       if (typeof record.end_line === "number") out.end_line = this.line(file, record.end_line);
       const id = record.id;
       if (typeof id === "string" && id.startsWith(`${file}:`)) {
-        const rest = id.slice(file.length + 1);
-        const own = /^(\d+)$/.exec(rest);
-        const site = /^(\d+):(\d+):autocommit$/.exec(rest);
-        if (own && Number(own[1]) === record.line) out.id = `${file}:${out.line}`;
-        else if (site) {
-          const [l, c] = this.position(file, Number(site[1]), Number(site[2]));
+        const form = idForm(id.slice(file.length + 1), record.line);
+        if (form === "own") out.id = `${file}:${out.line}`;
+        else if (form) {
+          const [l, c] = this.position(file, form[0], form[1]);
           out.id = `${file}:${l}:${c}:autocommit`;
         } else throw new Unmovable(id);
       }

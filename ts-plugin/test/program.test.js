@@ -38,6 +38,42 @@ test("broken tsconfig (bad JSON, missing extends) gives a diagnostic and default
   }
 });
 
+test("a tsconfig's include decides nothing: options apply, its spec errors are reported, no file listing is made", () => {
+  // include names no file of the app: the options still apply and the scan still sees every file
+  withApp({
+    "tsconfig.json": JSON.stringify({ include: ["elsewhere/**/*.ts"], compilerOptions: { baseUrl: ".", paths: { "@model/*": ["src/model/*"] } } }),
+    "src/model/entities.ts": ENTITIES,
+    "src/service.ts": SERVICE("@model/entities"),
+  }, (dir) => {
+    const ir = scanDir(dir);
+    assert.equal(ir.transactions.length, 1);
+    assert.equal(ir.transactions[0].steps[0].entity, "User");
+    assert.deepEqual(ir.diagnostics.filter((d) => d.file === "tsconfig.json"), []);
+  });
+  // a spec the compiler refuses (a recursive wildcard at the end, TS5010) is still a diagnostic
+  withApp({ "tsconfig.json": JSON.stringify({ include: ["src/**"] }), "src/entities.ts": ENTITIES, "src/service.ts": SERVICE("./entities") }, (dir) => {
+    const ir = scanDir(dir);
+    assert.equal(ir.transactions.length, 1);
+    assert.ok(ir.diagnostics.some((d) => d.file === "tsconfig.json" && d.code === "parse-error" && /recursive directory wildcard/.test(d.message)));
+  });
+  // the compiler is never asked to list the project's files (listFiles does)
+  withApp({ "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true } }), "src/entities.ts": ENTITIES, "src/service.ts": SERVICE("./entities") }, (dir) => {
+    const ts = require("typescript");
+    const listed = [];
+    const real = ts.sys.readDirectory;
+    ts.sys.readDirectory = (...args) => {
+      listed.push(args[0]);
+      return real.apply(ts.sys, args);
+    };
+    try {
+      setupProgram({ root: dir, maxFileBytes: 2_000_000, depth: 10 });
+    } finally {
+      ts.sys.readDirectory = real;
+    }
+    assert.deepEqual(listed, []);
+  });
+});
+
 test("no tsconfig: decorators on, scan works", () => {
   withApp({ "src/entities.ts": ENTITIES, "src/service.ts": SERVICE("./entities") }, (dir) => {
     assert.equal(scanDir(dir).entities.length, 2);

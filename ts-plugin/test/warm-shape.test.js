@@ -143,3 +143,27 @@ test("shaping a file counts its lines as the compiler does, and leaves no line m
   });
   assert.deepEqual(s.anchors, expected);
 });
+
+// Moves (src/warm-moves.ts): a kept value naming no location of a file whose positions changed is
+// given back as it is (not copied); one that does is moved or refused as before.
+test("kept records are moved only where they name a file whose positions changed", () => {
+  const { Moves, Unmovable } = require("../dist/warm-moves");
+  const grown = SOURCE.replace('{ status: "archived" });\n', '{ status: "archived" });\n  await manager.delete("order", { id });\n');
+  const then = { "src/a.ts": { content: "1", shape: shape(SOURCE) }, "src/b.ts": { content: "2", shape: shape(SOURCE) } };
+  const now = { "src/a.ts": { content: "3", shape: shape(grown) }, "src/b.ts": { content: "2", shape: shape(SOURCE) } };
+  const moves = new Moves(then, now);
+  // line 14 (the constructor's body) is one line further down in a.ts; b.ts did not change
+  const step = (file, line) => ({ node: "statement", file, line, via: ["src.a.Orders.constructor"] });
+  const tx = (file, line, steps) => ({ id: `${file}:${line}`, file, line, end_line: line + 2, function: `src.b.run.then@${line}`, steps });
+  const untouched = [tx("src/b.ts", 14, [step("src/b.ts", 15)])];
+  assert.equal(moves.moved(untouched), untouched);
+  const touched = [tx("src/b.ts", 14, [step("src/a.ts", 14)])];
+  const movedRecord = moves.moved(touched);
+  assert.notEqual(movedRecord, touched);
+  assert.deepEqual(movedRecord, [tx("src/b.ts", 14, [step("src/a.ts", 15)])]);
+  // a name with a line in a.ts's module moves too
+  assert.deepEqual(moves.moved(["src.a.Orders.total.then@18"]), ["src.a.Orders.total.then@19"]);
+  // refused as before: a line inside the grown unit, an id of a form that cannot be moved
+  assert.throws(() => moves.moved([step("src/a.ts", 4)]), Unmovable);
+  assert.throws(() => moves.moved([{ id: "src/b.ts:14#2", file: "src/b.ts", line: 14 }]), Unmovable);
+});

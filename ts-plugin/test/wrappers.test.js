@@ -109,3 +109,45 @@ test("callers' callbacks of app wrappers (through helpers, overloads, chained) a
   // the helper's start is each wrapper transaction's own, not a dynamic boundary
   assert.deepEqual(ir.diagnostics.filter((d) => d.code === "dynamic-boundary").map((d) => d.line), [44]); // startTransaction(ctx), started by the decorator
 });
+
+// A constructor can be a wrapper too: then `super(ds, work)` in a subclass is a call of it
+// (once some wrapper has a name a call can be filtered by: Runner.run), and the callback it
+// hands over is a transaction. (While every wrapper is a method or a function declaration,
+// super calls are not resolved at all: boundaries.ts wrapperOf.)
+const CONSTRUCTOR_WRAPPER = `import { DataSource, EntityManager } from "typeorm";
+import { User } from "./entities";
+export class TxJob {
+  constructor(ds: DataSource, work: (em: EntityManager) => Promise<void>) {
+    void ds.transaction(work);
+  }
+}
+export class RenameJob extends TxJob {
+  constructor(ds: DataSource, id: number) {
+    super(ds, async (em) => {
+      const user = await em.findOneByOrFail(User, { id });
+      user.email = "x";
+      await em.save(user);
+    });
+  }
+}
+export class Runner {
+  constructor(private ds: DataSource) {}
+  run(work: (em: EntityManager) => Promise<void>) {
+    return this.ds.transaction(work);
+  }
+}
+export class PlainBase {
+  constructor(public ds: DataSource) {}
+}
+export class Plain extends PlainBase {
+  constructor(ds: DataSource) {
+    super(ds);
+  }
+}`;
+
+test("a constructor taking a callback into a transaction is a wrapper: super(...) hands it the callback", () => {
+  const ir = scanSources({ "src/entities.ts": ENTITIES, "src/service.ts": CONSTRUCTOR_WRAPPER });
+  const tx = ir.transactions.filter((t) => t.boundary !== "autocommit");
+  assert.deepEqual(tx.map((t) => [t.line, t.wrapper]), [[10, "src.service.TxJob.constructor"]]);
+  assert.deepEqual(statements(tx[0]).map((s) => `${s.entity} ${s.kind} ${s.api}`), ["User read findOneByOrFail", "User write save"]);
+});
