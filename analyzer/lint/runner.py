@@ -91,7 +91,7 @@ def run(options: LintOptions, scan_result: ScanResult | None = None) -> LintOutc
         modes = CDA_MODES if options.every_cda_mode else (config.cda,)
         try:
             scan_result = scan(root, config, options.frontend, rewrites=False, cache=cache, autocommit=False,
-                               cda_modes=modes)
+                               cda_modes=modes, excerpts=False)  # the rules read the files, not excerpts
         except FrontendUnavailable as exc:
             raise LintError(str(exc)) from exc
     ctx = LintContext(root, scan_result, config.cda, targets)

@@ -120,8 +120,9 @@ def test_lint_leaves_the_autocommit_walks_of_the_cache_for_the_next_scan(tmp_pat
 
 
 def test_lint_works_out_the_projects_cda_mode_alone_with_the_findings_of_both(tmp_path):
-    """The rules read one CDA mode's verdicts: a plain lint works out that mode only, --fix and
-    --diff both (their rewrites come from either mode's suggestions); the findings are the same."""
+    """The rules read one CDA mode's verdicts and no excerpts: a plain lint works out that mode
+    only, --fix and --diff both (their rewrites come from either mode's suggestions); the
+    findings are the same."""
     from analyzer.lint import LintOptions, run
 
     root = _project(tmp_path)
@@ -136,6 +137,8 @@ def test_lint_works_out_the_projects_cda_mode_alone_with_the_findings_of_both(tm
         assert sorted(both.context.result.analyses) == ["auto", "pk"]
         assert alone.findings and alone.findings == both.findings
         assert alone.notes == both.notes
+        # nor are the transactions' excerpts read off the files (no rule reads them)
+        assert not any("excerpt" in t for t in alone.context.analysis["transactions"])
 
 
 def _every_rule():
