@@ -381,7 +381,7 @@ class DjangoReuse:
         rel = stub.parsed.info.rel
         for old_line, old_key in self._kept_by_boundary().get((rel, stub.function, stub.kind), ()):
             kept = self.old["transactions"].get(old_key)
-            if kept is None or kept["digest"] != self.digest or not self._same_callers(kept):
+            if kept is None or kept["digest"] != self.digest:
                 continue
             spans: dict[str, list[tuple[int, int, int]]] = {}
             reach = []
@@ -392,6 +392,9 @@ class DjangoReuse:
                 spans.setdefault(entry[0], []).append((entry[2], entry[3], delta))
                 reach.append([entry[0], entry[1], entry[2] + delta, entry[3] + delta, *entry[4:]])
             else:
+                # the callers last: their digest needs the whole call graph (the reach often rules the entry out)
+                if not self._same_callers(kept):
+                    continue
                 moves = {path: found for path, found in spans.items() if any(d for _a, _b, d in found)}
                 try:
                     if _new_line(moves, rel, old_line) != stub.line:
