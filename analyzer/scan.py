@@ -181,25 +181,29 @@ def _typescript_records(root: Path, config: Config, cache: ScanCache | None, aut
 
 
 def scan(root: Path, config: Config = Config(), frontend: str | None = None, rewrites: bool = True,
-         cache: ScanCache | None = None, autocommit: bool = True, walk_files: list[str] | None = None) -> ScanResult:
+         cache: ScanCache | None = None, autocommit: bool = True, walk_files: list[str] | None = None,
+         cda_modes: tuple[str, ...] = CDA_MODES, excerpts: bool = True) -> ScanResult:
     """Scan one application. `cache` holds an earlier scan's work (analyzer/cache); without
     one, the work of this scan is still kept in memory when rewrites are verified, so that the
     re-analysis of the rewritten project walks only the transactions the rewrites reach.
-    `walk_files` (TypeScript): only the explicit transactions found in these files are walked."""
+    `walk_files` (TypeScript): only the explicit transactions found in these files are walked.
+    `cda_modes`: the CDA modes whose verdicts are worked out (`analyses` has these keys only);
+    `txscan lint` reads one, and no `excerpts` (the first lines of each transaction's code, for
+    stores and reports)."""
     if cache is None:
         cache = default_for(root)
     if cache is None and rewrites:
         cache = ScanCache()
     with large_heap_pace():
         try:
-            return _scan(root, config, frontend, rewrites, cache, autocommit, walk_files)
+            return _scan(root, config, frontend, rewrites, cache, autocommit, walk_files, cda_modes, excerpts)
         finally:
             if cache is not None:
                 cache.settle()  # the warm cache's file, written in the background (cache/__init__.py)
 
 
 def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cache: ScanCache | None,
-          autocommit: bool, walk_files: list[str] | None) -> ScanResult:
+          autocommit: bool, walk_files: list[str] | None, cda_modes: tuple[str, ...], excerpts: bool) -> ScanResult:
     with timing.phase("imports"):
         from .core import Settings, analyze
 
@@ -247,11 +251,14 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
             shared: dict = {}  # what both CDA modes share (core/classify.py)
             core_reuse = _core_reuse(cache, ir_text, records, frontend)
             analyses = {mode: analyze(records, Settings(mode, config.cda_entities), shared, core_reuse)
-                        for mode in CDA_MODES}
+                        for mode in cda_modes}
             del shared
-        if core_reuse is not None and autocommit:  # kept before excerpts and rewrites are added to the verdicts
+        # kept before excerpts and rewrites are added to the verdicts; only by a full scan, whose
+        # verdicts are those of every mode (a lint's leave the file as the last scan wrote it)
+        if core_reuse is not None and autocommit and cda_modes == CDA_MODES:
             cache.keep_in_background("core", core_reuse.written, redo=False)
-        add_excerpts(root, analyses, config.max_file_bytes)
+        if excerpts:
+            add_excerpts(root, analyses, config.max_file_bytes)
     result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started, cache=cache,
                         walked=walked, ir_written=ir_text, record_digests=core_reuse.by_record if core_reuse is not None else None,
                         context=context)

@@ -213,3 +213,39 @@ def test_a_redecided_pk_verdict_rebases_the_kept_auto_difference(tmp_path):
     again, third = _analyses(text, records, _written(second, tmp_path / "two"))
     assert third.reused == 2 * transactions
     assert again == fresh
+
+
+def test_pk_verdicts_are_reused_whatever_entities_the_other_transactions_use(tmp_path):
+    """In the pk mode no entity's CDA has a chain, so a verdict's context does not depend on the
+    entities the other transactions use: a scan of part of the transactions (`txscan lint` has
+    no autocommit statements) reuses every pk verdict, and it is the one the core computes."""
+    root = _copy(tmp_path)
+    text, records = _ir(root)
+    _, first = _analyses(text, records, {})
+    lines = [line for line in text.split("\n") if line.strip()]
+    transactions = [r for r in records if r["type"] == "transaction"]
+    entities = [{s.get("entity") for s in ir_steps(r)} - {None} for r in transactions]
+    # the transactions of one file that leave out some entity the others use
+    file = next(r["file"] for r, used in zip(transactions, entities)
+                if set().union(*entities) - set().union(*[u for t, u in zip(transactions, entities) if t["file"] == r["file"]]))
+    part = [(r, line) for r, line in zip(records, lines) if r["type"] != "transaction" or r["file"] == file]
+    part_text = "\n".join(line for _r, line in part) + "\n"
+    part_records = list(ir.loads(part_text))
+    reuse = CoreReuse(_written(first, tmp_path), part_text, part_records, "django")
+    warm = analyze(part_records, Settings("pk", {}), {}, reuse)
+    fresh = analyze(part_records, Settings("pk", {}), {}, None)
+    assert json.dumps(warm, sort_keys=True) == json.dumps(fresh, sort_keys=True)
+    assert set(warm["cda"]) < set().union(*entities)  # fewer entities than the full scan's CDAs
+    assert reuse.reused == sum(r["type"] == "transaction" for r in part_records) > 0
+
+
+def ir_steps(record: dict) -> list[dict]:
+    """Every step of a transaction record, nested ones too."""
+    out, stack = [], list(record["steps"])
+    while stack:
+        step = stack.pop()
+        out.append(step)
+        stack.extend(step.get("body", []))
+        for arm in step.get("arms", []):
+            stack.extend(arm)
+    return out

@@ -34,7 +34,7 @@ from ..django.index import ModuleInfo, RepoIndex
 from ..django.thread_memo import primed_memos
 from ..django.via_chains import via_chains
 from . import index_facts
-from .cachefile import text_digest
+from .cachefile import Entries, Verbatim, text_digest
 
 
 @dataclasses.dataclass
@@ -65,7 +65,7 @@ class DjangoReuse:
     def __init__(self, tables: dict) -> None:
         self.old = tables
         self.written: dict = {"files": {}, "boundaries": {}, "transactions": {}, "autocommit": {},
-                              "autocommit_facts": {}, "entities": {}}
+                              "autocommit_facts": {}, "entities": {}, "call_edges": {}}
         self.digest = ""
         self._lines: dict[str, list[str]] = {}
         self._digests: dict[tuple[str, int, int], str] = {}
@@ -162,6 +162,7 @@ class DjangoReuse:
 
         ctx.parse_definition = recording_parse
         ctx.caller_arguments = _WatchedCallers(self._note_callers)
+        self._keep_call_edges(index)
 
     @property
     def context(self):
@@ -303,6 +304,44 @@ class DjangoReuse:
         }, result)
         return result
 
+    # -- call-graph edges ---------------------------------------------------------------------
+    # index.call_graph() resolves every call of every function (0.1 s on saleor), for the
+    # callers of a function (caller arguments, registries, _callers_digest). What one function's
+    # calls resolve to depends on its file's text and on the project-wide facts (self.digest:
+    # every module's shape and the imports others can see), as a walk's resolutions do; so each
+    # file's edges are kept under (file, content, digest) and taken while those are today's.
+    def _keep_call_edges(self, index: RepoIndex) -> None:
+        kept = self.old.get("call_edges", {})
+        keys: dict[str, str] = {}
+        for info in {id(i): i for i in index.modules.values()}.values():
+            content = self.written["files"].get(info.rel, [None])[0]
+            if content is not None:
+                key = keys[info.rel] = json.dumps([info.rel, content, self.digest])
+                if key in kept:  # still true: carried over whether or not this scan builds the graph
+                    self.written["call_edges"][key] = _carried(kept, key)
+        decoded: dict[str, dict] = {}
+
+        def key_of(fn) -> str | None:
+            module = index.modules.get(fn.module)
+            return keys.get(module.rel) if module is not None else None
+
+        def kept_edges(fn) -> list[str] | None:
+            key = key_of(fn)
+            if key is None or key not in kept:
+                return None
+            if key not in decoded:
+                found = kept.get(key)
+                decoded[key] = json.loads(found.text) if isinstance(found, Verbatim) else found
+            targets = decoded[key].get(fn.qualname) if isinstance(decoded[key], dict) else None
+            return list(targets) if isinstance(targets, list) else None
+
+        def made_edges(fn, targets: list[str]) -> None:
+            key = key_of(fn)
+            if key is not None and key not in kept:
+                self.written["call_edges"].setdefault(key, {})[fn.qualname] = list(targets)
+
+        index.kept_edges, index.made_edges = kept_edges, made_edges
+
     # -- callers whose arguments a transaction took ------------------------------------------
     # A transaction of an untyped helper takes its parameters from what its callers pass
     # (django/caller_arguments.py). The callers it walked are in its reach, but a caller added
@@ -381,7 +420,7 @@ class DjangoReuse:
         rel = stub.parsed.info.rel
         for old_line, old_key in self._kept_by_boundary().get((rel, stub.function, stub.kind), ()):
             kept = self.old["transactions"].get(old_key)
-            if kept is None or kept["digest"] != self.digest or not self._same_callers(kept):
+            if kept is None or kept["digest"] != self.digest:
                 continue
             spans: dict[str, list[tuple[int, int, int]]] = {}
             reach = []
@@ -392,6 +431,9 @@ class DjangoReuse:
                 spans.setdefault(entry[0], []).append((entry[2], entry[3], delta))
                 reach.append([entry[0], entry[1], entry[2] + delta, entry[3] + delta, *entry[4:]])
             else:
+                # the callers last: their digest needs the whole call graph (the reach often rules the entry out)
+                if not self._same_callers(kept):
+                    continue
                 moves = {path: found for path, found in spans.items() if any(d for _a, _b, d in found)}
                 try:
                     if _new_line(moves, rel, old_line) != stub.line:
@@ -521,6 +563,12 @@ class _WatchedCallers(dict):
 
 class _Unmovable(Exception):
     """A kept location lies in a file whose definitions moved, outside every definition read."""
+
+
+def _carried(table, key: str):
+    """An entry of a table read from the file (its text, not decoded) or kept in memory, to write as it is."""
+    text = table.text(key) if isinstance(table, Entries) else None
+    return Verbatim(text) if text is not None else table[key]
 
 
 def _new_line(moves: dict[str, list[tuple[int, int, int]]], path: str, line: int) -> int:

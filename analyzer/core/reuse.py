@@ -172,8 +172,15 @@ def _difference(base: dict, decided: dict) -> dict:
 
 
 def context_digest(frontend: str, mode: str, cdas: dict, entities: dict[str, dict]) -> str:
-    """The project-wide facts a verdict in `mode` reads besides its IR line."""
+    """The project-wide facts a verdict in `mode` reads besides its IR line.
+
+    A verdict reads an entity's CDA only through its chain (inferability.classify: the sets that
+    pin it, the CDA attributes, the joined tables' pins), and an entity with an empty chain reads
+    as one without a CDA at all (the primary key). So only the entities with a chain are facts:
+    in the `pk` mode (no configured CDAs) the facts do not depend on which entities the
+    transactions use, and a scan without autocommit statements (`txscan lint`) or one where a
+    changed file uses another model keeps reusing every verdict."""
     facts = [frontend, mode,
-             sorted((name, c.mode, [sorted(s) for s in c.chain]) for name, c in cdas.items()),
+             sorted((name, [sorted(s) for s in c.chain]) for name, c in cdas.items() if c.chain),
              sorted((name, e.get("unique", [])) for name, e in entities.items())]
     return text_digest(json.dumps(facts, sort_keys=True))

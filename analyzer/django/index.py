@@ -8,7 +8,7 @@ which files deserve the deep libcst pass. It never decides anything about transa
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import tree_sitter as ts
@@ -247,6 +247,11 @@ class RepoIndex:
         self.classes: dict[str, ClassInfo] = {}
         self._parser = ts.Parser(_LANGUAGE)
         self._call_graph: CallGraph | None = None  # built on first use
+        # The warm cache's call-graph edges of unchanged files (analyzer/cache/django.py): a
+        # function's edge targets kept from the last scan (None: work them out), and the hook
+        # told each list worked out.
+        self.kept_edges: Callable[[FunctionInfo], list[str] | None] | None = None
+        self.made_edges: Callable[[FunctionInfo, list[str]], None] | None = None
         self._top: set[str] | None = None
         # Answers of resolve() and the resolved bases of classes: the walk asks the same questions
         # thousands of times, and the answers change only when a module is added.
@@ -520,16 +525,28 @@ class RepoIndex:
             graph = CallGraph()
             for fn in self.functions.values():
                 graph.add_node(fn.qualname)
-                for callee in fn.calls:
-                    target = self.resolve(fn.module, callee)
-                    if target in self.functions:
-                        graph.add_edge(fn.qualname, target)
-                    elif target in self.classes:
-                        init = self.find_method(target, "__init__")
-                        if init:
-                            graph.add_edge(fn.qualname, init.qualname)
+                for target in self._edge_targets(fn):
+                    graph.add_edge(fn.qualname, target)
             self._call_graph = graph
         return self._call_graph
+
+    def _edge_targets(self, fn: FunctionInfo) -> list[str]:
+        """The functions `fn`'s calls resolve to, in call order (a class's __init__ for a class)."""
+        kept = self.kept_edges(fn) if self.kept_edges is not None else None
+        if kept is not None:
+            return kept
+        targets = []
+        for callee in fn.calls:
+            target = self.resolve(fn.module, callee)
+            if target in self.functions:
+                targets.append(target)
+            elif target in self.classes:
+                init = self.find_method(target, "__init__")
+                if init:
+                    targets.append(init.qualname)
+        if self.made_edges is not None:
+            self.made_edges(fn, targets)
+        return targets
 
 
 class CallGraph:

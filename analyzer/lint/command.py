@@ -46,7 +46,8 @@ def _main(paths: list[Path], output_format: str, select: list[str] | None, exten
         paths=list(paths) or [Path(".")],
         overrides=Overrides(select=_split(select) if select else None, extend_select=_split(extend_select),
                             ignore=_split(ignore)),
-        settings_file=settings_file, baseline=baseline, write_baseline=write_baseline, frontend=frontend)
+        settings_file=settings_file, baseline=baseline, write_baseline=write_baseline, frontend=frontend,
+        every_cda_mode=fix or diff)
     try:
         outcome = run(options)
     except (LintError, BaselineError) as exc:

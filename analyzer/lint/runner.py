@@ -30,6 +30,9 @@ class LintOptions:
     baseline: Path | None = None
     write_baseline: Path | None = None
     frontend: str | None = None
+    # --fix and --diff plan rewrites from the suggestions of every CDA mode, as `txscan scan`
+    # does; the rules read only the project's own mode, so a plain lint works out that one alone
+    every_cda_mode: bool = False
 
 
 @dataclass
@@ -55,7 +58,7 @@ def _check_paths(paths: list[Path]) -> None:
 def run(options: LintOptions, scan_result: ScanResult | None = None) -> LintOutcome:
     """Lint; `scan_result` lets a caller that already scanned the project (tests, --fix) reuse it."""
     from ..cache import ScanCache, default_for
-    from ..scan import scan
+    from ..scan import CDA_MODES, scan
     from ..typeorm.bridge import FrontendUnavailable
 
     started = time.perf_counter()
@@ -85,8 +88,10 @@ def run(options: LintOptions, scan_result: ScanResult | None = None) -> LintOutc
         # rewrites a scan attaches to its suggestions: --fix verifies those of the transactions it
         # fixes (rewrite.rewrites_for), reusing the scan's work kept in the cache.
         cache = default_for(root) or ScanCache()
+        modes = CDA_MODES if options.every_cda_mode else (config.cda,)
         try:
-            scan_result = scan(root, config, options.frontend, rewrites=False, cache=cache, autocommit=False)
+            scan_result = scan(root, config, options.frontend, rewrites=False, cache=cache, autocommit=False,
+                               cda_modes=modes, excerpts=False)  # the rules read the files, not excerpts
         except FrontendUnavailable as exc:
             raise LintError(str(exc)) from exc
     ctx = LintContext(root, scan_result, config.cda, targets)

@@ -117,3 +117,31 @@ def test_lint_leaves_the_autocommit_walks_of_the_cache_for_the_next_scan(tmp_pat
     assert [line for line in after_lint.splitlines() if line.startswith("autocommit\t")] == walks
     warm = scan(root, load(root), cache=ScanCache(folder))
     assert warm.ir_text == cold.ir_text and warm.walked == []
+
+
+def test_lint_works_out_the_projects_cda_mode_alone_with_the_findings_of_both(tmp_path):
+    """The rules read one CDA mode's verdicts and no excerpts: a plain lint works out that mode
+    only, --fix and --diff both (their rewrites come from either mode's suggestions); the
+    findings are the same."""
+    from analyzer.lint import LintOptions, run
+
+    root = _project(tmp_path)
+    helpers = root / "shop" / "helpers.py"
+    helpers.write_text(HELPERS.replace("    return order_id\n", "    requests.post('https://example.com', json=order_id)\n"))
+    for setting in ("", "[tool.txscan]\ncda = \"auto\"\n"):
+        (root / "pyproject.toml").write_text(setting)
+        mode = "auto" if setting else "pk"
+        alone = run(LintOptions(paths=[root], overrides=_every_rule()))
+        both = run(LintOptions(paths=[root], overrides=_every_rule(), every_cda_mode=True))
+        assert list(alone.context.result.analyses) == [mode]
+        assert sorted(both.context.result.analyses) == ["auto", "pk"]
+        assert alone.findings and alone.findings == both.findings
+        assert alone.notes == both.notes
+        # nor are the transactions' excerpts read off the files (no rule reads them)
+        assert not any("excerpt" in t for t in alone.context.analysis["transactions"])
+
+
+def _every_rule():
+    from analyzer.lint.settings import Overrides
+
+    return Overrides(select=("TX",))
