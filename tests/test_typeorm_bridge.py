@@ -89,3 +89,30 @@ def test_a_scan_without_autocommit_asks_the_typescript_front_end_for_explicit_tr
     assert any(r["boundary"] == "autocommit" for r in default)
     assert explicit == [r for r in default if r["boundary"] != "autocommit"]
     assert json.loads(bridge.settings_argument(None, 1000, autocommit=False))["autocommit"] is False
+
+
+def _front_end_recording_its_arenas(tmp_path):
+    """The real front end, started through a script that first writes down node's MALLOC_ARENA_MAX."""
+    seen = tmp_path / "arenas.txt"
+    script = tmp_path / "recording-cli.js"
+    script.write_text(f"require('fs').writeFileSync({json.dumps(str(seen))}, process.env.MALLOC_ARENA_MAX ?? 'unset');\n"
+                      f"require({json.dumps(str(bridge.plugin_path()))});\n")
+    return script, seen
+
+
+def test_node_runs_with_one_malloc_arena(tmp_path, monkeypatch):
+    script, seen = _front_end_recording_its_arenas(tmp_path)
+    monkeypatch.setenv("TXSCAN_TS_PLUGIN", str(script))
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    records = bridge.run(NEST_SHOP)
+    assert any(r["type"] == "transaction" for r in records)
+    assert seen.read_text() == "1"
+    assert "MALLOC_ARENA_MAX" not in os.environ, "only node's environment is changed"
+
+
+def test_a_malloc_arena_count_the_user_set_is_kept(tmp_path, monkeypatch):
+    script, seen = _front_end_recording_its_arenas(tmp_path)
+    monkeypatch.setenv("TXSCAN_TS_PLUGIN", str(script))
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    bridge.run(NEST_SHOP)
+    assert seen.read_text() == "4"

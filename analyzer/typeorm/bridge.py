@@ -58,7 +58,8 @@ def run(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, t
     command = [node, "--expose-gc", str(cli), "--settings", settings_argument(depth, max_file_bytes, exclude, **extra_settings),
                *arguments, os.fspath(root)]
     try:
-        completed = subprocess.run(command, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        completed = subprocess.run(command, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                                   env=node_environment())
     except subprocess.TimeoutExpired as exc:
         raise FrontendUnavailable(f"the TypeScript front end did not finish within {timeout:g} s") from exc
     except OSError as exc:
@@ -85,6 +86,16 @@ def run(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, t
 
 
 _RECORD_TYPES = ("meta", "entity", "transaction", "diagnostic")
+
+
+def node_environment() -> dict[str, str]:
+    """The front end's environment: this process's, with one malloc arena for node.
+
+    glibc gives each thread that allocates its own arena and keeps what was freed there; node's
+    collector and compiler threads left about 27 MB of such memory in a scan of oneuptime's
+    Common (max RSS 1,040 -> 1,013 MB), and one arena cost no measurable CPU (docs/DECISIONS.md).
+    A value the user set is kept."""
+    return {**os.environ, "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", "1")}
 
 
 def _forward_info(stderr: bytes) -> None:

@@ -66,17 +66,10 @@ export interface AutocommitResult {
 export type UnitReuse = (fn: FunctionNode, regions: readonly Region[], walk: () => AutocommitResult) => AutocommitResult;
 
 export function autocommitTransactions(env: WalkEnv, files: ReadonlyArray<ts.SourceFile>, boundaries: BoundaryFinder, reuse?: UnitReuse): AutocommitResult {
-  const classes: ts.ClassLikeDeclaration[] = [];
-  const units = collectUnits(files, classes);
-  markRegions(env.checker, units, boundaries);
-  const names = calleeNames(env.checker, units, classes);
-  for (const unit of units.values()) linkCalls(env.checker, unit, units, names, (n) => env.isAppFile(n.getSourceFile()));
-  const reached = reachedOutside(units, boundaries);
   const transactions: TransactionRecord[] = [];
   const diagnostics: DiagnosticRecord[] = [];
   const seen = new Set<string>();
-  for (const unit of reached) {
-    if (!mayIssueStatements(unit.fn)) continue;
+  for (const unit of unitsToWalk(env, files, boundaries)) {
     const walkUnit = (): AutocommitResult => {
       const walk = new AutocommitWalk(env, siteOf(unit), unit.regions);
       walk.run();
@@ -91,6 +84,18 @@ export function autocommitTransactions(env: WalkEnv, files: ReadonlyArray<ts.Sou
     }
   }
   return { transactions, diagnostics };
+}
+
+/** The units to walk: reached outside every explicit transaction and able to issue a statement,
+ *  in the order of `reachedOutside`. The call graph they were found on (every unit of the
+ *  program with its callees) is left behind before the walks begin, which grow the heap most. */
+function unitsToWalk(env: WalkEnv, files: ReadonlyArray<ts.SourceFile>, boundaries: BoundaryFinder): Pick<Unit, "fn" | "regions">[] {
+  const classes: ts.ClassLikeDeclaration[] = [];
+  const units = collectUnits(files, classes);
+  markRegions(env.checker, units, boundaries);
+  const names = calleeNames(env.checker, units, classes);
+  for (const unit of units.values()) linkCalls(env.checker, unit, units, names, (n) => env.isAppFile(n.getSourceFile()));
+  return reachedOutside(units, boundaries).filter((u) => mayIssueStatements(u.fn)).map((u) => ({ fn: u.fn, regions: u.regions }));
 }
 
 // ---------------------------------------------------------------- units and the call graph
@@ -347,7 +352,7 @@ export function textMayIssueStatements(text: string): boolean {
   return false;
 }
 
-function siteOf(unit: Unit): BoundarySite {
+function siteOf(unit: Pick<Unit, "fn">): BoundarySite {
   return {
     boundary: "autocommit", mode: "autocommit", anchor: unit.fn, line: lineOf(unit.fn), endLine: endLineOf(unit.fn), fn: unit.fn,
     bind: [], options: {}, wrapper: null,

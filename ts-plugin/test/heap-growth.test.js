@@ -2,7 +2,9 @@
 // heap that grew past the allowance since the last collection is collected, one that did not is
 // left alone, and without --expose-gc nothing is ever forced. Run in a node of its own, started
 // as analyzer/typeorm/bridge.py starts the front end; thresholds are lowered so that a few
-// megabytes count as a large heap.
+// megabytes count as a large heap. The collection before the output (collectReleasedProgram)
+// finds the program unreachable: no source file of the application is alive when the IR is
+// rendered.
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
@@ -10,6 +12,8 @@ const path = require("path");
 const { execFileSync } = require("child_process");
 
 const SCAN = path.resolve(__dirname, "..", "dist", "scan.js");
+const DIST = path.resolve(__dirname, "..", "dist");
+const { SAMPLES } = require("./helpers");
 
 /** Runs `body` (JavaScript, with `HeapGrowth` and `majors()` in scope) in a fresh node; its printed JSON. */
 function inNode(flags, body) {
@@ -48,4 +52,47 @@ test("without --expose-gc no collection is forced", () => {
   const out = inNode([], GROW_AND_CHECK);
   assert.equal(out.quiet, 0);
   assert.equal(out.grown, 0);
+});
+
+/** In a fresh node: the application's source files alive when `setupProgram` returns and when
+ *  the IR is rendered (the inspector's queryObjects collects garbage before it counts). */
+const LIVE_SOURCE_FILES = (app) => `
+  const inspector = require("inspector");
+  const ts = require("typescript");
+  const program = require(${JSON.stringify(path.join(DIST, "program.js"))});
+  const ir = require(${JSON.stringify(path.join(DIST, "ir.js"))});
+  const { scan } = require(${JSON.stringify(SCAN)});
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method, params) => {
+    let out, failure;
+    session.post(method, { ...params, objectGroup: "count" }, (e, r) => { failure = e; out = r; });
+    if (failure) throw failure;
+    return out;
+  };
+  const app = ${JSON.stringify(app)};
+  const alive = () => {
+    globalThis.sourceFilePrototype = ts.objectAllocator.getSourceFileConstructor().prototype;
+    const proto = post("Runtime.evaluate", { expression: "globalThis.sourceFilePrototype" }).result.objectId;
+    const found = post("Runtime.queryObjects", { prototypeObjectId: proto }).objects.objectId;
+    const n = post("Runtime.callFunctionOn", { objectId: found, arguments: [{ value: app }], returnByValue: true,
+      functionDeclaration: "function (dir) { return this.filter((f) => f.fileName.startsWith(dir)).length; }" }).result.value;
+    session.post("Runtime.releaseObjectGroup", { objectGroup: "count" });
+    return n;
+  };
+  const counts = {};
+  const setupProgram = program.setupProgram;
+  program.setupProgram = (opts) => { const setup = setupProgram(opts); counts.built = alive(); return setup; };
+  const renderIr = ir.renderIr;
+  ir.renderIr = (...args) => { counts.rendered = alive(); return renderIr(...args); };
+  const out = scan(app);
+  counts.transactions = out.transactions.length;
+  return counts;`;
+
+test("the program is unreachable when the output is rendered, so the collection before it frees all of it", () => {
+  const app = path.join(SAMPLES, "nest-shop");
+  const out = inNode(["--expose-gc"], LIVE_SOURCE_FILES(app));
+  assert.ok(out.transactions > 0);
+  assert.ok(out.built > 5, `the program holds the application's files (${out.built})`);
+  assert.equal(out.rendered, 0, "no source file of the application is alive at the IR's rendering");
 });
