@@ -21,8 +21,9 @@ def _options_without_pydantic() -> None:
 
     typer 0.2x converts each option of the command it runs with a pydantic TypeAdapter, built on
     every run: importing pydantic and building the adapters is 0.1 s of CPU, a tenth of a scan of
-    a 17k-line project. These options need typer's own checks only (choices, path checks), which
-    are plain functions of typer; other annotations (numbers, lists) keep typer's conversion.
+    a 17k-line project (and of a lint, whose rule lists and paths are lists of these). These
+    options need typer's own checks only (choices, path checks), which are plain functions of
+    typer, applied to each item of a list; other annotations (numbers) keep typer's conversion.
     Messages are the ones typer gives. A typer without this machinery is left as it is."""
     try:
         from typer import _coercion, core
@@ -47,19 +48,32 @@ def _options_without_pydantic() -> None:
                 return coerce_cli_path(Path(value), info, path_type=Path, param=param, ctx=ctx)
             if (self.annotation is str and isinstance(value, str)) or (self.annotation is bool and isinstance(value, bool)):
                 return value
+            item = _list_item(self.annotation)
+            if item is not None and isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+                # typer gives a list (click collects a tuple); each path is checked as a single one is
+                return [v if item is str else coerce_cli_path(Path(v), info, path_type=Path, param=param, ctx=ctx)
+                        for v in value]
             return typer_build(_coercion.TypeDescriptor(self.annotation, info, None))._coerce_value(value, param, ctx)
 
     PlainRuntimeParam.__abstractmethods__ = frozenset()
 
     def build_runtime_param(descriptor):
         annotation, info = descriptor.annotation, descriptor.parameter_info
-        plain = annotation in (str, bool, Path) or (isinstance(annotation, type) and issubclass(annotation, Enum))
+        plain = annotation in (str, bool, Path) or (isinstance(annotation, type) and issubclass(annotation, Enum)) \
+            or _list_item(annotation) is not None
         if plain and descriptor.file_annotation is None and getattr(info, "parser", None) is None \
                 and getattr(info, "click_type", None) is None:
             return PlainRuntimeParam(parameter_info=info, annotation=annotation)
         return typer_build(descriptor)
 
     core.build_runtime_param = build_runtime_param
+
+
+def _list_item(annotation) -> type | None:
+    """str or Path for an option annotated `list[str]` or `list[Path]` (typer drops `| None`), else None."""
+    if getattr(annotation, "__origin__", None) is list and getattr(annotation, "__args__", ()) in ((str,), (Path,)):
+        return annotation.__args__[0]
+    return None
 
 
 _options_without_pydantic()

@@ -136,3 +136,18 @@ def test_scan_options_are_converted_without_pydantic(tmp_path):
     _modules, refused = imported("scan", str(SHOP), "--no-db", "--format", "xml")
     assert refused.returncode == 2
     assert "Invalid value for '--format' / '-f': Value error, 'xml' is not one of 'table', 'json'." in refused.stderr
+
+
+def test_lint_list_options_are_converted_without_pydantic():
+    """A lint's paths and rule lists are lists of plain options: each item is converted as a
+    single one is (analyzer/cli.py), without pydantic, and the options still decide the findings."""
+    modules, result = imported("lint", str(SHOP / "shop" / "services"), str(SHOP / "shop" / "models.py"),
+                               "--select", "TX10", "--ignore", "TX104", "--ignore", "TX101", "--format", "json",
+                               "--exit-zero", "--no-cache")
+    assert result.returncode == 0, result.stderr[-2000:]
+    codes = {finding["code"] for finding in json.loads(result.stdout)["findings"]}
+    assert codes and codes.isdisjoint({"TX101", "TX104"}) and all(code.startswith("TX10") for code in codes)
+    assert "pydantic" not in modules
+    _modules, missing = imported("lint", str(SHOP / "no-such-folder"), "--no-cache")
+    assert missing.returncode == 2
+    assert "no-such-folder does not exist" in missing.stderr
