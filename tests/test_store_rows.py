@@ -168,3 +168,27 @@ def test_the_app_columns_written_are_the_apps_table_columns(tmp_path):
     db.close()
     assert [c.strip() for c in store._APP_COLUMNS.split(",")] == columns
     assert store._APP_MARKS.count("?") == len(columns)
+
+
+def test_the_ir_row_is_updated_in_place_and_equals_a_whole_rewrite(tmp_path, shop):
+    """A re-write updates the application's IR row rather than deleting and inserting it
+    (store/__init__.py): the store holds the new IR, as a whole rewrite would, and an IR that
+    is gone (empty) leaves no row."""
+    def write(path, ir_text, whole=False):
+        db = store.connect(path)
+        if whole:
+            with db:
+                db.execute("DELETE FROM row_digests")
+        store.write_app(db, app_row("shop", shop, Config()), shop.files, ir_text, shop.analyses, 1.0)
+        db.close()
+
+    changed = shop.ir_text.replace("\n", "\n\n", 1)
+    for new_ir in (changed, ""):
+        kept, whole = tmp_path / f"kept{len(new_ir)}.db", tmp_path / f"whole{len(new_ir)}.db"
+        for path, rewrite in ((kept, False), (whole, True)):
+            write(path, shop.ir_text)
+            write(path, new_ir, whole=rewrite)
+        assert _dump(kept) == _dump(whole)
+        db = sqlite3.connect(kept)
+        assert db.execute("SELECT text FROM ir").fetchall() == ([(new_ir,)] if new_ir else [])
+        db.close()

@@ -117,6 +117,10 @@ def connect(path: Path) -> sqlite3.Connection:
         raise _sqlite_error(path, exc) from exc
     try:
         db.execute("PRAGMA foreign_keys = ON")
+        # Freed pages are left as they are, not overwritten with zeros (Debian's SQLite zeroes
+        # them by default): replacing an application's IR frees and refills megabytes of pages,
+        # and a store holds nothing a reader of its free pages could not scan again.
+        db.execute("PRAGMA secure_delete = OFF")
         _checked_version(db, path)
         _checked_integrity(db, path)
     except sqlite3.Error as exc:
@@ -228,6 +232,9 @@ def _database_file(db: sqlite3.Connection) -> str:
 
 
 _APP_TABLES = ("files", "ir", "entities", "diagnostics", "timings")
+# Tables whose rows a re-write deletes and inserts again; the IR (one row of megabytes) is
+# updated in place instead, which reuses its pages rather than freeing and allocating them.
+_REWRITTEN_TABLES = tuple(table for table in _APP_TABLES if table != "ir")
 
 
 def _write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: str,
@@ -237,6 +244,7 @@ def _write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: st
         if not rows.has_digest_table(db):
             db.execute(_digest_table())  # stores made before it get it on their next write
         placed = rows.layout(db, app["name"], _APP_TABLES)
+        ir_kept = False  # the IR row updated in place
         if placed is None:
             db.execute("DELETE FROM apps WHERE name = ?", (app["name"],))
             app_id = db.execute(f"INSERT INTO apps ({_APP_COLUMNS}) VALUES ({_APP_MARKS})",
@@ -248,12 +256,16 @@ def _write_app(db: sqlite3.Connection, app: dict, files: list[dict], ir_text: st
             app_id = placed[0]
             db.execute(f"UPDATE apps SET ({_APP_COLUMNS}) = ({_APP_MARKS}) WHERE id = ?",
                        (*_app_values(app, files), app_id))
-            for table in _APP_TABLES:
+            for table in _REWRITTEN_TABLES:
                 db.execute(f"DELETE FROM {table} WHERE app_id = ?", (app_id,))
+            ir_kept = bool(ir_text) and db.execute("UPDATE ir SET text = ? WHERE app_id = ?",
+                                                   (ir_text, app_id)).rowcount == 1
+            if not ir_kept:
+                db.execute("DELETE FROM ir WHERE app_id = ?", (app_id,))
         db.executemany("INSERT INTO files (app_id, path, lines, status, sha256) VALUES (?,?,?,?,?)",
                        [(app_id, f["path"], f.get("lines", 0), f.get("status", "ok"), f.get("sha256"))
                         for f in files])
-        if ir_text:
+        if ir_text and not ir_kept:
             db.execute("INSERT INTO ir (app_id, text) VALUES (?, ?)", (app_id, ir_text))
         first = next(iter(analyses.values()), None)
         if first is not None:
