@@ -55,7 +55,7 @@ test("without --expose-gc no collection is forced", () => {
 });
 
 /** In a fresh node: the application's source files alive when `setupProgram` returns and when
- *  the IR is rendered (the inspector's queryObjects collects garbage before it counts). */
+ *  the IR is rendered, counted after two full collections (alive: reachable). */
 const LIVE_SOURCE_FILES = (app) => `
   const inspector = require("inspector");
   const ts = require("typescript");
@@ -72,6 +72,11 @@ const LIVE_SOURCE_FILES = (app) => `
   };
   const app = ${JSON.stringify(app)};
   const alive = () => {
+    // Two full collections first: a forced collection while V8 is marking incrementally ends
+    // that marking, which began while the program was still reachable and keeps it; the second
+    // marks from what is reachable now (queryObjects' own collection can be the first kind).
+    gc();
+    gc();
     globalThis.sourceFilePrototype = ts.objectAllocator.getSourceFileConstructor().prototype;
     const proto = post("Runtime.evaluate", { expression: "globalThis.sourceFilePrototype" }).result.objectId;
     const found = post("Runtime.queryObjects", { prototypeObjectId: proto }).objects.objectId;
