@@ -28,10 +28,10 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-import warnings
 from functools import lru_cache
 
 from . import checks
+from .python_top_level import parsed_quietly
 
 USED_BETWEEN = "{obj} is used between its read and its save(); update() would not see that"
 NO_UPDATE_FIELDS = ("save() without update_fields writes every column (auto_now fields too), update() only the "
@@ -86,13 +86,8 @@ def _statement_alone(text: str, index: int) -> tuple[ast.Module, list[str]] | No
     alone = text[start:end]
     if not alone.isascii():
         return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(alone)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    if len(tree.body) != 1:
+    tree = parsed_quietly(alone)
+    if tree is None or len(tree.body) != 1:
         return None
     return tree, alone.split("\n")
 

@@ -144,12 +144,20 @@ def _parser():
     return ts.Parser(PYTHON)
 
 
-def _from_ast(text: str) -> tuple[TopStatement, ...] | None:
+def parsed_quietly(text: str) -> ast.Module | None:
+    """`ast.parse(text)` without its warnings (invalid escapes and the like), None when Python's
+    parser refuses the text."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(text)
+            return ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _from_ast(text: str) -> tuple[TopStatement, ...] | None:
+    tree = parsed_quietly(text)
+    if tree is None:
         return None
     out = []
     for s in tree.body:
