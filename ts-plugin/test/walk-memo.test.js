@@ -9,14 +9,14 @@ const fs = require("fs");
 const path = require("path");
 const { scan } = require("../dist/scan");
 const { WalkMemo } = require("../dist/walk-memo");
-const { makeApp, ENTITIES, statements, sampleApps, irRecords } = require("./helpers");
+const { makeApp, withApp, ENTITIES, statements, sampleApps, irRecords } = require("./helpers");
 
 
 function bothWays(dir, options = {}) {
   const memo = new WalkMemo();
   const replayed = scan(dir, { ...options, memo }).ir;
   const walked = scan(dir, { ...options, memo: null }).ir;
-  return { replayed, walked, replays: memo.replays };
+  return { replayed, walked, replays: memo.replays, size: memo.size };
 }
 
 for (const { name, dir } of sampleApps()) {
@@ -189,15 +189,11 @@ ${"    await owner(em, id);\n".repeat(calls)}  });
 `;
   const seen = [];
   for (const calls of [1, 2, 3]) {
-    const dir = makeApp({ "src/entities.ts": ENTITIES, "src/service.ts": app(calls) });
-    try {
-      const memo = new WalkMemo();
-      const ir = scan(dir, { memo, autocommit: false }).ir;
-      assert.equal(ir, scan(dir, { memo: null, autocommit: false }).ir);
-      seen.push([memo.size, memo.replays, statements(irRecords(ir).find((x) => x.type === "transaction")).length]);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    withApp({ "src/entities.ts": ENTITIES, "src/service.ts": app(calls) }, (dir) => {
+      const r = bothWays(dir, { autocommit: false });
+      assert.equal(r.replayed, r.walked);
+      seen.push([r.size, r.replays, statements(irRecords(r.replayed).find((x) => x.type === "transaction")).length]);
+    });
   }
   // once: nothing kept; twice: kept at the second call; three times: the third is replayed
   assert.deepEqual(seen, [[0, 0, 1], [1, 0, 2], [1, 1, 3]]);
@@ -220,16 +216,12 @@ export async function run(ds: DataSource, id: number) {
   });
 }
 `;
-  const dir = makeApp({ "src/entities.ts": ENTITIES, "src/service.ts": src });
-  try {
-    const memo = new WalkMemo();
-    const ir = scan(dir, { memo, autocommit: false }).ir;
-    assert.equal(ir, scan(dir, { memo: null, autocommit: false }).ir);
-    assert.equal(memo.replays, 1);
-    assert.equal(statements(irRecords(ir).find((x) => x.type === "transaction")).length, 2);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  withApp({ "src/entities.ts": ENTITIES, "src/service.ts": src }, (dir) => {
+    const r = bothWays(dir, { autocommit: false });
+    assert.equal(r.replayed, r.walked);
+    assert.equal(r.replays, 1);
+    assert.equal(statements(irRecords(r.replayed).find((x) => x.type === "transaction")).length, 2);
+  });
 });
 
 test("a helper is replayed after an unrelated failing read and in another loop: neither is part of its context", () => {
@@ -251,18 +243,14 @@ export async function run(ds: DataSource, id: number, ids: number[]) {
   });
 }
 `;
-  const dir = makeApp({ "src/entities.ts": ENTITIES, "src/service.ts": src });
-  try {
-    const memo = new WalkMemo();
-    const ir = scan(dir, { memo, autocommit: false }).ir;
-    assert.equal(ir, scan(dir, { memo: null, autocommit: false }).ir);
+  withApp({ "src/entities.ts": ENTITIES, "src/service.ts": src }, (dir) => {
+    const r = bothWays(dir, { autocommit: false });
+    assert.equal(r.replayed, r.walked);
     // the third call outside the loops and the call in the third loop are replayed; with the
     // failing read's id and each loop's node in the key, none was
-    assert.equal(memo.replays, 2);
-    assert.equal(statements(irRecords(ir).find((x) => x.type === "transaction")).length, 7);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+    assert.equal(r.replays, 2);
+    assert.equal(statements(irRecords(r.replayed).find((x) => x.type === "transaction")).length, 7);
+  });
 });
 
 test("a helper guarding its argument row is not replayed where that row's read is already a failing one", () => {
@@ -293,15 +281,11 @@ export async function run(ds: DataSource, id: number) {
   });
 }
 `;
-  const dir = makeApp({ "src/entities.ts": ENTITIES, "src/service.ts": src });
-  try {
-    const memo = new WalkMemo();
-    const ir = scan(dir, { memo, autocommit: false }).ir;
-    assert.equal(ir, scan(dir, { memo: null, autocommit: false }).ir);
+  withApp({ "src/entities.ts": ENTITIES, "src/service.ts": src }, (dir) => {
+    const r = bothWays(dir, { autocommit: false });
+    assert.equal(r.replayed, r.walked);
     // check(a), check(c), check(d) share a context (a row not failing yet): recorded at c,
     // replayed at d; check(b) on a failing row is another context
-    assert.equal(memo.replays, 1);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+    assert.equal(r.replays, 1);
+  });
 });
