@@ -45,6 +45,21 @@ def scan_app():
     return lambda path, frontend=None: scan_cached(str(path), frontend)
 
 
+def write_files(root: Path, files: dict[str, str]) -> Path:
+    """`files` (path under `root` -> text) written at `root`, folders made as needed."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def replace_once(path: Path, old: str, new: str) -> None:
+    """The first `old` of the file replaced by `new`; `old` must be there (an edit a test makes)."""
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
 def django_project(root: Path, app: str, model: str, sources: dict[str, str]) -> Path:
     """A small Django project written at `root`: manage.py, package `app` with one model class
     `model` (a `name` field) in models.py, and `sources` (file name in the package -> text)."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from conftest import replace_once, write_files
+
 from analyzer.cache import ScanCache
 from analyzer.cache.django import DjangoReuse
 from analyzer.config import load
@@ -83,17 +85,7 @@ def rename(request, customer_id):
 
 
 def _project(tmp_path: Path) -> Path:
-    root = tmp_path / "store_app"
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
-
-
-def _replace(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new, 1))
+    return write_files(tmp_path / "store_app", FILES)
 
 
 def _sites_walked(root: Path, folder: Path) -> list[str]:
@@ -145,7 +137,7 @@ def test_warm_scan_after_editing_a_helper_equals_a_cold_scan(tmp_path):
     root = _project(tmp_path)
     folder = tmp_path / "cache"
     before = _bytes(root, ScanCache(folder))
-    _replace(root / "store" / "queries.py", "customer=customer, open=True", "customer=customer, open=False")
+    replace_once(root / "store" / "queries.py", "customer=customer, open=True", "customer=customer, open=False")
     warm = _bytes(root, ScanCache(folder))
     assert warm == _bytes(root, None)
     assert warm != before
@@ -161,17 +153,17 @@ def test_an_edited_helper_rewalks_the_functions_that_used_what_it_returns_and_on
 
     # What open_orders returns changes: it, the helper returning what it returns, and the views
     # using either are walked again; customers() and rename() and customer_count() are not.
-    _replace(root / "store" / "queries.py", "customer=customer, open=True", "customer=customer, open=False")
+    replace_once(root / "store" / "queries.py", "customer=customer, open=True", "customer=customer, open=False")
     assert _sites_walked(root, folder) == ["store.queries.large_open_orders", "store.queries.open_orders",
                                            "store.views.large_orders", "store.views.list_orders"]
 
     # A statement that leaves the return value as it was (and moves no line): only the helper.
-    _replace(root / "store" / "queries.py", "Order.objects.filter(total=0).exists()", "Order.objects.filter(total=0).delete()")
+    replace_once(root / "store" / "queries.py", "Order.objects.filter(total=0).exists()", "Order.objects.filter(total=0).delete()")
     assert _sites_walked(root, folder) == ["store.queries.open_orders"]
 
     # A line added above the helpers moves them: both are walked again (their records carry
     # lines), and the views using them are not (what they return is the same).
-    _replace(root / "store" / "queries.py", "def open_orders", "# the open orders\ndef open_orders")
+    replace_once(root / "store" / "queries.py", "def open_orders", "# the open orders\ndef open_orders")
     assert _sites_walked(root, folder) == ["store.queries.large_open_orders", "store.queries.open_orders"]
 
 
@@ -179,7 +171,8 @@ def test_an_edited_helper_whose_value_no_caller_uses_rewalks_it_alone(tmp_path):
     root = _project(tmp_path)
     folder = tmp_path / "cache"
     _sites_walked(root, folder)
-    _replace(root / "store" / "counting.py", "Customer.objects.count()", "Customer.objects.filter(name='x').count()")
+    replace_once(root / "store" / "counting.py", "Customer.objects.count()",
+                 "Customer.objects.filter(name='x').count()")
     assert _sites_walked(root, folder) == ["store.counting.customer_count"]
 
 
@@ -216,9 +209,9 @@ def test_a_function_whose_orm_evidence_is_in_another_file_is_walked_once_that_fi
     folder = tmp_path / "cache"
     before = _autocommit(_bytes(root, ScanCache(folder))[1])
     assert not any(key.startswith("store.reports.") for key in before)
-    _replace(root / "store" / "models.py", "    def customer_name(self):",
-             "    def siblings(self):\n        return Order.objects.filter(customer=self.customer)\n\n"
-             "    def customer_name(self):")
+    replace_once(root / "store" / "models.py", "    def customer_name(self):",
+                 "    def siblings(self):\n        return Order.objects.filter(customer=self.customer)\n\n"
+                 "    def customer_name(self):")
     warm = _bytes(root, ScanCache(folder))
     assert warm == _bytes(root, None)
     (record,) = [r for key, r in _autocommit(warm[1]).items() if key.startswith("store.reports.sibling_totals:")]

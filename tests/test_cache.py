@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import replace_once
 
 from analyzer.cache import ScanCache, cachefile
 from analyzer.config import load
@@ -38,24 +39,18 @@ def _copy(tmp_path: Path, sample: Path = SHOP) -> Path:
     return root
 
 
-def _replace(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text, f"{old!r} not in {path}"
-    path.write_text(text.replace(old, new, 1))
-
-
 def _edit_helper(root: Path) -> None:
-    _replace(root / "shop" / "helpers.py", "    InventoryReservation.objects.create(order=order,",
-             "    InventoryReservation.objects.get_or_create(order=order,")
+    replace_once(root / "shop" / "helpers.py", "    InventoryReservation.objects.create(order=order,",
+                 "    InventoryReservation.objects.get_or_create(order=order,")
 
 
 def _edit_model(root: Path) -> None:
-    _replace(root / "shop" / "models.py", "code = models.CharField(max_length=24, primary_key=True)",
-             "code = models.CharField(max_length=24, unique=True)")
+    replace_once(root / "shop" / "models.py", "code = models.CharField(max_length=24, primary_key=True)",
+                 "code = models.CharField(max_length=24, unique=True)")
 
 
 def _edit_settings(root: Path) -> None:
-    _replace(root / "shop" / "settings.py", '"CONN_MAX_AGE": 60,', '"CONN_MAX_AGE": 60,\n        "ATOMIC_REQUESTS": True,')
+    replace_once(root / "shop" / "settings.py", '"CONN_MAX_AGE": 60,', '"CONN_MAX_AGE": 60,\n        "ATOMIC_REQUESTS": True,')
 
 
 def _shift_lines(root: Path) -> None:
@@ -82,14 +77,14 @@ def _new_file(root: Path) -> None:
 
 
 def _add_import(root: Path) -> None:
-    _replace(root / "shop" / "services" / "coupons.py", "from django.db.models import F\n",
-             "from django.db.models import F\nfrom django.db.models import Q\n")
+    replace_once(root / "shop" / "services" / "coupons.py", "from django.db.models import F\n",
+                 "from django.db.models import F\nfrom django.db.models import Q\n")
 
 
 def _edit_autocommit_site(root: Path) -> None:
     """An ORM call outside any transaction (an autocommit statement of a view) changes."""
-    _replace(root / "shop" / "views.py", "totals = await StockLevel.objects.filter(product=product).aaggregate(",
-             "totals = await StockLevel.objects.filter(product=product, reserved=0).aaggregate(")
+    replace_once(root / "shop" / "views.py", "totals = await StockLevel.objects.filter(product=product).aaggregate(",
+                 "totals = await StockLevel.objects.filter(product=product, reserved=0).aaggregate(")
 
 
 EDITS = {"autocommit site": _edit_autocommit_site, "added import": _add_import, "helper": _edit_helper, "model": _edit_model, "settings": _edit_settings, "moved lines": _shift_lines, "moved models": _shift_models,
@@ -156,8 +151,8 @@ def test_changed_and_moved_definitions_rewalk_only_what_reaches_the_change(tmp_p
     root = _copy(tmp_path)
     folder = tmp_path / "cache"
     _documents, ir_text, _walked = _outputs(root, ScanCache(folder))
-    _replace(root / "shop" / "helpers.py", "def reserve_stock(order, product, warehouse_code, quantity, ttl):\n",
-             "def reserve_stock(order, product, warehouse_code, quantity, ttl):\n    # one more line\n")
+    replace_once(root / "shop" / "helpers.py", "def reserve_stock(order, product, warehouse_code, quantity, ttl):\n",
+                 "def reserve_stock(order, product, warehouse_code, quantity, ttl):\n    # one more line\n")
     documents, ir_after, walked = _outputs(root, ScanCache(folder))
     transactions = [json.loads(line) for line in ir_text.splitlines() if '"type": "transaction"' in line]
 
@@ -427,13 +422,13 @@ def test_a_caller_added_or_removed_in_another_file_rewalks_the_transaction_takin
 
     cold = _outputs(root, ScanCache(folder))
     assert saved_entities(cold[1]) == ["Order"]
-    _replace(root / "app" / "billing.py", "from .models import Invoice\n",
-             "from .helpers import save_all\nfrom .models import Invoice\n")
-    _replace(root / "app" / "billing.py", "    return Invoice(number=2)", "    save_all([Invoice(number=2)])")
+    replace_once(root / "app" / "billing.py", "from .models import Invoice\n",
+                 "from .helpers import save_all\nfrom .models import Invoice\n")
+    replace_once(root / "app" / "billing.py", "    return Invoice(number=2)", "    save_all([Invoice(number=2)])")
     warm = _outputs(root, ScanCache(folder))
     assert warm[:2] == _outputs(root, None)[:2]
     assert saved_entities(warm[1]) == ["Invoice", "Order"] and "app/helpers.py:4" in warm[2]
-    _replace(root / "app" / "views.py", "    save_all([Order(total=1)])", "    return Order(total=1)")
+    replace_once(root / "app" / "views.py", "    save_all([Order(total=1)])", "    return Order(total=1)")
     again = _outputs(root, ScanCache(folder))
     assert again[:2] == _outputs(root, None)[:2]
     assert saved_entities(again[1]) == ["Invoice"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import replace_once, write_files
 
 from analyzer.cache import ScanCache
 from analyzer.cache.django import DjangoReuse
@@ -34,16 +35,7 @@ def _one_process(monkeypatch):
 
 
 def _project(root: Path) -> Path:
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
-
-
-def _replace(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new, 1))
+    return write_files(root, FILES)
 
 
 def _graph(index) -> list[tuple[str, list[str]]]:
@@ -85,22 +77,22 @@ def test_kept_edges_give_the_graph_worked_out_from_the_index_after_each_edit(tmp
     assert warm == fresh and taken == len(fresh)  # nothing changed: every function's edges kept
     assert ("app.helpers.save_all", ["app.helpers.Maker.__init__", "app.views.create"]) in fresh
     # A caller added in another file (its own file changed, the others' edges kept).
-    _replace(root / "app" / "billing.py", "from .models import Invoice\n",
-             "from .helpers import save_all\nfrom .models import Invoice\n")
-    _replace(root / "app" / "billing.py", "    return Invoice(number=2)", "    save_all([Invoice(number=2)])")
+    replace_once(root / "app" / "billing.py", "from .models import Invoice\n",
+                 "from .helpers import save_all\nfrom .models import Invoice\n")
+    replace_once(root / "app" / "billing.py", "    return Invoice(number=2)", "    save_all([Invoice(number=2)])")
     warm, fresh, taken = _scan(root, folder)
     assert warm == fresh and 0 < taken < len(fresh)
     assert "app.billing.bill" in dict(fresh)["app.helpers.save_all"]
     # The class a call names loses its __init__ (a project-wide fact: nothing kept), then a
     # function moves to another module (the callers' text is unchanged, their targets are not).
-    _replace(root / "app" / "helpers.py", "    def __init__(self, order):", "    def start(self, order):")
+    replace_once(root / "app" / "helpers.py", "    def __init__(self, order):", "    def start(self, order):")
     warm, fresh, taken = _scan(root, folder)
     assert warm == fresh and taken == 0
     assert "app.views.create" not in dict(fresh).get("app.helpers.Maker.start", [])
     _scan(root, folder)
     (root / "app" / "savers.py").write_text("def save_all(items):\n    for item in items:\n        item.save()\n")
-    _replace(root / "app" / "helpers.py", "def save_all(items):\n    for item in items:\n        item.save()\n",
-             "from .savers import save_all\n")
+    replace_once(root / "app" / "helpers.py", "def save_all(items):\n    for item in items:\n        item.save()\n",
+                 "from .savers import save_all\n")
     warm, fresh, taken = _scan(root, folder)
     assert warm == fresh and dict(fresh)["app.savers.save_all"]
     assert "app.helpers.save_all" not in dict(fresh)

@@ -8,12 +8,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import replace_once, typeorm_project
 
 from analyzer.cache import ScanCache, cachefile
 from analyzer.config import load
 from analyzer.output import json_contract
 from analyzer.scan import scan
-from conftest import typeorm_project
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="the TypeScript front end needs node")
 
@@ -80,12 +80,6 @@ def _outputs(root: Path, cache: ScanCache | None):
     return documents, result.ir_text, result.walked
 
 
-def _replace(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text, f"{old!r} not in {path}"
-    path.write_text(text.replace(old, new, 1))
-
-
 @pytest.fixture
 def warmed(tmp_path):
     """A project scanned once with a cache in a folder: (root, cache folder, cold outputs)."""
@@ -122,7 +116,7 @@ def test_a_comment_after_the_last_statement_reuses_the_whole_scan(warmed):
 
 def test_a_changed_helper_walks_only_the_transaction_that_reaches_it(warmed):
     root, folder, (_, cold_ir, _) = warmed
-    _replace(root / "src" / "pricing.ts", '{ status: "archived" }', '{ status: "closed", total: 0 }')
+    replace_once(root / "src" / "pricing.ts", '{ status: "archived" }', '{ status: "closed", total: 0 }')
     walked = _warm_equals_cold(root, folder)
     assert walked == ["src/orders.service.ts:15"]
     assert '"closed"' not in cold_ir
@@ -130,22 +124,23 @@ def test_a_changed_helper_walks_only_the_transaction_that_reaches_it(warmed):
 
 def test_a_helper_that_grows_by_a_line_walks_only_its_transaction(warmed):
     root, folder, _ = warmed
-    _replace(root / "src" / "pricing.ts", '  await manager.update(Order, { id }, { status: "archived" });\n',
-             '  await manager.update(Order, { id }, { status: "archived" });\n  await manager.delete(Order, { id });\n')
+    replace_once(root / "src" / "pricing.ts", '  await manager.update(Order, { id }, { status: "archived" });\n',
+                 '  await manager.update(Order, { id }, { status: "archived" });\n'
+                 '  await manager.delete(Order, { id });\n')
     assert _warm_equals_cold(root, folder) == ["src/orders.service.ts:15"]
 
 
 def test_a_changed_entity_walks_everything(warmed):
     root, folder, (_, _, cold_walked) = warmed
-    _replace(root / "src" / "order.entity.ts", "  @Column() status!: string;\n",
-             "  @Column() status!: string;\n  @Column() note!: string;\n")
+    replace_once(root / "src" / "order.entity.ts", "  @Column() status!: string;\n",
+                 "  @Column() status!: string;\n  @Column() note!: string;\n")
     assert sorted(_warm_equals_cold(root, folder)) == sorted(cold_walked)
 
 
 def test_a_changed_signature_walks_everything(warmed):
     root, folder, (_, _, cold_walked) = warmed
-    _replace(root / "src" / "pricing.ts", "export async function archive(manager: EntityManager, id: number): Promise<void> {",
-             "export async function archive(manager: EntityManager, id: number, why = \"\"): Promise<void> {")
+    replace_once(root / "src" / "pricing.ts", "export async function archive(manager: EntityManager, id: number): Promise<void> {",
+                 "export async function archive(manager: EntityManager, id: number, why = \"\"): Promise<void> {")
     assert sorted(_warm_equals_cold(root, folder)) == sorted(cold_walked)
 
 
@@ -159,8 +154,8 @@ def test_an_added_and_a_removed_file_walk_everything(warmed):
 
 def test_a_new_transaction_in_a_changed_body_is_found(warmed):
     root, folder, _ = warmed
-    _replace(root / "src" / "orders.service.ts", "    return this.dataSource.getRepository(Order).count();\n",
-             "    return this.dataSource.transaction((m) => m.count(Order));\n")
+    replace_once(root / "src" / "orders.service.ts", "    return this.dataSource.getRepository(Order).count();\n",
+                 "    return this.dataSource.transaction((m) => m.count(Order));\n")
     walked = _warm_equals_cold(root, folder)
     assert "src/orders.service.ts:21" in walked
 
@@ -183,7 +178,7 @@ def test_scans_without_autocommit_transactions_share_the_cache(warmed):
     """`txscan lint` scans explicit transactions only; it reuses what `txscan scan` walked, and
     the autocommit units it did not look at stay in the cache for the next scan."""
     root, folder, _ = warmed
-    _replace(root / "src" / "pricing.ts", '{ status: "archived" }', '{ status: "closed" }')
+    replace_once(root / "src" / "pricing.ts", '{ status: "archived" }', '{ status: "closed" }')
     lint = scan(root, load(root), frontend="typeorm", rewrites=False, autocommit=False, cache=ScanCache(folder))
     assert lint.walked == ["src/orders.service.ts:15"]
     assert lint.ir_text == scan(root, load(root), frontend="typeorm", rewrites=False, autocommit=False).ir_text
@@ -198,9 +193,9 @@ def test_a_source_outside_the_scanned_files_that_the_program_reads_is_compared(t
     root = _project(tmp_path)
     (root / "src" / "test").mkdir()
     (root / "src" / "test" / "statuses.ts").write_text('export const ARCHIVED = "archived";\n')
-    _replace(root / "src" / "pricing.ts", 'import { Order } from "./order.entity";\n',
-             'import { Order } from "./order.entity";\nimport { ARCHIVED } from "./test/statuses";\n')
-    _replace(root / "src" / "pricing.ts", '{ status: "archived" }', "{ status: ARCHIVED }")
+    replace_once(root / "src" / "pricing.ts", 'import { Order } from "./order.entity";\n',
+                 'import { Order } from "./order.entity";\nimport { ARCHIVED } from "./test/statuses";\n')
+    replace_once(root / "src" / "pricing.ts", '{ status: "archived" }', "{ status: ARCHIVED }")
     folder = tmp_path / "cache"
     _outputs(root, ScanCache(folder))
     (root / "src" / "test" / "statuses.ts").write_text('export const ARCHIVED = "closed";\n')
