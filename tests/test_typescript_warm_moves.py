@@ -19,8 +19,8 @@ from analyzer.cache import ScanCache
 from analyzer.config import load
 from analyzer.lint import command
 from analyzer.scan import scan
-from conftest import typeorm_project
-from test_typescript_warm import ENTITY, _replace
+from conftest import replace_once, typeorm_project
+from test_typescript_warm import ENTITY
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="the TypeScript front end needs node")
 
@@ -125,7 +125,7 @@ def warmed(tmp_path):
 ])
 def test_moved_code_is_reused_at_its_new_lines(warmed, file, old, new, walked, moved):
     root = warmed
-    _replace(root / "src" / file, old, new)
+    replace_once(root / "src" / file, old, new)
     found, ir_text = _walked(root)
     assert found == walked
     assert all(text in ir_text for text in moved)
@@ -134,7 +134,7 @@ def test_moved_code_is_reused_at_its_new_lines(warmed, file, old, new, walked, m
 
 def test_a_real_change_to_a_helper_walks_again_exactly_the_transaction_that_reaches_it(warmed):
     root = warmed
-    _replace(root / "src" / "pricing.ts", '{ status: "archived" }', '{ status: "archived", total: 0 }')
+    replace_once(root / "src" / "pricing.ts", '{ status: "archived" }', '{ status: "archived", total: 0 }')
     walked, ir_text = _walked(root)
     assert walked == ["src/orders.service.ts:21"]
     archive = next(line for line in ir_text.splitlines() if '"id": "src/orders.service.ts:21"' in line)
@@ -144,8 +144,8 @@ def test_a_real_change_to_a_helper_walks_again_exactly_the_transaction_that_reac
 
 def test_a_comment_in_a_method_walks_again_the_transaction_that_reads_it_and_no_other(warmed):
     root = warmed
-    _replace(root / "src" / "orders.service.ts", "      await this.pricing.reprice(manager, id);\n",
-             "      // repriced before the items are read\n      await this.pricing.reprice(manager, id);\n")
+    replace_once(root / "src" / "orders.service.ts", "      await this.pricing.reprice(manager, id);\n",
+                 "      // repriced before the items are read\n      await this.pricing.reprice(manager, id);\n")
     walked, _ = _walked(root)
     assert walked == ["src/orders.service.ts:14"]
 
@@ -162,8 +162,8 @@ def test_lint_after_lines_moved_reports_what_a_lint_without_the_cache_reports(wa
     root = warmed
     service = root / "src" / "orders.service.ts"
     _lint(service, cache=True)
-    _replace(service, "  @Audited()\n  async archiveOrders", "  @Audited()\n  // archived orders stay\n  async archiveOrders")
-    _replace(root / "src" / "pricing.ts", "export class Pricing {\n", "export class Pricing {\n  // prices\n")
+    replace_once(service, "  @Audited()\n  async archiveOrders", "  @Audited()\n  // archived orders stay\n  async archiveOrders")
+    replace_once(root / "src" / "pricing.ts", "export class Pricing {\n", "export class Pricing {\n  // prices\n")
     document = _lint(service, cache=True)
     assert document == _lint(service, cache=False)
     assert [f["line"] for f in document["findings"] if f["path"] == "src/orders.service.ts"] == [24]
