@@ -191,3 +191,148 @@ def test_relabelling_numbers_placeholders_in_id_order_for_sets_seen_before():
             {("generated", "#0"), ("result", "#1"), ("result", "#2"), ("input", "pk")})
         assert names == {"s2": "#0", "s9": "#1", "s10": "#2"}
     assert Relabel(lambda sid: sid + "!").sources(frozenset({("input", "pk")})) == frozenset({("input", "pk")})
+
+
+# `store` and `audit` are transactions taking an untyped row. `audit`'s caller `store` passes its
+# own parameter, so `store`'s callers are asked for twice: for `store`'s transaction (3 levels
+# up) and for `audit`'s (2 levels up). `open_account` has no caller of its own: both walks of
+# it have the same inputs.
+SAME_CALLER_TWICE = """\
+from django.db import transaction
+
+from .models import Account, Entry
+
+
+@transaction.atomic
+def store(row):
+    row.save()
+    audit(row)
+
+
+@transaction.atomic
+def audit(row):
+    Entry.objects.create(account=row, amount=0)
+
+
+def open_account(pk):
+    account = Account.objects.get(pk=pk)
+    store(account)
+"""
+
+# A chain one level deeper, with a literal from the top: `outer` -> `open_account(pk, flag)` ->
+# the transactions `store(row, flag)` -> `audit(row, flag)` -> `note(row, flag)`. Asked for
+# `store` 3 and 2 levels up, `open_account` has `flag` = True from `outer`; asked 1 level up (for
+# `note`), no level is left to ask `outer` and `flag` is an input: two different walks, and
+# `note`'s `if flag:` stays open (taking the first walk's True would fold it).
+OUTER_CALLER = """\
+from django.db import transaction
+
+from .models import Account, Entry
+
+
+@transaction.atomic
+def store(row, flag):
+    row.save()
+    audit(row, flag)
+
+
+@transaction.atomic
+def audit(row, flag):
+    Entry.objects.create(account=row, amount=0)
+    note(row, flag)
+
+
+@transaction.atomic
+def note(row, flag):
+    if flag:
+        Entry.objects.filter(account=row).update(amount=1)
+    Account.objects.filter(pk=2).update(balance=0)
+
+
+def open_account(pk, flag):
+    account = Account.objects.get(pk=pk)
+    store(account, flag)
+
+
+def outer():
+    open_account(5, True)
+"""
+
+
+def counting_caller_walks(monkeypatch) -> list[tuple[str, str]]:
+    """(caller, function) of every caller walk actually made (not taken from the scan's memo)."""
+    made: list[tuple[str, str]] = []
+
+    class Counting(caller_arguments.ToTheCall):
+        def walk_statements(self, statements):
+            if not self.walking:
+                made.append((self.ctx_caller, self.target[0].qualname))
+            self.walking += 1
+            try:
+                return super().walk_statements(statements)
+            finally:
+                self.walking -= 1
+
+        def __init__(self, ctx, parsed, *args, **kwargs):
+            super().__init__(ctx, parsed, *args, **kwargs)
+            self.walking = 0
+            self.ctx_caller = parsed.node.name.value
+
+    monkeypatch.setattr(caller_arguments, "ToTheCall", Counting)
+    return made
+
+
+def reached_by_transaction(monkeypatch) -> dict[str, frozenset[str]]:
+    """The definitions each transaction's walk reached (what the warm cache checks)."""
+    from analyzer.django import frontend
+
+    found: dict[str, frozenset[str]] = {}
+    original = frontend.walk_transaction
+
+    def recording(ctx, parsed, boundary):
+        txn, diagnostics, reached = original(ctx, parsed, boundary)
+        found[boundary.function] = reached
+        return txn, diagnostics, reached
+
+    monkeypatch.setattr(frontend, "walk_transaction", recording)
+    return found
+
+
+def test_a_caller_walked_again_with_the_same_inputs_is_taken_from_the_first_walk(tmp_path, monkeypatch):
+    app = make_app(tmp_path, SAME_CALLER_TWICE)
+    asked = recording_callers(monkeypatch)
+    made = counting_caller_walks(monkeypatch)
+    reached = reached_by_transaction(monkeypatch)
+    reused = scan(app, Config(), "django", rewrites=False)
+    assert asked.count(("bank.services.open_account", "bank.services.store")) == 2
+    assert made.count(("open_account", "bank.services.store")) == 1
+    # What `open_account` passes reaches `audit` through `store`: the row it read.
+    audit = transaction_named(reused, "bank.services.audit")
+    assert [(s["entity"], s["kind"]) for s in audit["statements"]] == [("Entry", "insert")]
+    reached_reused = dict(reached)
+
+    made.clear()
+    reached.clear()
+    monkeypatch.setattr(caller_arguments, "REUSE_WALKS", False)
+    walked = scan(app, Config(), "django", rewrites=False)
+    assert made.count(("open_account", "bank.services.store")) == 2
+    assert records_text(walked) == records_text(reused)
+    assert reached == reached_reused
+    assert "bank.services.open_account" in reached["bank.services.audit"]
+
+
+def test_a_caller_whose_inputs_differ_is_walked_again(tmp_path, monkeypatch):
+    app = make_app(tmp_path, OUTER_CALLER)
+    made = counting_caller_walks(monkeypatch)
+    reached = reached_by_transaction(monkeypatch)
+    reused = scan(app, Config(), "django", rewrites=False)
+    made_reusing, reached_reused = list(made), dict(reached)
+    made.clear()
+    monkeypatch.setattr(caller_arguments, "REUSE_WALKS", False)
+    walked = scan(app, Config(), "django", rewrites=False)
+    assert records_text(walked) == records_text(reused)
+    assert reached == reached_reused
+    assert made.count(("open_account", "bank.services.store")) == 3
+    assert made_reusing.count(("open_account", "bank.services.store")) == 2
+    note = transaction_named(reused, "bank.services.note")
+    assert [s["kind"] for s in note["statements"]] == ["write", "write"]

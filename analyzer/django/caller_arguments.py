@@ -27,6 +27,9 @@ MAX_CALLERS = 12
 MAX_LEVELS = 3
 # How far a caller's own helpers are followed while walking it to its call.
 CALLER_DEPTH = 2
+# Whether a caller walk made earlier in the scan with the same inputs is taken again
+# (Context.caller_walks); tests switch it off to compare with walking every time.
+REUSE_WALKS = True
 
 
 def caller_arguments(ctx: Context, qualname: str, env: dict[str, Val], reached: set[str],
@@ -115,6 +118,16 @@ def _arguments_at_calls(ctx: Context, caller: FunctionInfo, fn: FunctionInfo, de
     parsed, node = found
     env = entry_env(ctx, parsed, node, caller.cls, caller.qualname)
     env.update(caller_arguments(ctx, caller.qualname, env, walked, levels - 1))
+    # The walk depends on the caller, the function and the caller's inputs alone (its depth
+    # bound and stack follow from the first two): the same caller is asked for the same function
+    # at several levels (a function that is a transaction and the caller of another one), most
+    # often with the same inputs.
+    key = _walk_key(caller.qualname, fn.qualname, env) if REUSE_WALKS else None
+    kept = ctx.caller_walks.get(key) if key is not None else None
+    if kept is not None:
+        bound_before, reached_before = kept
+        walked |= reached_before
+        return [dict(arguments) for arguments in bound_before]
     bound: list[dict[str, Val]] = []
 
     # The caller's helpers are followed CALLER_DEPTH levels, also when the scan's own depth is
@@ -134,7 +147,20 @@ def _arguments_at_calls(ctx: Context, caller: FunctionInfo, fn: FunctionInfo, de
     # as reached by every transaction the arguments are given to (the memo in Context hands them
     # on when the arguments are asked for again).
     walked |= walker.rec.reached
+    if key is not None:
+        ctx.caller_walks[key] = (tuple(dict(arguments) for arguments in bound), frozenset(walker.rec.reached))
     return bound
+
+
+def _walk_key(caller: str, function: str, env: dict[str, Val]) -> tuple | None:
+    """The inputs of one caller walk, or None where a value cannot be hashed (a Q object's
+    predicate is a dict): that walk is made every time."""
+    key = (caller, function, tuple(env.items()))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 class ToTheCall(Walker):
