@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from .. import forked, timing
 from ..ir import diagnostic
-from ..process import phase_boundary
+from ..process import modules_imported, phase_boundary
 from . import autocommit_parallel
 from .files import DEFAULT_EXCLUDES, DEFAULT_MAX_BYTES, FileProblem, python_sources
 from .index import RepoIndex
@@ -105,6 +105,7 @@ def _import_analysis(lap: float) -> float:
     started = time.perf_counter()
     with timing.phase("imports"):
         from . import boundaries, context, library_models, models, project, summaries, transactions  # noqa: F401
+    modules_imported()
     return lap + (time.perf_counter() - started)
 
 
