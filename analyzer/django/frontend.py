@@ -88,8 +88,13 @@ def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult
     # once it is imported, takes that index too, then makes the autocommit walks and walks
     # transactions from the last.
     ahead = autocommit_parallel.index_ahead(reuse, sources, prefix) if options.autocommit else None
-    lap = _import_analysis(lap)
-    early = autocommit_parallel.before_index(reuse, sources, prefix, ahead) if options.autocommit else None
+    try:
+        lap = _import_analysis(lap)
+        early = autocommit_parallel.before_index(reuse, sources, prefix, ahead) if options.autocommit else None
+    except BaseException:
+        if ahead is not None:
+            ahead.close()
+        raise
     if early is not None and early.in_helper:  # pragma: no cover - the helper process
         forked.run_and_exit(lambda: _scan_sources(root, options, reuse, sources, prefix, lap, early))
     try:
