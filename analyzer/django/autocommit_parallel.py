@@ -150,7 +150,7 @@ class Ahead:
     position: mmap.mmap
 
     def stop(self) -> None:
-        """End it (done or not) and reap it; its file and page are closed by the Helper holding it."""
+        """End it (done or not) and reap it (close() also closes its file and page)."""
         if self.pid > 0:
             forked.stop(self.pid)
             self.pid = 0
