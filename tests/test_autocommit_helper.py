@@ -19,7 +19,7 @@ from analyzer import forked, ir
 from analyzer.cache import ScanCache, cachefile
 from analyzer.cache.django import DjangoReuse
 from analyzer.config import load
-from analyzer.django import autocommit_parallel, frontend
+from analyzer.django import autocommit_parallel, boundaries, frontend
 from analyzer.scan import scan
 
 DJANGO_SAMPLES = sorted(p for p in (SAMPLES / "django").iterdir() if (p / "manage.py").is_file())
@@ -318,6 +318,7 @@ def _scan_indexing(root, setting: str, monkeypatch) -> tuple[str, DjangoReuse, l
         if helper is not None:
             forked_early.append(helper)
             helper.started_pid = helper.pid
+            helper.ahead_pid = helper.ahead.pid if helper.ahead is not None else None
         return helper
 
     monkeypatch.setattr(autocommit_parallel, "before_index", recording)
@@ -335,8 +336,9 @@ def test_modules_indexed_by_the_helper_give_the_output_and_cache_of_a_scan_witho
     alone, reuse_alone, none = _scan_indexing(root, "0", monkeypatch)
     shared, reuse_shared, forked_early = _scan_indexing(root, "wait", monkeypatch)
     assert not none and len(forked_early) == 1
-    # the scan waited for the helper's share: it indexed every file, the scan took them all
-    assert forked_early[0].taken_modules == _indexed_files(root) > 0
+    # the scan waited for the process indexing ahead: it indexed every file, the scan took them all
+    assert forked_early[0].ahead_pid > 0
+    assert forked_early[0].taken_modules == forked_early[0].arrived_ahead == _indexed_files(root) > 0
     assert shared == alone
     # the warm cache's index entries, in the same order
     assert list(reuse_shared.written["files"].items()) == list(reuse_alone.written["files"].items())
@@ -367,8 +369,41 @@ def test_a_helper_that_fails_to_index_leaves_the_index_to_the_scan(index_share, 
     assert shared == alone
     assert forked_early[0].taken_modules == 0
     assert list(reuse_shared.written["files"].items()) == list(reuse_alone.written["files"].items())
-    with pytest.raises(ChildProcessError):  # stopped and reaped when the scan ends
-        os.waitpid(forked_early[0].started_pid, os.WNOHANG)
+    for pid in (forked_early[0].started_pid, forked_early[0].ahead_pid):
+        with pytest.raises(ChildProcessError):  # stopped and reaped when the scan ends
+            os.waitpid(pid, os.WNOHANG)
+
+
+_AHEAD_SEES_LIBCST = """
+import sys
+from pathlib import Path
+import analyzer.cli, analyzer.config, analyzer.output.json_contract, analyzer.typeorm.bridge  # as `txscan scan`
+from analyzer.cache import ScanCache
+from analyzer.config import load
+from analyzer.django import autocommit_parallel
+from analyzer.scan import scan
+
+seen = []
+index_ahead = autocommit_parallel.index_ahead
+
+def recording(*args):
+    seen.append("libcst" in sys.modules)
+    return index_ahead(*args)
+
+autocommit_parallel.index_ahead = recording
+root = Path(sys.argv[1])
+scan(root, load(root), rewrites=False, cache=ScanCache())
+print(seen)
+"""
+
+
+def test_the_index_is_made_ahead_while_the_scan_imports_libcst(monkeypatch):
+    """The process indexing ahead is forked before `txscan scan` has imported libcst (the time
+    it indexes in): an import of libcst moved before it would leave it nothing to overlap."""
+    monkeypatch.setenv(ENV, "1")
+    done = subprocess.run([sys.executable, "-c", _AHEAD_SEES_LIBCST, str(SAMPLES / "django" / "shop")],
+                          capture_output=True, text=True, check=True, cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert done.stdout.strip() == "[False]"
 
 
 def test_the_helper_forked_before_the_index_is_stopped_when_the_project_is_too_small(monkeypatch):
@@ -406,7 +441,7 @@ def test_no_helper_before_the_index_of_a_small_project_or_a_warm_scan(monkeypatc
 def _candidates(root) -> int:
     reuse = DjangoReuse({})
     listed = []
-    original = frontend.candidates
+    original = boundaries.candidates
 
     def recording(ctx):
         listed.extend(original(ctx))
@@ -414,7 +449,7 @@ def _candidates(root) -> int:
 
     patched = pytest.MonkeyPatch()
     patched.setenv(ENV, "0")
-    patched.setattr(frontend, "candidates", recording)
+    patched.setattr(boundaries, "candidates", recording)  # (frontend imports it when it scans)
     try:
         frontend.scan(root, frontend.Options(), reuse)
     finally:

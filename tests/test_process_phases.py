@@ -17,7 +17,8 @@ from analyzer import scan as scan_module
 from analyzer.cache import ScanCache
 from analyzer.django import frontend as django_frontend
 from analyzer.process import (
-    LARGE_HEAP_THRESHOLDS, WALK_THRESHOLDS, acyclic_phase, large_heap_pace, phase_boundary, short_lived,
+    LARGE_HEAP_THRESHOLDS, WALK_THRESHOLDS, acyclic_phase, large_heap_pace, modules_imported, phase_boundary,
+    short_lived,
 )
 from analyzer.scan import scan
 from conftest import SAMPLES
@@ -98,6 +99,18 @@ def test_an_acyclic_phase_runs_without_passes_and_freezes_what_it_built():
             built = {"records": [[n] for n in range(10)]}
         assert gc.isenabled()
         assert not in_view(built)
+
+
+def test_modules_imported_in_a_scan_are_frozen_without_a_pass():
+    with large_heap_pace():
+        collections = gc.get_stats()[0]["collections"]
+        imported = [[n] for n in range(10)]
+        modules_imported()
+        assert not in_view(imported) and gc.get_stats()[0]["collections"] == collections
+    assert in_view(imported)
+    made = [[0]]
+    modules_imported()  # no scan running: the caller's heap is left as it is
+    assert in_view(made)
 
 
 def test_boundaries_leave_a_callers_heap_alone():

@@ -39,6 +39,15 @@ helper goes on to its walks where the scan would have forked it. The scan never 
 a file whose facts have not arrived when the scan gets to it is indexed by the scan. Too few
 functions for a helper, once the index is known: the helper is stopped.
 
+The index is made ahead where it can be: a third process (index_ahead()), forked before the scan
+imports libcst and the modules reading it (about 0.1 s of CPU the index does not depend on),
+indexes the files from the last while the scan imports them, passing each module on as above, and
+ends when it gets to the scan's file. The helper forked before the index then indexes nothing
+itself (forked after those imports, it inherits them): it takes, in file order, the modules the
+process ahead indexed and those the scan indexed, which is every file the scan did not take from
+that process. A process ahead that fails, hangs or sends damaged data leaves its files to the
+scan, as the helper's share does.
+
 The boundaries are shared the same way: the definitions that can hold one (boundaries.candidates)
 are parsed and searched by the scan from the first, by the helper from the last, each passing on
 what it found as the warm cache keeps it (DjangoReuse.boundaries: the boundaries without their
@@ -104,6 +113,7 @@ def start(ctx, boundaries: list, reuse, transactions: list | None = None,
                              walk_transaction)
             os._exit(0)
         early.indexing = False
+        early._end_ahead()
         early.modules.clear()
         early.candidates.clear()
         if wanted(len(ctx.index.functions)):
@@ -131,29 +141,76 @@ def _shareable(reuse, large: bool) -> bool:
     return large or forked.setting() in ("1", "wait")
 
 
-def before_index(reuse, sources: list, package_prefix: str) -> Helper | None:
-    """The helper forked before the index (see the module's description), for a cold scan of
-    MIN_FILES `sources` or more (SourceFile or FileProblem, in the scan's order). In the scan:
-    a Helper whose index_add() takes the modules the helper indexed; in the helper (in_helper):
-    one that has indexed its share, and whose index_add() hands over the scan's. None: no helper
-    yet (start() may still fork one once the index is known)."""
+@dataclasses.dataclass
+class Ahead:
+    """The scan's side of the process indexing ahead (index_ahead()): its modules are read from
+    `channel` by the scan and by the helper forked before the index (Helper.ahead)."""
+    pid: int
+    channel: int
+    position: mmap.mmap
+
+    def stop(self) -> None:
+        """End it (done or not) and reap it (close() also closes its file and page)."""
+        if self.pid > 0:
+            forked.stop(self.pid)
+            self.pid = 0
+
+    def close(self) -> None:
+        self.stop()
+        if self.channel >= 0:
+            os.close(self.channel)
+            self.channel = -1
+        if not self.position.closed:
+            self.position.close()
+
+
+def index_ahead(reuse, sources: list, package_prefix: str) -> Ahead | None:
+    """The process indexing ahead (see the module's description), forked where before_index() will
+    fork a helper; the scan hands it to before_index(). None: the index is shared as before."""
     if not _shareable(reuse, len(sources) >= MIN_FILES):
         return None
-    shared = _fork_sharing(2)  # the helper's frames, and the scan's modules for the helper (`down`)
+    shared = _fork_sharing(1)
     if shared is None:
         return None
+    pid, (channel,), position = shared
+    if pid == 0:  # pragma: no cover - the process ahead (its index is checked by the scan's tests)
+        status = 1
+        try:
+            _quiet()
+            Helper(0, channel, position, reuse=reuse, sources=sources).index_share(package_prefix)
+            status = 0
+        finally:
+            os._exit(status)
+    return Ahead(pid, channel, position)
+
+
+def before_index(reuse, sources: list, package_prefix: str, ahead: Ahead | None = None) -> Helper | None:
+    """The helper forked before the index (see the module's description), for a cold scan of
+    MIN_FILES `sources` or more (SourceFile or FileProblem, in the scan's order). In the scan:
+    a Helper whose index_add() takes the modules the helper (or the process `ahead`) indexed; in
+    the helper (in_helper): one that has indexed its share (none with a process ahead), and whose
+    index_add() hands over the scan's (and those of the process ahead). None: no helper yet
+    (start() may still fork one once the index is known); the process ahead is stopped."""
+    shared = _fork_sharing(2) if _shareable(reuse, len(sources) >= MIN_FILES) else None
+    if shared is None:  # (the helper's frames, and the scan's modules for the helper: `down`)
+        if ahead is not None:
+            ahead.close()
+        return None
     pid, (channel, down), position = shared
-    helper = Helper(pid, channel, position, down=down, reuse=reuse, sources=sources)
+    helper = Helper(pid, channel, position, down=down, reuse=reuse, sources=sources, ahead=ahead)
     helper.indexing = True
     if pid == 0:  # pragma: no cover - the helper process (its index is checked by the scan's tests)
         helper.in_helper = True
         helper.pid = 0  # the scan's process is never stopped from here
+        if ahead is not None:
+            ahead.pid = 0  # (nor the process ahead)
         helper.scan_pid = os.getppid()
         _quiet()
-        try:
-            helper.index_share(package_prefix)
-        except BaseException:  # noqa: BLE001 - the scan indexes what did not arrive
-            os._exit(1)
+        if ahead is None:
+            try:
+                helper.index_share(package_prefix)
+            except BaseException:  # noqa: BLE001 - the scan indexes what did not arrive
+                os._exit(1)
     return helper
 
 
@@ -282,7 +339,7 @@ class Helper:
     helper forked before the index holds one too (in_helper), to exchange the index's modules."""
 
     def __init__(self, pid: int, channel: int, position: mmap.mmap | None = None, down: int = -1, reuse=None,
-                 sources: list | None = None) -> None:
+                 sources: list | None = None, ahead: Ahead | None = None) -> None:
         self.pid = pid
         self.channel = channel
         self.position = position
@@ -308,6 +365,9 @@ class Helper:
         self.scan_pid = 0       # in the helper: the scan's process
         self._own_old = False   # reuse.old is this helper's copy (_kept_boundaries())
         self.down_offset = 0    # in the helper: how much of `down` it has read
+        self.ahead = ahead      # the process indexing ahead (index_ahead()), while its modules are read
+        self.ahead_offset = 0   # how much of its channel has been read
+        self.arrived_ahead = 0  # modules the process ahead passed on (taken or not)
 
     # -- the index, shared ----------------------------------------------------------------
     def index_add(self, number: int, index, source):
@@ -327,6 +387,8 @@ class Helper:
             self.taken_modules += 1
             return self._add(index, source, facts)
         _mark_scan(self.position, _SCAN_FILE, number)
+        if self.ahead is not None:
+            _mark_scan(self.ahead.position, _SCAN_FILE, number)
         try:
             info = self.reuse.index_add(index, source)
         except RecursionError:
@@ -389,6 +451,7 @@ class Helper:
         def arrived() -> tuple | None:  # (content,): content may be None
             if os.getppid() != self.scan_pid:
                 raise TimeoutError("the scan's share did not arrive")  # the scan has ended
+            self._read_ahead()
             for end, (kind, key, content) in _frames(self.down, self.down_offset):
                 if kind == _MODULE:
                     self.modules.setdefault(key, content)
@@ -486,8 +549,47 @@ class Helper:
         self._wait_until(lambda: self.transactions_done, seconds)
 
     def _wait_for_index(self, seconds: float) -> None:
-        """Until the helper has passed on its share of the index (or ended, or `seconds` passed)."""
-        self._wait_until(lambda: self.index_done, seconds)
+        """Until the helper (or the process ahead) has passed on its share of the index (or ended,
+        or `seconds` passed)."""
+        if self.ahead is None:
+            self._wait_until(lambda: self.index_done, seconds)
+            return
+
+        def finished() -> bool | None:
+            self._read_ahead()
+            if self.index_done or self.ahead is None or self.ahead.pid <= 0:
+                return True
+            if forked.wait(self.ahead.pid, 0) is not None:  # ended (reaped here): read once more
+                self.ahead.pid = 0
+                self._read_ahead()
+                return True
+            return None
+
+        forked.poll(finished, seconds)
+
+    def _read_ahead(self) -> None:
+        """The modules the process ahead has passed on since the last read (into `modules`, the
+        first arrival of each kept); damaged data ends the reading, the rest comes from the scan."""
+        if self.ahead is None or self.ahead.channel < 0:
+            return
+        try:
+            for end, (kind, key, content) in _frames(self.ahead.channel, self.ahead_offset):
+                if kind == _MODULE:
+                    self.modules.setdefault(key, content)
+                    self.arrived_ahead += 1
+                elif kind == _INDEX_DONE:
+                    self.index_done = True
+                else:
+                    raise ValueError(f"unexpected frame {kind!r}")
+                self.ahead_offset = end
+        except Exception:  # noqa: BLE001 - a damaged channel: the scan indexes what did not arrive
+            self._end_ahead()
+
+    def _end_ahead(self) -> None:
+        """The process ahead is no longer read: stopped (from the scan), its file and page closed."""
+        if self.ahead is not None:
+            self.ahead.close()
+            self.ahead = None
 
     def _wait_until(self, done: Callable[[], bool], seconds: float) -> None:
         def finished() -> bool | None:
@@ -529,6 +631,8 @@ class Helper:
         return self.pending.pop(key, [])
 
     def _read(self) -> None:
+        if self.indexing:
+            self._read_ahead()
         if self.channel < 0:
             return
         try:
@@ -563,6 +667,7 @@ class Helper:
         self._close()
 
     def _close(self) -> None:
+        self._end_ahead()
         if self.channel >= 0:
             os.close(self.channel)
             self.channel = -1

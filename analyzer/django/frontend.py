@@ -11,20 +11,23 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from .. import forked, timing
 from ..ir import diagnostic
-from . import autocommit_parallel, library_models, project
-from .boundaries import (
-    Boundary, atomic_requests_settings, candidates, find_boundaries, find_wrappers, is_view_module, view_functions,
-)
-from .context import Context
-from .summaries import release as release_summaries
+from ..process import modules_imported, phase_boundary
+from . import autocommit_parallel
 from .files import DEFAULT_EXCLUDES, DEFAULT_MAX_BYTES, FileProblem, python_sources
 from .index import RepoIndex
-from .. import forked, timing
-from ..process import phase_boundary
-from .models import ModelExtractor
-from .transactions import walk_transaction
+from .summaries import release as release_summaries  # (imports no libcst)
+
+if TYPE_CHECKING:
+    from .boundaries import Boundary
+    from .context import Context
+
+# The modules past the index (models, boundaries, walks) read libcst, whose import is about 0.1 s
+# of CPU: they are imported by scan(), after the process that indexes ahead is forked
+# (autocommit_parallel.index_ahead), so that the index is made while they are imported.
 
 
 @dataclass
@@ -81,9 +84,18 @@ def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult
     lap = time.perf_counter()
     sources = list(python_sources(root, options.excludes, options.max_file_bytes))
     prefix = _package_prefix(root)
-    # A second process, where there is a second core (autocommit_parallel.py), shares the index
-    # with this one, then makes the autocommit walks and walks transactions from the last.
-    early = autocommit_parallel.before_index(reuse, sources, prefix) if options.autocommit else None
+    # Where there is a second core (autocommit_parallel.py): a process forked before libcst is
+    # imported indexes the files from the last while this one imports it; a second one, forked
+    # once it is imported, takes that index too, then makes the autocommit walks and walks
+    # transactions from the last.
+    ahead = autocommit_parallel.index_ahead(reuse, sources, prefix) if options.autocommit else None
+    try:
+        lap = _import_analysis(lap)
+        early = autocommit_parallel.before_index(reuse, sources, prefix, ahead) if options.autocommit else None
+    except BaseException:
+        if ahead is not None:
+            ahead.close()
+        raise
     if early is not None and early.in_helper:  # pragma: no cover - the helper process
         forked.run_and_exit(lambda: _scan_sources(root, options, reuse, sources, prefix, lap, early))
     try:
@@ -93,8 +105,30 @@ def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult
             early.stop()
 
 
+def _import_analysis(lap: float) -> float:
+    """Import the modules past the index, counted as imports: the start of the index's lap moved
+    past them."""
+    started = time.perf_counter()
+    with timing.phase("imports"):
+        from . import boundaries, context, library_models, models, project, transactions  # noqa: F401
+    modules_imported()
+    return lap + (time.perf_counter() - started)
+
+
 def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: str, lap: float,
                   early: autocommit_parallel.Helper | None) -> FrontendResult:
+    from . import library_models, project
+    from .boundaries import (
+        atomic_requests_settings,
+        candidates,
+        find_boundaries,
+        find_wrappers,
+        is_view_module,
+        view_functions,
+    )
+    from .context import Context
+    from .models import ModelExtractor
+
     diagnostics: list[dict] = []
     index = RepoIndex(prefix)
     files: list[dict] = []
@@ -223,6 +257,8 @@ def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: st
 def _walk(ctx: Context, boundary: Boundary) -> tuple[dict | None, list[dict], list[dict], frozenset[str]]:
     """(transaction, its diagnostics, front-end diagnostics, qualified names of the definitions
     its walk reached, summaries included) of one boundary."""
+    from .transactions import walk_transaction
+
     parsed = boundary.parsed
     try:
         txn, txn_diagnostics, reached = walk_transaction(ctx, parsed, boundary)
