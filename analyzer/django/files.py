@@ -87,12 +87,16 @@ def _matcher(patterns: tuple[str, ...]):
     return re.compile("|".join(fnmatch.translate(os.path.normcase(p)) for p in patterns)).match
 
 
-def python_sources(root: Path, excludes=DEFAULT_EXCLUDES, max_bytes: int = DEFAULT_MAX_BYTES):
-    """Every Python file of a scan, read: SourceFile, or FileProblem (file or folder) in path order."""
+def python_sources(root: Path, excludes=DEFAULT_EXCLUDES, max_bytes: int = DEFAULT_MAX_BYTES,
+                   read_already: dict | None = None):
+    """Every Python file of a scan, read: SourceFile, or FileProblem (file or folder) in path order.
+    `read_already` (relative path -> SourceFile read from this root with these settings) is taken
+    instead of reading those files again (re-analysis of rewrites passes the scan's own)."""
     problems: list[FileProblem] = []
     for path in iter_python_files(root, excludes, problems=problems):
         yield from _drain(problems)
-        yield read_source(path, root, max_bytes)
+        known = read_already.get(display_path(path, root)) if read_already else None
+        yield known if known is not None and known.path == path else read_source(path, root, max_bytes)
     yield from _drain(problems)
 
 

@@ -74,15 +74,16 @@ def _package_prefix(root: Path) -> str:
     return ".".join(parts)
 
 
-def scan(root: Path, options: Options = Options(), reuse=None) -> FrontendResult:
+def scan(root: Path, options: Options = Options(), reuse=None, read_already: dict | None = None) -> FrontendResult:
     """`reuse` (analyzer.cache.django.DjangoReuse) takes what an earlier scan found where nothing
-    it depends on changed; without it every step is done."""
+    it depends on changed; without it every step is done. `read_already`: files read before
+    (files.python_sources), not read again."""
     from ..cache.django import NoReuse
 
     reuse = reuse or NoReuse()
     root = root.resolve()
     lap = time.perf_counter()
-    sources = list(python_sources(root, options.excludes, options.max_file_bytes))
+    sources = list(python_sources(root, options.excludes, options.max_file_bytes, read_already))
     prefix = _package_prefix(root)
     # Where there is a second core (autocommit_parallel.py): a process forked before libcst is
     # imported indexes the files from the last while this one imports it; a second one, forked

@@ -60,6 +60,13 @@ class _EditedProject(DjangoReuse):
             rel, line = found.rsplit(":", 1)
             self._lines.setdefault(rel, []).append(int(line))
 
+    def read_by_scan(self) -> dict:
+        """The files the scan read and indexed, as it read them (by relative path): reading them
+        again would give the same texts (0.13 CPU s of each round on the 300k-line synthetic
+        project). An edited file is read as the scan read it too; index_add puts its edited
+        text in its place. The files the scan could not index are read again."""
+        return {rel: info.source for rel, info in self._scan_modules.items()}
+
     def index_add(self, index, source):
         edited = self._edited.get(source.rel)
         if isinstance(edited, FileProblem):
@@ -174,7 +181,7 @@ def reanalyse(root: Path, config, texts: dict[str, str], wanted: set[str],
             if not isinstance(edited.get(rel), FileProblem) and edited[rel].text == texts[rel]}
     reuse = _EditedProject(tables, edited, wanted, same, originals, scan_context)
     with large_heap_pace():
-        found = django_frontend.scan(root, options, reuse)
+        found = django_frontend.scan(root, options, reuse, reuse.read_by_scan())
     kept = [r for r in found.records if r["type"] in ("meta", "entity")
             or (r["type"] == "transaction" and r["id"] in wanted)]
     records = list(ir.loads(ir.dumps(kept)))  # as the core sees a scan's records

@@ -129,3 +129,55 @@ def test_re_analysis_with_the_scan_shared_returns_what_it_returns_without(tmp_pa
     transactions, _verdicts, _records, reached = shared
     assert set(transactions) == wanted
     assert "bank/helpers.py" in reached["bank/services.py:14"]
+
+
+def test_re_analysis_analyses_the_unedited_files_as_the_scan_read_them(tmp_path, monkeypatch):
+    # Re-analysis takes the scan's own reads of the files no edit touches (read_by_scan) instead of
+    # reading the tree again: a helper changed on disk after the scan is seen only by a re-analysis
+    # without the scan's Context, which reads every file.
+    app = write(tmp_path, TWO_TRANSACTIONS)
+    helpers = app.root / "bank" / "helpers.py"
+    helpers.write_text("def touch(pk):\n    return pk\n", "utf-8")
+    services = app.root / "bank" / "services.py"
+    services.write_text(services.read_text("utf-8").replace(
+        "from bank.tasks import audit\n", "from bank.tasks import audit\nfrom bank.helpers import touch\n").replace(
+        "    audit.delay(account_id)\n", "    touch(account_id)\n    audit.delay(account_id)\n"), "utf-8")
+    result, found = _scanned(app.root, monkeypatch)
+    rename = next(c for c in found if c.transaction == "bank/services.py:8")
+    by_path = edits_by_path(rename.rewrite.edits)
+    originals = {path: (app.root / path).read_text("utf-8") for path in by_path}
+    texts = {path: apply(originals[path], edits) for path, edits in by_path.items()}
+    tables = result.cache.tables("django")
+    helpers.write_text("from bank.models import Customer\n\n\ndef touch(pk):\n"
+                       "    Customer.objects.filter(pk=pk).update(credit=0)\n", "utf-8")
+    args = (app.root, Config(), texts, {rename.transaction}, tables, by_path, originals)
+    shared, _verdicts, _records, _reached = django_reanalysis.reanalyse(*args, result.context)
+    read_again, _verdicts, _records, _reached = django_reanalysis.reanalyse(*args)
+
+    def entities(transactions):
+        return sorted(s.get("entity") for s in _statements(transactions[rename.transaction]))
+
+    assert entities(shared) == ["Account"]
+    assert entities(read_again) == ["Account", "Customer"]
+
+
+def _statements(txn):
+    from analyzer.rewrite.verify import _statements as statements
+
+    return statements(txn)
+
+
+def test_python_sources_takes_files_read_already_and_reads_the_others(tmp_path):
+    from analyzer.django.files import DEFAULT_EXCLUDES, FileProblem, python_sources
+
+    app = write(tmp_path, TWO_TRANSACTIONS)
+    (app.root / "bank" / "broken.py").write_bytes(b"x = '\xff'\n")  # not UTF-8: a FileProblem
+    read = list(python_sources(app.root, DEFAULT_EXCLUDES, 1_000_000))
+    assert any(isinstance(s, FileProblem) for s in read)
+    known = {s.rel: s for s in read if not isinstance(s, FileProblem) and s.rel != "bank/models.py"}
+    again = list(python_sources(app.root, DEFAULT_EXCLUDES, 1_000_000, known))
+    assert again == read
+    assert all((s is known.get(s.rel)) == (s.rel in known) for s in again if not isinstance(s, FileProblem))
+    # a file read under another root is not taken for this one's
+    elsewhere = {rel: replace(s, path=tmp_path / rel) for rel, s in known.items()}
+    assert all(s is not elsewhere.get(s.rel) for s in python_sources(app.root, DEFAULT_EXCLUDES, 1_000_000, elsewhere))
