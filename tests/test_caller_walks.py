@@ -284,17 +284,17 @@ def counting_caller_walks(monkeypatch) -> list[tuple[str, str]]:
 
 def reached_by_transaction(monkeypatch) -> dict[str, frozenset[str]]:
     """The definitions each transaction's walk reached (what the warm cache checks)."""
-    from analyzer.django import frontend
+    from analyzer.django import transactions
 
     found: dict[str, frozenset[str]] = {}
-    original = frontend.walk_transaction
+    original = transactions.walk_transaction  # (the front end imports it where it walks)
 
     def recording(ctx, parsed, boundary):
         txn, diagnostics, reached = original(ctx, parsed, boundary)
         found[boundary.function] = reached
         return txn, diagnostics, reached
 
-    monkeypatch.setattr(frontend, "walk_transaction", recording)
+    monkeypatch.setattr(transactions, "walk_transaction", recording)
     return found
 
 
