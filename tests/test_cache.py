@@ -458,3 +458,24 @@ def test_a_kept_transaction_keeps_the_functions_on_its_call_chains(tmp_path):
     assert kept and all(entry["via"] == via_chains(json.loads(entry["line"])["steps"]) for entry in kept)
     assert any(pairs for _functions, pairs in (entry["via"] for entry in kept))
     assert _outputs(root, ScanCache(folder))[:2] == _outputs(root, None)[:2]
+
+
+def test_cache_files_are_ascii_and_non_ascii_text_reads_back_the_same(tmp_path):
+    # ASCII only: one non-ASCII character made the whole file's text wide when read (cachefile._encode)
+    folder = tmp_path / "tables"
+    tables = {"files": {"caf\u00e9.py": ["\u2019 \u3012 \U0001f600", "lone \udc80 surrogate"]}, "digest": "\u00e9"}
+    cachefile.save(folder, "django", tables)
+    assert (folder / "django.json").read_bytes().isascii()
+    loaded = cachefile.load(folder, "django")
+    assert dict(loaded["files"]) == tables["files"] and loaded["digest"] == "\u00e9"
+
+    # a project whose code holds non-ASCII text: its cache is ASCII, a warm scan after an edit the cold one
+    root = _copy(tmp_path)
+    path = root / "shop" / "helpers.py"
+    path.write_text(path.read_text() + '\nLABEL = "r\u00e9serve \u2019 \u3012"\n')
+    folder = tmp_path / "cache"
+    _outputs(root, ScanCache(folder))
+    assert all(path.read_bytes().isascii() for path in folder.iterdir())
+    assert "\\u00e9" in (folder / "django.json").read_text()
+    _edit_helper(root)
+    assert _outputs(root, ScanCache(folder))[:2] == _outputs(root, None)[:2]

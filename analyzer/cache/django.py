@@ -317,7 +317,7 @@ class DjangoReuse:
             content = self.written["files"].get(info.rel, [None])[0]
             if content is not None:
                 key = keys[info.rel] = json.dumps([info.rel, content, self.digest])
-                if key in kept:  # still true: carried over whether or not this scan builds the graph
+                if _holds(kept, key):  # still true: carried over whether or not this scan builds the graph
                     self.written["call_edges"][key] = _carried(kept, key)
         decoded: dict[str, dict] = {}
 
@@ -327,7 +327,7 @@ class DjangoReuse:
 
         def kept_edges(fn) -> list[str] | None:
             key = key_of(fn)
-            if key is None or key not in kept:
+            if key is None or not _holds(kept, key):
                 return None
             if key not in decoded:
                 found = kept.get(key)
@@ -337,8 +337,11 @@ class DjangoReuse:
 
         def made_edges(fn, targets: list[str]) -> None:
             key = key_of(fn)
-            if key is not None and key not in kept:
-                self.written["call_edges"].setdefault(key, {})[fn.qualname] = list(targets)
+            if key is not None and not _holds(kept, key):
+                made = self.written["call_edges"].get(key)
+                if not isinstance(made, dict):  # none yet, or a damaged entry carried over unread
+                    made = self.written["call_edges"][key] = {}
+                made[fn.qualname] = list(targets)
 
         index.kept_edges, index.made_edges = kept_edges, made_edges
 
@@ -563,6 +566,11 @@ class _WatchedCallers(dict):
 
 class _Unmovable(Exception):
     """A kept location lies in a file whose definitions moved, outside every definition read."""
+
+
+def _holds(table, key: str) -> bool:
+    """Whether a table has `key`, without decoding the entry (`in` on a Mapping decodes it)."""
+    return table.text(key) is not None if isinstance(table, Entries) else key in table
 
 
 def _carried(table, key: str):
