@@ -200,12 +200,12 @@ def _lines(tables: dict, read: Mapping) -> Iterator[str]:
         if isinstance(value, Entries) and value is read.get(table):
             # a table kept whole, as it was read: every entry's text as read (none decoded here)
             for key, text in value.texts():
-                yield f"{table}\t{_encode(key)}\t{text}\n"
+                yield f"{table}\t{_encode_key(key)}\t{text}\n"
         elif isinstance(value, Mapping):
             before = read.get(table)
             for key, entry in value.items():
                 text = entry.text if type(entry) is Verbatim else _text_read(entry, texts, before, key) or _encode(entry)
-                yield f"{table}\t{_encode(key)}\t{text}\n"
+                yield f"{table}\t{_encode_key(key)}\t{text}\n"
         else:
             yield f"{table}\t\t{_encode(value)}\n"
 
@@ -243,6 +243,14 @@ def _text_read(entry, texts: dict, before, key: str) -> str | None:
         if type(old) is list and len(old) == len(entry) and all(a is b for a, b in zip(old, entry)):
             return texts[id(old)][1]
     return None
+
+
+def _encode_key(key) -> str:
+    # what _encode gives for a string, without json.dumps's own work per call (a fifth of the time)
+    return _encode_string(key) if type(key) is str else _encode(key)
+
+
+_encode_string = json.encoder.encode_basestring_ascii
 
 
 def _encode(value) -> str:
