@@ -554,6 +554,8 @@ class DjangoReuse:
         given = self._stored.get(id(entry))
         if given is not None and given[0] is entry:
             entry = given[1]  # the form the cache keeps (records as lines)
+        else:
+            entry = self._as_stored(entry)  # a helper process's walk, or an entry kept with its records
         kept = self.written["autocommit"].setdefault(key, [])
         if not any(e is entry for e in kept):
             kept.append(entry)
