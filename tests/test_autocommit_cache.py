@@ -216,3 +216,45 @@ def test_a_function_whose_orm_evidence_is_in_another_file_is_walked_once_that_fi
     assert warm == _bytes(root, None)
     (record,) = [r for key, r in _autocommit(warm[1]).items() if key.startswith("store.reports.sibling_totals:")]
     assert [(s["entity"], s["api"]) for s in record["steps"]] == [("Order", "filter.iterate")]
+
+
+def test_kept_autocommit_records_are_their_ir_lines_and_not_encoded_again(tmp_path, monkeypatch):
+    """A walk's records are kept as their IR lines: a warm scan takes each record with its line
+    (ir.dumps writes the line as it is, ir.loads gives the record back) and encodes none of them
+    again, gives a cold scan's bytes, and reads entries kept with their records (a helper's) too."""
+    from analyzer import ir
+
+    root = _project(tmp_path)
+    folder = tmp_path / "cache"
+    _bytes(root, ScanCache(folder))
+    kept = [entry for line in (folder / "django.json").read_text().splitlines() if line.startswith("autocommit\t")
+            for entry in json.loads(line.split("\t", 2)[2])]
+    assert kept and all("records" not in entry for entry in kept)
+    walked = [entry for entry in kept if entry.get("record_lines")]
+    assert walked and all(json.loads(line)["boundary"] == "autocommit" for e in walked for line in e["record_lines"])
+
+    encoded = []
+    line = ir.line
+    monkeypatch.setattr(ir, "line", lambda record: encoded.append(record) or line(record))
+    replace_once(root / "store" / "queries.py", "customer=customer, open=True", "customer=customer, open=False")
+    warm = _bytes(root, ScanCache(folder))
+    # only the records of the walks made again (the edited helper's and its callers') are encoded
+    again = {r["function"] for r in encoded if r.get("boundary") == "autocommit"}
+    assert again and again < {r["function"] for r in _autocommit(warm[1]).values()}
+    assert warm == _bytes(root, None)
+
+    # the form with the records (a helper process's walks) is read as it was
+    path = folder / "django.json"
+    lines = path.read_text().split("\n")
+    for number, text in enumerate(lines):
+        if text.startswith("autocommit\t"):
+            table, key, value = text.split("\t", 2)
+            entries = [{**{k: v for k, v in e.items() if k != "record_lines"},
+                        "records": [json.loads(t) for t in e["record_lines"]]} if "record_lines" in e else e
+                       for e in json.loads(value)]
+            lines[number] = f"{table}\t{key}\t{json.dumps(entries)}"
+    path.write_text("\n".join(lines))
+    encoded.clear()
+    assert _bytes(root, ScanCache(folder)) == warm
+    assert any(r.get("boundary") == "autocommit" for r in encoded)  # (those records were encoded)
+    assert _bytes(root, ScanCache(folder)) == warm

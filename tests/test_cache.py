@@ -458,3 +458,62 @@ def test_a_kept_transaction_keeps_the_functions_on_its_call_chains(tmp_path):
     assert kept and all(entry["via"] == via_chains(json.loads(entry["line"])["steps"]) for entry in kept)
     assert any(pairs for _functions, pairs in (entry["via"] for entry in kept))
     assert _outputs(root, ScanCache(folder))[:2] == _outputs(root, None)[:2]
+
+
+def test_cache_files_are_ascii_and_non_ascii_text_reads_back_the_same(tmp_path):
+    # ASCII only: one non-ASCII character made the whole file's text wide when read (cachefile._encode)
+    folder = tmp_path / "tables"
+    tables = {"files": {"caf\u00e9.py": ["\u2019 \u3012 \U0001f600", "lone \udc80 surrogate"]}, "digest": "\u00e9"}
+    cachefile.save(folder, "django", tables)
+    assert (folder / "django.json").read_bytes().isascii()
+    loaded = cachefile.load(folder, "django")
+    assert dict(loaded["files"]) == tables["files"] and loaded["digest"] == "\u00e9"
+
+    # a project whose code holds non-ASCII text: its cache is ASCII, a warm scan after an edit the cold one
+    root = _copy(tmp_path)
+    path = root / "shop" / "helpers.py"
+    path.write_text(path.read_text() + '\nLABEL = "r\u00e9serve \u2019 \u3012"\n')
+    folder = tmp_path / "cache"
+    _outputs(root, ScanCache(folder))
+    assert all(path.read_bytes().isascii() for path in folder.iterdir())
+    assert "\\u00e9" in (folder / "django.json").read_text()
+    _edit_helper(root)
+    assert _outputs(root, ScanCache(folder))[:2] == _outputs(root, None)[:2]
+
+
+def _warm_cache_files(root: Path, folder: Path, monkeypatch) -> tuple[bytes, int]:
+    """(the cache files a scan with helpers leaves, how many background writers it started)."""
+    from analyzer import forked
+
+    monkeypatch.setenv(forked.ENV, "1")
+    writers = []
+    in_background = forked.in_background
+
+    def recording(task):
+        writers.append(in_background(task))
+        return writers[-1]
+
+    monkeypatch.setattr(forked, "in_background", recording)
+    _outputs(root, ScanCache(folder))
+    monkeypatch.setattr(forked, "in_background", in_background)
+    assert all(isinstance(w, forked.Background) for w in writers)
+    return b"".join((folder / name).read_bytes() for name in ("django.json", "core.json")), len(writers)
+
+
+def test_a_cache_mostly_written_as_read_is_written_by_the_scan_itself_and_the_same(tmp_path, monkeypatch):
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    assert _warm_cache_files(root, folder, monkeypatch)[1] == 2  # cold: every entry encoded, each file forked
+    shutil.copytree(folder, tmp_path / "cold")
+    _edit_helper(root)
+    written, writers = _warm_cache_files(root, folder, monkeypatch)
+    assert writers == 0  # most entries are written as the text they were read as: no process forked
+    monkeypatch.setattr(cachefile, "worth_a_process", lambda tables, read: True)
+    forced = tmp_path / "forced"
+    shutil.copytree(tmp_path / "cold", forced)
+    assert _warm_cache_files(root, forced, monkeypatch) == (written, 2)  # the same bytes as a forked writer's
+    monkeypatch.undo()
+    # a project-wide change (every transaction walked again, every verdict kept anew): forked again
+    _edit_settings(root)
+    assert _warm_cache_files(root, folder, monkeypatch)[1] == 2
+    assert _outputs(root, ScanCache(folder))[:2] == _outputs(root, None)[:2]

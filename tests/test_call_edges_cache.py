@@ -96,3 +96,29 @@ def test_kept_edges_give_the_graph_worked_out_from_the_index_after_each_edit(tmp
     warm, fresh, taken = _scan(root, folder)
     assert warm == fresh and dict(fresh)["app.savers.save_all"]
     assert "app.helpers.save_all" not in dict(fresh)
+
+
+def test_kept_edges_are_decoded_only_when_the_graph_is_built_and_a_damaged_entry_is_made_again(tmp_path, capsys):
+    root = _project(tmp_path / "project")
+    folder = tmp_path / "cache"
+    _scan(root, folder)
+    # A scan starting decodes none of the kept edges (asking whether a table holds a key must
+    # not decode its entry): only building the graph does.
+    cache = ScanCache(folder)
+    reuse = DjangoReuse(cache.tables("django"))
+    frontend.scan(root, django_options(load(root)), reuse)
+    kept = reuse.old["call_edges"]
+    assert len(kept) and all(kept.decoded(key) is None for key in kept)
+    # A damaged entry (the helpers' file) is carried over unread by a scan that does not build
+    # the graph; the one building it finds it damaged and works the file's edges out again.
+    path = folder / "django.json"
+    lines = path.read_text().split("\n")
+    damaged = [n for n, line in enumerate(lines) if line.startswith("call_edges\t") and "app/helpers.py" in line]
+    assert len(damaged) == 1
+    lines[damaged[0]] = lines[damaged[0]][:-1]  # the entry's closing brace cut
+    path.write_text("\n".join(lines))
+    warm, fresh, taken = _scan(root, folder)
+    assert warm == fresh and 0 < taken < len(fresh)
+    assert "is damaged" in capsys.readouterr().err
+    warm, fresh, taken = _scan(root, folder)
+    assert warm == fresh and taken == len(fresh)

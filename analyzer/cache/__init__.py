@@ -69,7 +69,8 @@ class ScanCache:
                 def save() -> None:
                     cachefile.save(folder, frontend, tables, read)
 
-                writing = forked.in_background(save) if self._background else None
+                background = self._background and cachefile.worth_a_process(tables, read)
+                writing = forked.in_background(save) if background else None
                 if writing is None:
                     save()
                 else:

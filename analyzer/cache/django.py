@@ -80,6 +80,8 @@ class DjangoReuse:
         self.lines: dict[int, tuple[dict, str]] = {}
         self.read_lines: dict[int, tuple[dict, str]] = {}
         self._via: dict[int, tuple[dict, list]] = {}  # id(record) -> (record, its via_chains), kept with it
+        # id(autocommit entry as the walks read it) -> (that entry, the form the cache keeps)
+        self._stored: dict[int, tuple[dict, dict]] = {}
 
     # -- index ---------------------------------------------------------------------------
     def index_add(self, index: RepoIndex, source) -> ModuleInfo:
@@ -317,7 +319,7 @@ class DjangoReuse:
             content = self.written["files"].get(info.rel, [None])[0]
             if content is not None:
                 key = keys[info.rel] = json.dumps([info.rel, content, self.digest])
-                if key in kept:  # still true: carried over whether or not this scan builds the graph
+                if _holds(kept, key):  # still true: carried over whether or not this scan builds the graph
                     self.written["call_edges"][key] = _carried(kept, key)
         decoded: dict[str, dict] = {}
 
@@ -327,7 +329,7 @@ class DjangoReuse:
 
         def kept_edges(fn) -> list[str] | None:
             key = key_of(fn)
-            if key is None or key not in kept:
+            if key is None or not _holds(kept, key):
                 return None
             if key not in decoded:
                 found = kept.get(key)
@@ -337,8 +339,11 @@ class DjangoReuse:
 
         def made_edges(fn, targets: list[str]) -> None:
             key = key_of(fn)
-            if key is not None and key not in kept:
-                self.written["call_edges"].setdefault(key, {})[fn.qualname] = list(targets)
+            if key is not None and not _holds(kept, key):
+                made = self.written["call_edges"].get(key)
+                if not isinstance(made, dict):  # none yet, or a damaged entry carried over unread
+                    made = self.written["call_edges"][key] = {}
+                made[fn.qualname] = list(targets)
 
         index.kept_edges, index.made_edges = kept_edges, made_edges
 
@@ -480,7 +485,44 @@ class DjangoReuse:
     # definitions it parsed.
     def sites_kept(self, key: str) -> list[dict]:
         """The walks of `key` made when the project facts and every definition they read were as now."""
-        return [entry for entry in self.old.get("autocommit", {}).get(key, []) if self._still(entry)]
+        return [self._with_records(entry) for entry in self.old.get("autocommit", {}).get(key, []) if self._still(entry)]
+
+    # A walk's autocommit records are kept as their IR lines (`record_lines`), as a transaction's
+    # record is: a reused record is decoded from its line once, and ir.dumps writes the line as it
+    # is and ir.loads gives the record back instead of encoding and decoding it again (saleor's
+    # 1,555 autocommit records, on every warm scan). The walks are given their entries with the
+    # records (`records`, as call_sites.py reads them); the cache keeps the form with the lines.
+    def _with_records(self, entry: dict) -> dict:
+        """A kept entry as the walks read it: its records decoded from their lines, each known by
+        its line; the entry itself is what sites_keep() keeps."""
+        lines = entry.get("record_lines")
+        if not isinstance(lines, list):
+            return entry  # (kept with its records: by a helper process, or nothing was walked)
+        records = []
+        for text in lines:
+            record = json.loads(text)
+            self.lines[id(record)] = self.read_lines[id(record)] = (record, text)
+            records.append(record)
+        given = {k: v for k, v in entry.items() if k != "record_lines"}
+        given["records"] = records
+        self._stored[id(given)] = (given, entry)
+        return given
+
+    def _as_stored(self, entry: dict) -> dict:
+        """A new walk's entry as the cache keeps it: its records as their IR lines, each known to
+        ir.dumps by its line."""
+        records = entry.get("records")
+        if not isinstance(records, list):
+            return entry
+        lines = []
+        for record in records:
+            text = ir.line(record)
+            self.lines[id(record)] = (record, text)
+            lines.append(text)
+        stored = {k: v for k, v in entry.items() if k != "records"}
+        stored["record_lines"] = lines
+        self._stored[id(entry)] = (entry, stored)
+        return stored
 
     def _still(self, entry: dict) -> bool:
         if entry["digest"] != self.digest:
@@ -509,6 +551,11 @@ class DjangoReuse:
         return []  # walks of another process (django/autocommit_parallel.py) come through its SharedReuse
 
     def sites_keep(self, key: str, entry: dict) -> None:
+        given = self._stored.get(id(entry))
+        if given is not None and given[0] is entry:
+            entry = given[1]  # the form the cache keeps (records as lines)
+        else:
+            entry = self._as_stored(entry)  # a helper process's walk, or an entry kept with its records
         kept = self.written["autocommit"].setdefault(key, [])
         if not any(e is entry for e in kept):
             kept.append(entry)
@@ -533,6 +580,7 @@ class DjangoReuse:
                           for r in unique.values()],
                 "parse_diagnostics": [d for _rel, qualname in unique for d in self._parse_diagnostics.get(qualname, [])],
             })
+            self._as_stored(entry)
         return result, entry
 
     @staticmethod
@@ -563,6 +611,11 @@ class _WatchedCallers(dict):
 
 class _Unmovable(Exception):
     """A kept location lies in a file whose definitions moved, outside every definition read."""
+
+
+def _holds(table, key: str) -> bool:
+    """Whether a table has `key`, without decoding the entry (`in` on a Mapping decodes it)."""
+    return table.text(key) is not None if isinstance(table, Entries) else key in table
 
 
 def _carried(table, key: str):
