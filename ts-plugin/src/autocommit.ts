@@ -24,6 +24,7 @@ import { Frame } from "./frame";
 import { DiagnosticRecord, Source, StatementStep, TransactionRecord } from "./ir";
 import { calleeNameNode, endLineOf, lineOf, qualifiedName, stripParens, unalias } from "./names";
 import { relPath } from "./program";
+import { recordsNothing } from "./service-calls";
 import { normSources, Value } from "./values";
 import { TransactionWalk, WalkEnv } from "./walker";
 
@@ -71,6 +72,11 @@ export function autocommitTransactions(env: WalkEnv, files: ReadonlyArray<ts.Sou
   const seen = new Set<string>();
   for (const unit of unitsToWalk(env, files, boundaries)) {
     const walkUnit = (): AutocommitResult => {
+      if (recordsNothing(env, unit.fn)) {
+        // what the walk would have read of the program: its own unit (the warm cache's reach)
+        env.reads?.note(unit.fn);
+        return { transactions: [], diagnostics: [] };
+      }
       const walk = new AutocommitWalk(env, siteOf(unit), unit.regions);
       walk.run();
       return { transactions: walk.transactions(), diagnostics: walk.diagnostics.filter((d) => d.code === "internal-error") };
