@@ -23,20 +23,22 @@ const STATEMENT_METHODS: ReadonlySet<string> = new Set([
 /**
  * True when the autocommit walk of `fn` records no statement: the user's catalog names no
  * statement, no member is awaited (a lazy relation, walker.ts lazyRelation), and every call of a
- * method named in STATEMENT_METHODS is made, in the unit's own body (not in a nested function,
- * which the walk may call with another `this`), on a member `this.x` whose type is no TypeORM
- * handle and no ActiveRecord entity. The walk evaluates such a receiver from its type alone (the
- * unit is walked with no `this` value of its own, and an autocommit walk holds no runner), so the
- * call is an application method's or a library's, neither of which records anything there.
- * False: walk it.
+ * method named in STATEMENT_METHODS is made in the unit's own body (not in a nested function,
+ * which the walk may call with another `this`) on a receiver whose value the walk takes from
+ * types alone and finds no TypeORM handle and no ActiveRecord entity in: `this`, a chain of
+ * members from `this` (`this.x`, `this.x.y`), or a parameter of the unit never assigned in it.
+ * The walk starts a unit with no `this` value and binds its parameters from their types (an
+ * autocommit walk holds no runner), so such a call is an application method's or a library's,
+ * neither of which records anything there. False: walk it.
  */
 export function recordsNothing(env: WalkEnv, fn: ts.FunctionLikeDeclaration): boolean {
   if (env.catalog.statements.size > 0) return false;
+  const receivers = new PlainReceivers(env, fn);
   let quiet = true;
   const visit = (n: ts.Node): void => {
     if (!quiet) return;
     if (ts.isAwaitExpression(n) && ts.isPropertyAccessExpression(stripParens(n.expression))) quiet = false;
-    else if (ts.isCallExpression(n) && !harmlessCall(env, fn, n)) quiet = false;
+    else if (ts.isCallExpression(n) && !harmlessCall(receivers, fn, n)) quiet = false;
     else ts.forEachChild(n, visit);
   };
   visit(fn);
@@ -44,20 +46,67 @@ export function recordsNothing(env: WalkEnv, fn: ts.FunctionLikeDeclaration): bo
 }
 
 /** A call at which the walk records nothing itself (its arguments are visited on their own). */
-function harmlessCall(env: WalkEnv, fn: ts.FunctionLikeDeclaration, call: ts.CallExpression): boolean {
+function harmlessCall(receivers: PlainReceivers, fn: ts.FunctionLikeDeclaration, call: ts.CallExpression): boolean {
   const callee = stripParens(call.expression);
   const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : ts.isElementAccessExpression(callee) ? literalKey(callee.argumentExpression) : undefined;
   // a plain function call, a computed member: no statement at the call itself
   if (name === undefined || !STATEMENT_METHODS.has(name)) return true;
-  if (!ts.isPropertyAccessExpression(callee)) return false;
-  const receiver = stripParens(callee.expression);
-  if (!ts.isPropertyAccessExpression(receiver) || receiver.expression.kind !== ts.SyntaxKind.ThisKeyword) return false;
-  if (!inOwnBody(call, fn)) return false;
-  const checker = env.checker;
-  const type = checker.getTypeAtLocation(receiver);
-  if (env.handles.of(type)) return false;
-  if (env.entities.byType(type)?.activeRecord) return false;
-  return !env.entities.bySymbol(checker.getSymbolAtLocation(receiver))?.activeRecord;
+  return ts.isPropertyAccessExpression(callee) && inOwnBody(call, fn) && receivers.plainReceiver(stripParens(callee.expression));
+}
+
+/** What the walk makes of a receiver, where types alone decide it. */
+class PlainReceivers {
+  private assigned: Set<string> | undefined;
+
+  constructor(private readonly env: WalkEnv, private readonly fn: ts.FunctionLikeDeclaration) {}
+
+  /** The walk's value of `e` holds no handle, no query builder and no ActiveRecord entity
+   *  (walker.ts methodCall: activeRecordClass, the ActiveRecord instance methods). */
+  plainReceiver(e: ts.Expression): boolean {
+    if (!this.plainValue(e)) return false;
+    const checker = this.env.checker;
+    if (this.env.entities.byType(checker.getTypeAtLocation(e))?.activeRecord) return false;
+    return e.kind === ts.SyntaxKind.ThisKeyword || !this.env.entities.bySymbol(checker.getSymbolAtLocation(e))?.activeRecord;
+  }
+
+  /** walker.ts evalExpr on `this` (no value of its own: `isThis`), on a member of a value with
+   *  no handle, object or properties (typeHandleValue, else the base's sources), on a parameter
+   *  (bindEntryParams: typeHandleValue, else an input, an entity's object if so typed). */
+  private plainValue(e: ts.Expression): boolean {
+    const checker = this.env.checker;
+    if (e.kind === ts.SyntaxKind.ThisKeyword) return true;
+    if (ts.isPropertyAccessExpression(e)) {
+      return this.plainValue(stripParens(e.expression)) && !this.env.handles.of(checker.getTypeAtLocation(e)) &&
+        // the base's value must hold no object: `this` and members hold none, a parameter may
+        stripParens(e.expression).kind !== ts.SyntaxKind.Identifier;
+    }
+    if (ts.isIdentifier(e)) {
+      const decl = checker.getSymbolAtLocation(e)?.valueDeclaration;
+      if (!decl || !ts.isParameter(decl) || decl.parent !== this.fn || !ts.isIdentifier(decl.name)) return false;
+      if (this.assignedNames().has(decl.name.text)) return false;
+      const declared = checker.getTypeAtLocation(decl.name);
+      return !this.env.handles.of(declared) && !this.env.entities.byType(declared)?.activeRecord;
+    }
+    return false;
+  }
+
+  /** Names assigned anywhere in the unit (walker.ts isStable reads them the same way). */
+  private assignedNames(): Set<string> {
+    if (this.assigned) return this.assigned;
+    const out = new Set<string>();
+    const names = (t: ts.Node): void => {
+      if (ts.isIdentifier(t)) out.add(t.text);
+      else ts.forEachChild(t, names);
+    };
+    const visit = (x: ts.Node): void => {
+      if (ts.isBinaryExpression(x) && x.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && x.operatorToken.kind <= ts.SyntaxKind.LastAssignment) names(x.left);
+      else if ((ts.isPrefixUnaryExpression(x) || ts.isPostfixUnaryExpression(x)) && (x.operator === ts.SyntaxKind.PlusPlusToken || x.operator === ts.SyntaxKind.MinusMinusToken)) names(x.operand);
+      else if ((ts.isForOfStatement(x) || ts.isForInStatement(x)) && !ts.isVariableDeclarationList(x.initializer)) names(x.initializer);
+      ts.forEachChild(x, visit);
+    };
+    visit(this.fn);
+    return (this.assigned = out);
+  }
 }
 
 /** No function or class between the node and the unit: `this` there is the unit's own. */

@@ -46,10 +46,33 @@ export class UserService {
   async save(user: User) { return this.users.save(user); }
 }
 
+export class Registry {
+  users: UserService;
+  store: Repository<User>;
+}
+
 export class UserResolver {
   note: Note;
   user: User;
+  registry: Registry;
   constructor(private userService: UserService, private accounts: Repository<Account>, private ds: DataSource) {}
+  /** methods of its own class, a chain of members, a parameter: nothing recorded */
+  async update(id: number) { return this.find(id); }
+  async find(id: number) { return this.registry.users.findOne(id); }
+  async pick(ids: number[], names: Map<number, string>) {
+    names.set(1, "x");
+    return ids.find((id) => id > 1);
+  }
+  /** a member of a chain that is a repository: a statement */
+  async stored(id: number) { return this.registry.store.findOneBy({ id }); }
+  /** a parameter that is a repository, or that is assigned one: statements */
+  async byRepository(users: Repository<User>) { return users.find(); }
+  async reassigned(users: UserService) {
+    if (!users) users = this.accounts as any;
+    return users.findOne(1);
+  }
+  /** a parameter that is an ActiveRecord entity: a statement */
+  async keepNote(note: Note) { await note.save(); }
   /** a service's methods (units of their own): nothing is recorded here */
   async one(id: number) { return this.userService.findOne(id); }
   async rename(user: User) {
@@ -78,11 +101,12 @@ test("units calling only services' repository-named methods are not walked, and 
   withApp(APP, (dir) => {
     const r = bothWays(dir);
     assert.equal(r.told, r.walked);
-    assert.deepEqual(r.spared, ["UserResolver.one", "UserResolver.rename"]);
+    assert.deepEqual(r.spared, ["UserResolver.update", "UserResolver.find", "UserResolver.pick", "UserResolver.one", "UserResolver.rename"]);
     // the units walked still give their statements
     const auto = irRecords(r.told).filter((t) => t.type === "transaction" && t.boundary === "autocommit");
     const apis = auto.map((t) => `${t.function.split(".").pop()} ${statements(t).map((s) => `${s.entity} ${s.api}`).join()}`).sort();
-    assert.deepEqual(apis, ["account Account findOneBy", "author User lazy:author", "count User count", "findOne User findOneBy", "keep Note save", "save User save"]);
+    assert.deepEqual(apis, ["account Account findOneBy", "author User lazy:author", "byRepository User find", "count User count", "findOne User findOneBy",
+      "keep Note save", "keepNote Note save", "reassigned Account findOne", "save User save", "stored User findOneBy"]);
   });
 });
 
