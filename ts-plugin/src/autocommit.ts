@@ -23,7 +23,7 @@ import { baseClassOf, constructorOf } from "./hierarchy";
 import { Frame } from "./frame";
 import { DiagnosticRecord, Source, StatementStep, TransactionRecord } from "./ir";
 import { calleeNameNode, endLineOf, lineOf, qualifiedName, stripParens, unalias } from "./names";
-import { relPath } from "./program";
+import { recordsNothing } from "./service-calls";
 import { normSources, Value } from "./values";
 import { TransactionWalk, WalkEnv } from "./walker";
 
@@ -71,6 +71,11 @@ export function autocommitTransactions(env: WalkEnv, files: ReadonlyArray<ts.Sou
   const seen = new Set<string>();
   for (const unit of unitsToWalk(env, files, boundaries)) {
     const walkUnit = (): AutocommitResult => {
+      if (recordsNothing(env, unit.fn)) {
+        // what the walk would have read of the program: its own unit (the warm cache's reach)
+        env.reads?.note(unit.fn);
+        return { transactions: [], diagnostics: [] };
+      }
       const walk = new AutocommitWalk(env, siteOf(unit), unit.regions);
       walk.run();
       return { transactions: walk.transactions(), diagnostics: walk.diagnostics.filter((d) => d.code === "internal-error") };
@@ -386,9 +391,9 @@ class AutocommitWalk extends TransactionWalk {
   transactions(): TransactionRecord[] {
     const bySite = new Map<string, { at: ts.Node; steps: StatementStep[] }>();
     for (const { at, step } of this.calls) {
-      const sf = at.getSourceFile();
-      const start = sf.getLineAndCharacterOfPosition(at.getStart());
-      const key = `${relPath(this.env.rootDir, sf.fileName)}:${start.line + 1}:${start.character + 1}:autocommit`;
+      const start = at.getSourceFile().getLineAndCharacterOfPosition(at.getStart());
+      // the file's relative path kept per source file (fileOf): asked for every statement
+      const key = `${this.fileOf(at)}:${start.line + 1}:${start.character + 1}:autocommit`;
       const group = bySite.get(key) ?? { at, steps: [] };
       bySite.set(key, group);
       if (group.steps.some((s) => s.api === step.api && s.kind === step.kind && s.entity === step.entity)) continue;
@@ -398,7 +403,7 @@ class AutocommitWalk extends TransactionWalk {
     for (const [id, { at, steps }] of bySite) {
       const holder = holdingFunction(at) ?? this.unitSite.fn;
       out.push({
-        ir: 1, type: "transaction", id, file: relPath(this.env.rootDir, at.getSourceFile().fileName), line: lineOf(at), end_line: endLineOf(at),
+        ir: 1, type: "transaction", id, file: this.fileOf(at), line: lineOf(at), end_line: endLineOf(at),
         function: qualifiedName(this.env.rootDir, holder), boundary: "autocommit", wrapper: null, options: {}, steps: renumber(steps),
       });
     }

@@ -1905,7 +1905,7 @@ export class TransactionWalk {
     this.diagnostics.push({ ir: 1, type: "diagnostic", file: this.fileOf(at), line: lineOf(at), code, severity, message });
   }
 
-  private fileOf(n: ts.Node): string {
+  protected fileOf(n: ts.Node): string {
     const sf = n.getSourceFile();
     let known = RELATIVE_PATHS.get(this.env.rootDir);
     if (!known) RELATIVE_PATHS.set(this.env.rootDir, (known = new WeakMap()));
