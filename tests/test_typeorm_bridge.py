@@ -116,3 +116,59 @@ def test_a_malloc_arena_count_the_user_set_is_kept(tmp_path, monkeypatch):
     monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
     bridge.run(NEST_SHOP)
     assert seen.read_text() == "4"
+
+
+def test_the_front_end_finishes_while_the_caller_does_not_read_its_output():
+    # the scan prepares its own work while node runs (analyzer/scan.py): node's IR (124 kB here,
+    # more than a pipe holds) must not wait for a reader
+    run = bridge.start(NEST_SHOP)
+    assert run._process.wait(timeout=300) == 0
+    assert run.records() == bridge.run(NEST_SHOP)
+
+
+def test_a_stopped_front_end_ends(tmp_path, monkeypatch):
+    script = tmp_path / "waiting-cli.js"
+    script.write_text("setTimeout(() => {}, 600000);\n")
+    monkeypatch.setenv("TXSCAN_TS_PLUGIN", str(script))
+    run = bridge.start(NEST_SHOP)
+    run.stop()
+    assert run._process.returncode is not None
+
+
+def test_keys_sorted_by_javascript_are_in_pythons_order_unless_a_character_sorts_apart():
+    # JavaScript compares UTF-16 code units: a character past U+FFFF (a surrogate pair) comes
+    # before one from U+E000 to U+FFFF, where Python puts it after
+    keys = ["a", "\uffff", "\U0001f600", "é", "z"]
+    js_order = sorted(keys, key=lambda k: k.encode("utf-16-be"))
+    assert js_order != sorted(keys)
+    assert not bridge.keys_sort_alike(json.dumps(dict.fromkeys(js_order, 1), ensure_ascii=False).encode())
+    assert not bridge.keys_sort_alike('{"\ue000": 1}'.encode())
+    latin = ["b", "a", "é", "\u0800", "\ud7ff"]
+    assert bridge.keys_sort_alike(json.dumps(dict.fromkeys(sorted(latin), 1), ensure_ascii=False).encode())
+
+
+def _as_round_tripped(records):
+    return [json.dumps(r, ensure_ascii=False) for r in ir.loads(ir.dumps(records))]
+
+
+def test_a_typeorm_scan_hands_the_core_the_records_a_round_trip_gives(tmp_path):
+    # the records ts-plugin's output decodes to are not decoded again from the IR text
+    # (analyzer/scan.py): they must be equal to a round trip's, key order included
+    from analyzer.scan import _typescript_records
+    pending = _typescript_records(NEST_SHOP, Config(), None, True)
+    pending.take()
+    assert pending.as_round_tripped, "ts-plugin's records of a sample are decoded once"
+    result = scan(NEST_SHOP, Config(), "typeorm", rewrites=False)
+    assert [json.dumps(r, ensure_ascii=False) for r in result.records] == _as_round_tripped(result.records)
+
+    # a character JavaScript sorts apart (here in a file's name) leaves the records to the round trip
+    import shutil
+    copy = tmp_path / "shop"
+    shutil.copytree(NEST_SHOP, copy)
+    source = next(p for p in sorted(copy.rglob("*.ts")) if ".transaction(" in p.read_text())
+    shutil.copy(source, source.with_name("copy-\U0001f600\uffff.ts"))
+    pending = _typescript_records(copy, Config(), None, True)
+    pending.take()
+    assert not pending.as_round_tripped
+    result = scan(copy, Config(), "typeorm", rewrites=False)
+    assert [json.dumps(r, ensure_ascii=False) for r in result.records] == _as_round_tripped(result.records)

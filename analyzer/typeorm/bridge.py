@@ -14,6 +14,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 from .. import ir
@@ -46,6 +48,13 @@ def settings_argument(depth: int | None, max_file_bytes: int, exclude: list[str]
 def run(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, timeout: float = 3600,
         exclude: list[str] | tuple[str, ...] = (), arguments: list[str] | tuple[str, ...] = (), **extra_settings) -> list[dict]:
     """ts-plugin's records; `arguments` are more options of its command line (the warm cache's)."""
+    return start(root, depth, max_file_bytes, timeout, exclude, arguments, **extra_settings).records()
+
+
+def start(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, timeout: float = 3600,
+          exclude: list[str] | tuple[str, ...] = (), arguments: list[str] | tuple[str, ...] = (), **extra_settings) -> Run:
+    """ts-plugin started on `root` (as `run`), its records taken later with `Run.records()`: the
+    caller prepares its own work meanwhile, on the machine's other core."""
     node = shutil.which("node")
     if node is None:
         raise FrontendUnavailable("node was not found on PATH; it is needed to scan TypeScript applications")
@@ -57,32 +66,93 @@ def run(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, t
     # its peak memory (ts-plugin/src/scan.ts, collectLargeGarbage)
     command = [node, "--expose-gc", str(cli), "--settings", settings_argument(depth, max_file_bytes, exclude, **extra_settings),
                *arguments, os.fspath(root)]
-    try:
-        completed = subprocess.run(command, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                                   env=node_environment())
-    except subprocess.TimeoutExpired as exc:
-        raise FrontendUnavailable(f"the TypeScript front end did not finish within {timeout:g} s") from exc
-    except OSError as exc:
-        raise FrontendUnavailable(f"cannot run node ({node}): {exc.strerror or exc}") from exc
-    if completed.returncode < 0:
-        name = _signal_name(-completed.returncode)
-        raise FrontendUnavailable(f"the TypeScript front end was killed by {name} (out of memory or stopped)")
-    if completed.returncode != 0:
-        raise FrontendUnavailable(f"the TypeScript front end failed (exit {completed.returncode}): "
-                                  f"{_last_line(completed.stderr)}")
-    try:
-        records = list(ir.loads(completed.stdout.decode("utf-8")))
-    except UnicodeDecodeError as exc:
-        raise FrontendUnavailable(f"the TypeScript front end printed bytes that are not UTF-8 (at byte {exc.start}); "
-                                  "not IR") from exc
-    except (ValueError, AttributeError) as exc:
-        raise FrontendUnavailable(f"the TypeScript front end printed something that is not IR: {exc}") from exc
-    _forward_info(completed.stderr)
-    for number, record in enumerate(records, 1):
-        if not isinstance(record, dict) or record.get("type") not in _RECORD_TYPES:
-            raise FrontendUnavailable(f"the TypeScript front end printed something that is not IR: record {number} "
-                                      "has no known type")
-    return records
+    return Run(command, timeout)
+
+
+class Run:
+    """One ts-plugin process under way. Its output goes to unnamed temporary files, not pipes:
+    node writes the IR at its end, and a pipe nobody reads while the caller works would stop it."""
+
+    def __init__(self, command: list[str], timeout: float) -> None:
+        self._deadline = time.monotonic() + timeout
+        self._timeout = timeout
+        self._stdout = tempfile.TemporaryFile()
+        self._stderr = tempfile.TemporaryFile()
+        #: whether the records' keys stand in the order a JSON round trip in Python gives (set by `records`)
+        self.keys_in_python_order = False
+        try:
+            self._process = subprocess.Popen(command, stdout=self._stdout, stderr=self._stderr, stdin=subprocess.DEVNULL,
+                                             env=node_environment())
+        except OSError as exc:
+            self._close()
+            raise FrontendUnavailable(f"cannot run node ({command[0]}): {exc.strerror or exc}") from exc
+
+    def records(self) -> list[dict]:
+        """The IR records ts-plugin printed, once it has ended (within the timeout from its start)."""
+        try:
+            returncode = self._process.wait(timeout=max(0.0, self._deadline - time.monotonic()))
+        except subprocess.TimeoutExpired as exc:
+            self.stop()
+            raise FrontendUnavailable(f"the TypeScript front end did not finish within {self._timeout:g} s") from exc
+        except BaseException:
+            self.stop()
+            raise
+        try:
+            stdout, stderr = self._read(self._stdout), self._read(self._stderr)
+        finally:
+            self._close()
+        if returncode < 0:
+            name = _signal_name(-returncode)
+            raise FrontendUnavailable(f"the TypeScript front end was killed by {name} (out of memory or stopped)")
+        if returncode != 0:
+            raise FrontendUnavailable(f"the TypeScript front end failed (exit {returncode}): {_last_line(stderr)}")
+        try:
+            text = stdout.decode("utf-8")
+            records = list(ir.loads(text))
+        except UnicodeDecodeError as exc:
+            raise FrontendUnavailable(f"the TypeScript front end printed bytes that are not UTF-8 (at byte {exc.start}); "
+                                      "not IR") from exc
+        except (ValueError, AttributeError) as exc:
+            raise FrontendUnavailable(f"the TypeScript front end printed something that is not IR: {exc}") from exc
+        _forward_info(stderr)
+        for number, record in enumerate(records, 1):
+            if not isinstance(record, dict) or record.get("type") not in _RECORD_TYPES:
+                raise FrontendUnavailable(f"the TypeScript front end printed something that is not IR: record {number} "
+                                          "has no known type")
+        self.keys_in_python_order = keys_sort_alike(stdout)
+        return records
+
+    def stop(self) -> None:
+        """End the process if it still runs (the caller gave up on it)."""
+        if self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+        self._close()
+
+    @staticmethod
+    def _read(file) -> bytes:
+        file.seek(0)
+        return file.read()
+
+    def _close(self) -> None:
+        self._stdout.close()
+        self._stderr.close()
+
+
+#: UTF-8 lead bytes of the characters from U+E000 on: JavaScript sorts text by UTF-16 code units
+#: (a character past U+FFFF is a surrogate pair, below U+E000), Python by code points, and the
+#: two orders differ only where such a character is compared with one from U+E000 to U+FFFF
+_ORDERED_APART = tuple(bytes([lead]) for lead in range(0xEE, 0xF5))
+
+
+def keys_sort_alike(output: bytes) -> bool:
+    """Whether every object of ts-plugin's output (UTF-8; its keys sorted by ts-plugin/src/ir.ts
+    canonicalJson) has its keys in the order `json.dumps(sort_keys=True)` gives: true unless the
+    output holds a character JavaScript and Python order apart (looked for in the bytes: a few
+    milliseconds, where a search of the decoded text takes a tenth of a second). Records decoded
+    from such an output are then exactly those a JSON round trip in Python would give back
+    (analyzer/scan.py)."""
+    return output.isascii() or not any(lead in output for lead in _ORDERED_APART)
 
 
 _RECORD_TYPES = ("meta", "entity", "transaction", "diagnostic")
