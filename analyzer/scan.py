@@ -94,9 +94,9 @@ def _typescript_files(root: Path, config: Config) -> list[dict]:
     """
     files = []
     excluded = tuple(_SKIP_DIRS) + _TS_DEFAULT_SKIP_DIRS + _TS_DEFAULT_SKIP_FILES + tuple(config.exclude)
-
-    def skipped(name: str) -> bool:
-        return any(fnmatch.fnmatch(name, pattern) for pattern in excluded)
+    # one expression for every pattern (as fnmatch.fnmatch matches each, names compared as they
+    # are on POSIX): asked of every name, one fnmatch call per pattern took 0.1 CPU s on vendure's core
+    skipped = re.compile("|".join(fnmatch.translate(os.path.normcase(pattern)) for pattern in excluded)).match
 
     def compiled_lib(folder: Path) -> bool:
         try:

@@ -172,3 +172,24 @@ def test_a_typeorm_scan_hands_the_core_the_records_a_round_trip_gives(tmp_path):
     assert not pending.as_round_tripped
     result = scan(copy, Config(), "typeorm", rewrites=False)
     assert [json.dumps(r, ensure_ascii=False) for r in result.records] == _as_round_tripped(result.records)
+
+
+def test_the_typescript_file_list_skips_what_each_pattern_matches(tmp_path):
+    # analyzer/scan.py matches all skip patterns with one expression: the same names as
+    # fnmatch with each pattern, the project's `exclude` included
+    import fnmatch
+    from analyzer.config import from_table
+    from analyzer.scan import _SKIP_DIRS, _TS_DEFAULT_SKIP_DIRS, _TS_DEFAULT_SKIP_FILES, _typescript_files
+    config = from_table({"exclude": ["legacy*", "old?.ts", "[ab].ts"]}, tmp_path / "pyproject.toml")
+    names = ["main.ts", "user.spec.ts", "legacy.ts", "legacy_x.ts", "old1.ts", "old12.ts", "a.ts", "c.ts", "x.e2e.ts",
+             "seed.ts", "db.seed.ts", "la\ntest.ts", "Legacy.ts", "out.ts"]
+    folders = ["src", "tests", "e2e", "out", "legacy-code", "outer", "build2", "seeds", "[ab]"]
+    for folder in folders:
+        for name in names:
+            (tmp_path / folder).mkdir(exist_ok=True)
+            (tmp_path / folder / name).write_text("export const x = 1;\n")
+    patterns = tuple(_SKIP_DIRS) + _TS_DEFAULT_SKIP_DIRS + _TS_DEFAULT_SKIP_FILES + tuple(config.exclude)
+    skipped = lambda name: any(fnmatch.fnmatch(name, p) for p in patterns)  # noqa: E731
+    expected = sorted(f"{folder}/{name}" for folder in folders for name in names if not skipped(folder) and not skipped(name))
+    assert sorted(f["path"] for f in _typescript_files(tmp_path, config)) == expected
+    assert "src/main.ts" in expected and "src/la\ntest.ts" in expected and "outer/old12.ts" in expected
