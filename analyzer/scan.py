@@ -173,6 +173,11 @@ class _TypeScriptRecords:
         self.as_round_tripped = self._run.keys_in_python_order and not self._kept
         return records, self._finish(records)
 
+    def finish(self) -> None:
+        """Wait for ts-plugin's end, its warm cache file written (after the records were taken)."""
+        if self._run is not None:
+            self._run.finish()
+
     def stop(self) -> None:
         if self._run is not None:
             self._run.stop()
@@ -225,16 +230,20 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
         cache = default_for(root)
     if cache is None and rewrites:
         cache = ScanCache()
+    ending: list[Callable[[], None]] = []  # what the scan waits for before it returns
     with large_heap_pace():
         try:
-            return _scan(root, config, frontend, rewrites, cache, autocommit, walk_files, cda_modes, excerpts)
+            return _scan(root, config, frontend, rewrites, cache, autocommit, walk_files, cda_modes, excerpts, ending)
         finally:
+            for end in ending:
+                end()
             if cache is not None:
                 cache.settle()  # the warm cache's file, written in the background (cache/__init__.py)
 
 
 def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cache: ScanCache | None,
-          autocommit: bool, walk_files: list[str] | None, cda_modes: tuple[str, ...], excerpts: bool) -> ScanResult:
+          autocommit: bool, walk_files: list[str] | None, cda_modes: tuple[str, ...], excerpts: bool,
+          ending: list[Callable[[], None]]) -> ScanResult:
     started = time.perf_counter()
     with timing.phase("detect"):
         frontend = frontend or detect_frontend(root)
@@ -256,6 +265,8 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
         except BaseException:
             pending.stop()
             raise
+        # node writes its warm cache file after the IR: the scan goes on meanwhile, and waits for it at its end
+        ending.append(pending.finish)
         round_tripped = pending.as_round_tripped
         lines = sum(f["lines"] for f in files)
     else:

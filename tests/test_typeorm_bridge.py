@@ -118,14 +118,6 @@ def test_a_malloc_arena_count_the_user_set_is_kept(tmp_path, monkeypatch):
     assert seen.read_text() == "4"
 
 
-def test_the_front_end_finishes_while_the_caller_does_not_read_its_output():
-    # the scan prepares its own work while node runs (analyzer/scan.py): node's IR (124 kB here,
-    # more than a pipe holds) must not wait for a reader
-    run = bridge.start(NEST_SHOP)
-    assert run._process.wait(timeout=300) == 0
-    assert run.records() == bridge.run(NEST_SHOP)
-
-
 def test_a_stopped_front_end_ends(tmp_path, monkeypatch):
     script = tmp_path / "waiting-cli.js"
     script.write_text("setTimeout(() => {}, 600000);\n")
@@ -193,3 +185,38 @@ def test_the_typescript_file_list_skips_what_each_pattern_matches(tmp_path):
     expected = sorted(f"{folder}/{name}" for folder in folders for name in names if not skipped(folder) and not skipped(name))
     assert sorted(f["path"] for f in _typescript_files(tmp_path, config)) == expected
     assert "src/main.ts" in expected and "src/la\ntest.ts" in expected and "outer/old12.ts" in expected
+
+
+def _front_end_that_goes_on_after_its_ir(tmp_path, exit_code):
+    """A stand-in for ts-plugin's command line (src/cli.ts): it prints an IR, closes its output,
+    then goes on (writing its warm cache there) before it exits with `exit_code`."""
+    ir_file = tmp_path / "ir.jsonl"
+    ir_file.write_text(ir.dumps(bridge.run(NEST_SHOP)))
+    ended = tmp_path / "ended"
+    script = tmp_path / "late-cli.js"
+    script.write_text(f"""const fs = require("fs");
+fs.writeSync(1, fs.readFileSync({json.dumps(str(ir_file))}));
+fs.closeSync(1);
+setTimeout(() => {{ fs.writeFileSync({json.dumps(str(ended))}, "yes"); process.stderr.write("txscan-ts: info: late\\\\n"); process.exit({exit_code}); }}, 1500);
+""")
+    return script, ended
+
+
+def test_the_records_are_taken_while_the_front_end_writes_its_cache(tmp_path, monkeypatch, capsys):
+    script, ended = _front_end_that_goes_on_after_its_ir(tmp_path, 0)
+    monkeypatch.setenv("TXSCAN_TS_PLUGIN", str(script))
+    run = bridge.start(NEST_SHOP)
+    records = run.records()
+    assert not ended.exists(), "the records are read at the end of the IR, not at node's end"
+    assert records == list(ir.loads((tmp_path / "ir.jsonl").read_text()))
+    run.finish()
+    assert ended.exists()
+    assert "txscan: info: late" in capsys.readouterr().err
+
+
+def test_a_front_end_failing_after_its_ir_fails_the_scan(tmp_path, monkeypatch):
+    script, ended = _front_end_that_goes_on_after_its_ir(tmp_path, 3)
+    monkeypatch.setenv("TXSCAN_TS_PLUGIN", str(script))
+    with pytest.raises(bridge.FrontendUnavailable, match="exit 3"):
+        scan(NEST_SHOP, Config(), "typeorm", rewrites=False)
+    assert ended.exists()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
 import shutil
 import signal
 import subprocess
@@ -48,13 +49,16 @@ def settings_argument(depth: int | None, max_file_bytes: int, exclude: list[str]
 def run(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, timeout: float = 3600,
         exclude: list[str] | tuple[str, ...] = (), arguments: list[str] | tuple[str, ...] = (), **extra_settings) -> list[dict]:
     """ts-plugin's records; `arguments` are more options of its command line (the warm cache's)."""
-    return start(root, depth, max_file_bytes, timeout, exclude, arguments, **extra_settings).records()
+    started = start(root, depth, max_file_bytes, timeout, exclude, arguments, **extra_settings)
+    records = started.records()
+    started.finish()
+    return records
 
 
 def start(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, timeout: float = 3600,
           exclude: list[str] | tuple[str, ...] = (), arguments: list[str] | tuple[str, ...] = (), **extra_settings) -> Run:
-    """ts-plugin started on `root` (as `run`), its records taken later with `Run.records()`: the
-    caller prepares its own work meanwhile, on the machine's other core."""
+    """ts-plugin started on `root` (as `run`): the caller prepares its own work meanwhile, on the
+    machine's other core, then takes the records (`Run.records`), and ends with `Run.finish`."""
     node = shutil.which("node")
     if node is None:
         raise FrontendUnavailable("node was not found on PATH; it is needed to scan TypeScript applications")
@@ -70,25 +74,53 @@ def start(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000,
 
 
 class Run:
-    """One ts-plugin process under way. Its output goes to unnamed temporary files, not pipes:
-    node writes the IR at its end, and a pipe nobody reads while the caller works would stop it."""
+    """One ts-plugin process under way. It prints the IR and closes its output before it writes
+    its warm cache file (ts-plugin/src/cli.ts): `records` reads the IR to its end and returns
+    while node may still write that file; `finish` waits for node's end and its exit status.
+    Its messages go to an unnamed temporary file, never a pipe that nobody reads."""
 
     def __init__(self, command: list[str], timeout: float) -> None:
         self._deadline = time.monotonic() + timeout
         self._timeout = timeout
-        self._stdout = tempfile.TemporaryFile()
         self._stderr = tempfile.TemporaryFile()
         #: whether the records' keys stand in the order a JSON round trip in Python gives (set by `records`)
         self.keys_in_python_order = False
         try:
-            self._process = subprocess.Popen(command, stdout=self._stdout, stderr=self._stderr, stdin=subprocess.DEVNULL,
+            self._process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self._stderr, stdin=subprocess.DEVNULL,
                                              env=node_environment())
         except OSError as exc:
-            self._close()
+            self._stderr.close()
             raise FrontendUnavailable(f"cannot run node ({command[0]}): {exc.strerror or exc}") from exc
 
     def records(self) -> list[dict]:
-        """The IR records ts-plugin printed, once it has ended (within the timeout from its start)."""
+        """The IR records ts-plugin printed (within the timeout from its start)."""
+        try:
+            stdout = self._read_output()
+        except BaseException:
+            self.stop()
+            raise
+        ended = self._process.poll()
+        if ended is not None and ended != 0:
+            self.finish()  # raises: the exit status says what went wrong
+        try:
+            text = stdout.decode("utf-8")
+            records = list(ir.loads(text))
+            for number, record in enumerate(records, 1):
+                if not isinstance(record, dict) or record.get("type") not in _RECORD_TYPES:
+                    raise ValueError(f"record {number} has no known type")
+        except (UnicodeDecodeError, ValueError, AttributeError) as exc:
+            self.finish()  # a front end that failed while printing says so first
+            if isinstance(exc, UnicodeDecodeError):
+                raise FrontendUnavailable(f"the TypeScript front end printed bytes that are not UTF-8 (at byte {exc.start}); "
+                                          "not IR") from exc
+            raise FrontendUnavailable(f"the TypeScript front end printed something that is not IR: {exc}") from exc
+        self.keys_in_python_order = keys_sort_alike(stdout)
+        return records
+
+    def finish(self) -> None:
+        """Wait for node's end (its warm cache file written); a failure is a FrontendUnavailable."""
+        if self._stderr.closed:
+            return
         try:
             returncode = self._process.wait(timeout=max(0.0, self._deadline - time.monotonic()))
         except subprocess.TimeoutExpired as exc:
@@ -97,30 +129,15 @@ class Run:
         except BaseException:
             self.stop()
             raise
-        try:
-            stdout, stderr = self._read(self._stdout), self._read(self._stderr)
-        finally:
-            self._close()
+        self._stderr.seek(0)
+        stderr = self._stderr.read()
+        self._close()
         if returncode < 0:
             name = _signal_name(-returncode)
             raise FrontendUnavailable(f"the TypeScript front end was killed by {name} (out of memory or stopped)")
         if returncode != 0:
             raise FrontendUnavailable(f"the TypeScript front end failed (exit {returncode}): {_last_line(stderr)}")
-        try:
-            text = stdout.decode("utf-8")
-            records = list(ir.loads(text))
-        except UnicodeDecodeError as exc:
-            raise FrontendUnavailable(f"the TypeScript front end printed bytes that are not UTF-8 (at byte {exc.start}); "
-                                      "not IR") from exc
-        except (ValueError, AttributeError) as exc:
-            raise FrontendUnavailable(f"the TypeScript front end printed something that is not IR: {exc}") from exc
         _forward_info(stderr)
-        for number, record in enumerate(records, 1):
-            if not isinstance(record, dict) or record.get("type") not in _RECORD_TYPES:
-                raise FrontendUnavailable(f"the TypeScript front end printed something that is not IR: record {number} "
-                                          "has no known type")
-        self.keys_in_python_order = keys_sort_alike(stdout)
-        return records
 
     def stop(self) -> None:
         """End the process if it still runs (the caller gave up on it)."""
@@ -129,13 +146,25 @@ class Run:
             self._process.wait()
         self._close()
 
-    @staticmethod
-    def _read(file) -> bytes:
-        file.seek(0)
-        return file.read()
+    def _read_output(self) -> bytes:
+        """Everything node prints, to its end, read as it comes (node waits while a pipe is full)."""
+        chunks = []
+        pipe = self._process.stdout
+        with selectors.DefaultSelector() as selector:
+            selector.register(pipe, selectors.EVENT_READ)
+            while True:
+                left = self._deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    self.stop()
+                    raise FrontendUnavailable(f"the TypeScript front end did not finish within {self._timeout:g} s")
+                chunk = os.read(pipe.fileno(), 1 << 20)
+                if not chunk:
+                    return b"".join(chunks)
+                chunks.append(chunk)
 
     def _close(self) -> None:
-        self._stdout.close()
+        if self._process.stdout is not None:
+            self._process.stdout.close()
         self._stderr.close()
 
 
