@@ -235,10 +235,12 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
         try:
             return _scan(root, config, frontend, rewrites, cache, autocommit, walk_files, cda_modes, excerpts, ending)
         finally:
-            for end in ending:
-                end()
-            if cache is not None:
-                cache.settle()  # the warm cache's file, written in the background (cache/__init__.py)
+            try:
+                for end in ending:
+                    end()
+            finally:
+                if cache is not None:
+                    cache.settle()  # the warm cache's file, written in the background (cache/__init__.py)
 
 
 def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cache: ScanCache | None,

@@ -220,3 +220,13 @@ def test_a_front_end_failing_after_its_ir_fails_the_scan(tmp_path, monkeypatch):
     with pytest.raises(bridge.FrontendUnavailable, match="exit 3"):
         scan(NEST_SHOP, Config(), "typeorm", rewrites=False)
     assert ended.exists()
+
+
+def test_a_front_end_failing_before_any_output_says_why(tmp_path, monkeypatch):
+    # its output ends (at its exit) before this side may see the exit status: that status is waited for
+    script = tmp_path / "failing-cli.js"
+    script.write_text("process.stderr.write('txscan-ts: internal error: boom\\n'); process.exit(3);\n")
+    monkeypatch.setenv("TXSCAN_TS_PLUGIN", str(script))
+    for _ in range(5):
+        with pytest.raises(bridge.FrontendUnavailable, match="exit 3.*boom"):
+            bridge.run(NEST_SHOP)

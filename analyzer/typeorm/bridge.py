@@ -99,9 +99,8 @@ class Run:
         except BaseException:
             self.stop()
             raise
-        ended = self._process.poll()
-        if ended is not None and ended != 0:
-            self.finish()  # raises: the exit status says what went wrong
+        if not stdout or self._process.poll() not in (None, 0):
+            self.finish()  # nothing printed, or a failure: the exit status says what went wrong (raises)
         try:
             text = stdout.decode("utf-8")
             records = list(ir.loads(text))
