@@ -8,6 +8,7 @@ import * as fs from "fs";
 import { DEFAULTS, scanBeforeCacheSave } from "./scan";
 import { ScanOptions } from "./program";
 import { catalogOf, UserCatalog } from "./settings";
+import { writeAllAndClose } from "./print-ir";
 
 const USAGE = "usage: txscan-ts [--settings JSON] [--tsconfig FILE] [--max-file-bytes N] [--depth N] [--cache FILE --cache-key KEY [--cache-report FILE]] PATH";
 const INTERNAL_ERROR = 3;
@@ -127,16 +128,7 @@ function main(argv: string[]): void {
  *  fs.writeSync: process.stdout, which may write a pipe asynchronously, is never made (nothing
  *  is printed after this; the descriptor's number may then be reused by the cache's file). */
 function printAndClose(ir: string): void {
-  const bytes = Buffer.from(ir, "utf8");
-  for (let done = 0; done < bytes.length; ) {
-    try {
-      done += fs.writeSync(1, bytes, done, bytes.length - done);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EAGAIN") throw e;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5); // a full pipe that does not block: wait for the reader
-    }
-  }
-  fs.closeSync(1);
+  writeAllAndClose(1, ir);
 }
 
 try {
