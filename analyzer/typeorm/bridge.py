@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 from .. import ir
@@ -46,6 +49,16 @@ def settings_argument(depth: int | None, max_file_bytes: int, exclude: list[str]
 def run(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, timeout: float = 3600,
         exclude: list[str] | tuple[str, ...] = (), arguments: list[str] | tuple[str, ...] = (), **extra_settings) -> list[dict]:
     """ts-plugin's records; `arguments` are more options of its command line (the warm cache's)."""
+    started = start(root, depth, max_file_bytes, timeout, exclude, arguments, **extra_settings)
+    records = started.records()
+    started.finish()
+    return records
+
+
+def start(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, timeout: float = 3600,
+          exclude: list[str] | tuple[str, ...] = (), arguments: list[str] | tuple[str, ...] = (), **extra_settings) -> Run:
+    """ts-plugin started on `root` (as `run`): the caller prepares its own work meanwhile, on the
+    machine's other core, then takes the records (`Run.records`), and ends with `Run.finish`."""
     node = shutil.which("node")
     if node is None:
         raise FrontendUnavailable("node was not found on PATH; it is needed to scan TypeScript applications")
@@ -57,32 +70,117 @@ def run(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, t
     # its peak memory (ts-plugin/src/scan.ts, collectLargeGarbage)
     command = [node, "--expose-gc", str(cli), "--settings", settings_argument(depth, max_file_bytes, exclude, **extra_settings),
                *arguments, os.fspath(root)]
-    try:
-        completed = subprocess.run(command, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                                   env=node_environment())
-    except subprocess.TimeoutExpired as exc:
-        raise FrontendUnavailable(f"the TypeScript front end did not finish within {timeout:g} s") from exc
-    except OSError as exc:
-        raise FrontendUnavailable(f"cannot run node ({node}): {exc.strerror or exc}") from exc
-    if completed.returncode < 0:
-        name = _signal_name(-completed.returncode)
-        raise FrontendUnavailable(f"the TypeScript front end was killed by {name} (out of memory or stopped)")
-    if completed.returncode != 0:
-        raise FrontendUnavailable(f"the TypeScript front end failed (exit {completed.returncode}): "
-                                  f"{_last_line(completed.stderr)}")
-    try:
-        records = list(ir.loads(completed.stdout.decode("utf-8")))
-    except UnicodeDecodeError as exc:
-        raise FrontendUnavailable(f"the TypeScript front end printed bytes that are not UTF-8 (at byte {exc.start}); "
-                                  "not IR") from exc
-    except (ValueError, AttributeError) as exc:
-        raise FrontendUnavailable(f"the TypeScript front end printed something that is not IR: {exc}") from exc
-    _forward_info(completed.stderr)
-    for number, record in enumerate(records, 1):
-        if not isinstance(record, dict) or record.get("type") not in _RECORD_TYPES:
-            raise FrontendUnavailable(f"the TypeScript front end printed something that is not IR: record {number} "
-                                      "has no known type")
-    return records
+    return Run(command, timeout)
+
+
+class Run:
+    """One ts-plugin process under way. It prints the IR and closes its output before it writes
+    its warm cache file (ts-plugin/src/cli.ts): `records` reads the IR to its end and returns
+    while node may still write that file; `finish` waits for node's end and its exit status.
+    Its messages go to an unnamed temporary file, never a pipe that nobody reads."""
+
+    def __init__(self, command: list[str], timeout: float) -> None:
+        self._deadline = time.monotonic() + timeout
+        self._timeout = timeout
+        self._stderr = tempfile.TemporaryFile()
+        #: whether the records' keys stand in the order a JSON round trip in Python gives (set by `records`)
+        self.keys_in_python_order = False
+        try:
+            self._process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self._stderr, stdin=subprocess.DEVNULL,
+                                             env=node_environment())
+        except OSError as exc:
+            self._stderr.close()
+            raise FrontendUnavailable(f"cannot run node ({command[0]}): {exc.strerror or exc}") from exc
+
+    def records(self) -> list[dict]:
+        """The IR records ts-plugin printed (within the timeout from its start)."""
+        try:
+            stdout = self._read_output()
+        except BaseException:
+            self.stop()
+            raise
+        if not stdout or self._process.poll() not in (None, 0):
+            self.finish()  # nothing printed, or a failure: the exit status says what went wrong (raises)
+        try:
+            text = stdout.decode("utf-8")
+            records = list(ir.loads(text))
+            for number, record in enumerate(records, 1):
+                if not isinstance(record, dict) or record.get("type") not in _RECORD_TYPES:
+                    raise ValueError(f"record {number} has no known type")
+        except (UnicodeDecodeError, ValueError, AttributeError) as exc:
+            self.finish()  # a front end that failed while printing says so first
+            if isinstance(exc, UnicodeDecodeError):
+                raise FrontendUnavailable(f"the TypeScript front end printed bytes that are not UTF-8 (at byte {exc.start}); "
+                                          "not IR") from exc
+            raise FrontendUnavailable(f"the TypeScript front end printed something that is not IR: {exc}") from exc
+        self.keys_in_python_order = keys_sort_alike(stdout)
+        return records
+
+    def finish(self) -> None:
+        """Wait for node's end (its warm cache file written); a failure is a FrontendUnavailable."""
+        if self._stderr.closed:
+            return
+        try:
+            returncode = self._process.wait(timeout=max(0.0, self._deadline - time.monotonic()))
+        except subprocess.TimeoutExpired as exc:
+            self.stop()
+            raise FrontendUnavailable(f"the TypeScript front end did not finish within {self._timeout:g} s") from exc
+        except BaseException:
+            self.stop()
+            raise
+        self._stderr.seek(0)
+        stderr = self._stderr.read()
+        self._close()
+        if returncode < 0:
+            name = _signal_name(-returncode)
+            raise FrontendUnavailable(f"the TypeScript front end was killed by {name} (out of memory or stopped)")
+        if returncode != 0:
+            raise FrontendUnavailable(f"the TypeScript front end failed (exit {returncode}): {_last_line(stderr)}")
+        _forward_info(stderr)
+
+    def stop(self) -> None:
+        """End the process if it still runs (the caller gave up on it)."""
+        if self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+        self._close()
+
+    def _read_output(self) -> bytes:
+        """Everything node prints, to its end, read as it comes (node waits while a pipe is full)."""
+        chunks = []
+        pipe = self._process.stdout
+        with selectors.DefaultSelector() as selector:
+            selector.register(pipe, selectors.EVENT_READ)
+            while True:
+                left = self._deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    self.stop()
+                    raise FrontendUnavailable(f"the TypeScript front end did not finish within {self._timeout:g} s")
+                chunk = os.read(pipe.fileno(), 1 << 20)
+                if not chunk:
+                    return b"".join(chunks)
+                chunks.append(chunk)
+
+    def _close(self) -> None:
+        if self._process.stdout is not None:
+            self._process.stdout.close()
+        self._stderr.close()
+
+
+#: UTF-8 lead bytes of the characters from U+E000 on: JavaScript sorts text by UTF-16 code units
+#: (a character past U+FFFF is a surrogate pair, below U+E000), Python by code points, and the
+#: two orders differ only where such a character is compared with one from U+E000 to U+FFFF
+_ORDERED_APART = tuple(bytes([lead]) for lead in range(0xEE, 0xF5))
+
+
+def keys_sort_alike(output: bytes) -> bool:
+    """Whether every object of ts-plugin's output (UTF-8; its keys sorted by ts-plugin/src/ir.ts
+    canonicalJson) has its keys in the order `json.dumps(sort_keys=True)` gives: true unless the
+    output holds a character JavaScript and Python order apart (looked for in the bytes: a few
+    milliseconds, where a search of the decoded text takes a tenth of a second). Records decoded
+    from such an output are then exactly those a JSON round trip in Python would give back
+    (analyzer/scan.py)."""
+    return output.isascii() or not any(lead in output for lead in _ORDERED_APART)
 
 
 _RECORD_TYPES = ("meta", "entity", "transaction", "diagnostic")

@@ -5,9 +5,10 @@
 // errors, 3 for an internal error (one line on stderr, never a stack trace unless
 // TXSCAN_DEBUG is set).
 import * as fs from "fs";
-import { DEFAULTS, scan } from "./scan";
+import { DEFAULTS, scanBeforeCacheSave } from "./scan";
 import { ScanOptions } from "./program";
 import { catalogOf, UserCatalog } from "./settings";
+import { writeAllAndClose } from "./print-ir";
 
 const USAGE = "usage: txscan-ts [--settings JSON] [--tsconfig FILE] [--max-file-bytes N] [--depth N] [--cache FILE --cache-key KEY [--cache-report FILE]] PATH";
 const INTERNAL_ERROR = 3;
@@ -117,8 +118,17 @@ function main(argv: string[]): void {
   const finalDepth = options.depth;
   const warm = cache.file !== undefined ? { file: cache.file, key: cache.key!, report: cache.report, partial: finalDepth === Number.POSITIVE_INFINITY,
     output: (options as { autocommit?: boolean }).autocommit === false ? "explicit" as const : "all" as const } : undefined;
-  const result = scan(root, { ...options, warm });
-  process.stdout.write(result.ir);
+  const { result, saveCache } = scanBeforeCacheSave(root, { ...options, warm });
+  printAndClose(result.ir);
+  saveCache();
+}
+
+/** The IR on stdout, and stdout closed: the caller has all of it (end of file) and goes on with
+ *  it while the warm cache file is written (vendure's core: 27 MB, about 0.2 s). Written with
+ *  fs.writeSync: process.stdout, which may write a pipe asynchronously, is never made (nothing
+ *  is printed after this; the descriptor's number may then be reused by the cache's file). */
+function printAndClose(ir: string): void {
+  writeAllAndClose(1, ir);
 }
 
 try {

@@ -36,24 +36,33 @@ export const DEFAULTS = { maxFileBytes: 2_000_000, depth: Number.POSITIVE_INFINI
 export type ScanSettings = Partial<Omit<ScanOptions, "root">> & { catalog?: UserCatalog; autocommit?: boolean; memo?: WalkMemo | null; walkFiles?: string[]; warm?: WarmSettings };
 
 export function scan(root: string, options: ScanSettings = {}): ScanResult {
+  const { result, saveCache } = scanBeforeCacheSave(root, options);
+  saveCache();
+  return result;
+}
+
+/** A scan whose warm cache is not yet written: `saveCache` writes it (the command line prints
+ *  the IR first, so that the caller reads it while the cache file is written). Which
+ *  transactions were walked (the cache report) is written before this returns. */
+export function scanBeforeCacheSave(root: string, options: ScanSettings = {}): { result: ScanResult; saveCache: () => void } {
   const opts: ScanOptions = { ...options, root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth, tsconfig: options.tsconfig };
   const timings = new PhaseTimer();
   const warm = options.warm && !options.walkFiles ? new WarmCache(path.resolve(root), options.warm, opts.exclude ?? [], opts.maxFileBytes) : undefined;
   const unchanged = warm?.unchangedOutput();
   timings.lap("ts-warm-check");
   if (warm && unchanged !== undefined) {
-    warm.save(unchanged);
+    warm.writeReport();
     timings.writeIfAsked();
     // the root as given to this scan (the rest of the output names no path outside the project)
     const ir = canonicalJson(metaOf(root)) + unchanged.slice(unchanged.indexOf("\n"));
-    return { ir, ...recordsOf(ir) };
+    return { result: { ir, ...recordsOf(ir) }, saveCache: () => warm.save(unchanged) };
   }
   const found = analyse(opts, options, warm, timings);
   timings.writeIfAsked();
   collectReleasedProgram();
   const ir = renderIr(metaOf(root), found.entities, found.transactions, found.diagnostics);
-  warm?.save(ir);
-  return { ir, transactions: found.transactions, diagnostics: found.diagnostics };
+  warm?.writeReport();
+  return { result: { ir, transactions: found.transactions, diagnostics: found.diagnostics }, saveCache: () => warm?.save(ir) };
 }
 
 /** What a scan found: its records, and nothing of the program they were found in. */

@@ -98,6 +98,7 @@ export class WarmCache {
   private target: number = ts.ScriptTarget.Latest;
   /** how kept records move to today's lines (partial reuse only) */
   private moves: Moves | undefined;
+  private reported = false;
 
   constructor(private rootDir: string, private settings: WarmSettings, private exclude: string[], private maxFileBytes: number) {
     this.old = load(settings.file, settings.key);
@@ -338,7 +339,14 @@ export class WarmCache {
         /* not there */
       }
     }
-    if (!this.settings.report) return;
+    this.writeReport();
+  }
+
+  /** Write which transactions were walked (once; before the cache file when the IR is printed
+   *  between the two). */
+  writeReport(): void {
+    if (!this.settings.report || this.reported) return;
+    this.reported = true;
     try {
       fs.writeFileSync(this.settings.report, JSON.stringify({ walked: this.walked }));
     } catch (e) {

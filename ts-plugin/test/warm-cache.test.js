@@ -7,7 +7,7 @@ const assert = require("node:assert/strict");
 const fs = require("fs");
 const os = require("os");
 const path = require("path");
-const { scan } = require("../dist/scan");
+const { scan, scanBeforeCacheSave } = require("../dist/scan");
 
 const { SAMPLES, sampleApps } = require("./helpers");
 
@@ -48,6 +48,33 @@ test("a scan reused whole names the root it was given", () => {
     const ir = scan(other, { warm: cache.settings }).ir;
     assert.equal(JSON.parse(ir.split("\n")[0]).root, other);
     assert.equal(ir, scan(other).ir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the IR is ready before the cache file is written; the report of what was walked before both", () => {
+  // the command line prints the IR, then writes the cache file (src/cli.ts): the Python side
+  // reads the IR while the file is written
+  const { dir, root } = copy("nest-shop");
+  try {
+    for (const round of ["cold", "reused whole"]) {
+      const cache = warm(dir);
+      // the cache file is replaced by a rename: a new file (inode) once written
+      const inode = () => (fs.existsSync(cache.settings.file) ? fs.statSync(cache.settings.file).ino : undefined);
+      const before = inode();
+      if (fs.existsSync(cache.settings.report)) fs.rmSync(cache.settings.report);
+      const { result, saveCache } = scanBeforeCacheSave(root, { warm: cache.settings });
+      assert.equal(result.ir, scan(root).ir, round);
+      assert.ok(fs.existsSync(cache.settings.report), round);
+      assert.equal(inode(), before, round);
+      saveCache();
+      assert.notEqual(inode(), before, round);
+      const written = fs.readFileSync(cache.settings.file, "utf8");
+      // what scan() writes: the same file
+      scan(root, { warm: cache.settings });
+      assert.equal(fs.readFileSync(cache.settings.file, "utf8"), written, round);
+    }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
