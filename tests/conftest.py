@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sys
@@ -58,6 +59,26 @@ def replace_once(path: Path, old: str, new: str) -> None:
     text = path.read_text()
     assert old in text, f"{old!r} not in {path}"
     path.write_text(text.replace(old, new, 1))
+
+
+@contextlib.contextmanager
+def background_writers(monkeypatch):
+    """The background writers (analyzer.forked.in_background) started inside the block, in the
+    order they were started; they run as usual."""
+    from analyzer import forked
+
+    writers: list = []
+    in_background = forked.in_background
+
+    def recording(task):
+        writers.append(in_background(task))
+        return writers[-1]
+
+    monkeypatch.setattr(forked, "in_background", recording)
+    try:
+        yield writers
+    finally:
+        monkeypatch.setattr(forked, "in_background", in_background)
 
 
 def django_project(root: Path, app: str, model: str, sources: dict[str, str]) -> Path:

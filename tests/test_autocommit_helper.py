@@ -13,7 +13,7 @@ import threading
 import time
 
 import pytest
-from conftest import SAMPLES, django_project
+from conftest import SAMPLES, background_writers, django_project
 
 from analyzer import forked, ir
 from analyzer.cache import ScanCache, cachefile
@@ -125,15 +125,8 @@ def _cold_scan_cache_file(root, tmp_path, setting: str, monkeypatch) -> bytes:
 def test_the_cache_file_written_in_the_background_is_the_one_written_in_the_scan(tmp_path, monkeypatch):
     root = SAMPLES / "django" / "shop"
     alone = _cold_scan_cache_file(root, tmp_path, "0", monkeypatch)
-    writers = []
-    in_background = forked.in_background
-
-    def recording(task):
-        writers.append(in_background(task))
-        return writers[-1]
-
-    monkeypatch.setattr(forked, "in_background", recording)
-    assert _cold_scan_cache_file(root, tmp_path, "1", monkeypatch) == alone
+    with background_writers(monkeypatch) as writers:
+        assert _cold_scan_cache_file(root, tmp_path, "1", monkeypatch) == alone
     # the front end's file and the core's, each written by a helper
     assert len(writers) == 2 and all(isinstance(w, forked.Background) for w in writers)
     # a writer that fails: the scan writes the file itself

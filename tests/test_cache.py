@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import replace_once
+from conftest import background_writers, replace_once
 
 from analyzer.cache import ScanCache, cachefile
 from analyzer.config import load
@@ -486,16 +486,8 @@ def _warm_cache_files(root: Path, folder: Path, monkeypatch) -> tuple[bytes, int
     from analyzer import forked
 
     monkeypatch.setenv(forked.ENV, "1")
-    writers = []
-    in_background = forked.in_background
-
-    def recording(task):
-        writers.append(in_background(task))
-        return writers[-1]
-
-    monkeypatch.setattr(forked, "in_background", recording)
-    _outputs(root, ScanCache(folder))
-    monkeypatch.setattr(forked, "in_background", in_background)
+    with background_writers(monkeypatch) as writers:
+        _outputs(root, ScanCache(folder))
     assert all(isinstance(w, forked.Background) for w in writers)
     return b"".join((folder / name).read_bytes() for name in ("django.json", "core.json")), len(writers)
 
