@@ -70,7 +70,7 @@ def iter_python_files(root: Path, excludes=DEFAULT_EXCLUDES, exclude_files=DEFAU
             problems.append(FileProblem(rel, "unreadable", f"folder cannot be read: {error.strerror or error}; "
                                                        "its files are not analysed"))
 
-    excluded_dir, excluded_file = _matcher(tuple(excludes)), _matcher(tuple(exclude_files))
+    excluded_dir, excluded_file = glob_matcher(tuple(excludes)), glob_matcher(tuple(exclude_files))
     for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
         dirnames[:] = sorted(d for d in dirnames if not excluded_dir(os.path.normcase(d)))
         for name in sorted(filenames):
@@ -79,7 +79,7 @@ def iter_python_files(root: Path, excludes=DEFAULT_EXCLUDES, exclude_files=DEFAU
 
 
 @lru_cache(maxsize=16)
-def _matcher(patterns: tuple[str, ...]):
+def glob_matcher(patterns: tuple[str, ...]):
     """Whether a (normcase'd) name matches any of the glob `patterns`, as fnmatch.fnmatch
     decides it, in one regular expression (a name is tried against every pattern otherwise)."""
     if not patterns:
