@@ -191,11 +191,17 @@ class Verbatim:
         self.text = text
 
 
-def _lines(tables: dict, read: Mapping) -> Iterator[str]:
-    texts: dict[int, tuple[object, str]] = {}  # id(decoded value) -> (value, its text)
+def _read_texts(read: Mapping) -> dict[int, tuple[object, str]]:
+    """id(decoded value) -> (value, its text), of every entry decoded from the file read."""
+    texts: dict[int, tuple[object, str]] = {}
     for table in read.values():
         if isinstance(table, Entries):
             texts.update(table.read_texts)
+    return texts
+
+
+def _lines(tables: dict, read: Mapping) -> Iterator[str]:
+    texts = _read_texts(read)
     for table, value in tables.items():
         if isinstance(value, Entries) and value is read.get(table):
             # a table kept whole, as it was read: every entry's text as read (none decoded here)
@@ -216,10 +222,7 @@ def worth_a_process(tables: dict, read: Mapping | None) -> bool:
     read as, which costs little; a fork costs the scan its page tables and a copy of every page
     it touches after it (saleor, one-file change: about 0.1 s, twice the whole file's writing)."""
     read = read or {}
-    texts: dict[int, tuple[object, str]] = {}
-    for table in read.values():
-        if isinstance(table, Entries):
-            texts.update(table.read_texts)
+    texts = _read_texts(read)
     anew = total = 0
     for name, value in tables.items():
         if isinstance(value, Entries) and value is read.get(name):
