@@ -119,16 +119,12 @@ function main(argv: string[]): void {
   const warm = cache.file !== undefined ? { file: cache.file, key: cache.key!, report: cache.report, partial: finalDepth === Number.POSITIVE_INFINITY,
     output: (options as { autocommit?: boolean }).autocommit === false ? "explicit" as const : "all" as const } : undefined;
   const { result, saveCache } = scanBeforeCacheSave(root, { ...options, warm });
-  printAndClose(result.ir);
+  // The IR on stdout, and stdout closed: the caller has all of it (end of file) and goes on with
+  // it while the warm cache file is written (vendure's core: 27 MB, about 0.2 s). Written with
+  // fs.writeSync: process.stdout, which may write a pipe asynchronously, is never made (nothing
+  // is printed after this; the descriptor's number may then be reused by the cache's file).
+  writeAllAndClose(1, result.ir);
   saveCache();
-}
-
-/** The IR on stdout, and stdout closed: the caller has all of it (end of file) and goes on with
- *  it while the warm cache file is written (vendure's core: 27 MB, about 0.2 s). Written with
- *  fs.writeSync: process.stdout, which may write a pipe asynchronously, is never made (nothing
- *  is printed after this; the descriptor's number may then be reused by the cache's file). */
-function printAndClose(ir: string): void {
-  writeAllAndClose(1, ir);
 }
 
 try {
