@@ -109,3 +109,34 @@ def test_warm_scans_give_a_cold_scans_outputs_when_what_a_call_names_changes_els
                  "from .db import in_transaction\nfrom .models import Order\n\n\n"
                  "def outer():\n    return in_transaction()\n")
     assert _documents(root, cache) == _documents(root, None)
+
+
+def test_the_kept_modules_digest_is_the_one_worked_out_after_each_edit(tmp_path):
+    """DjangoReuse.modules_digest: kept under the modules' shapes and imports, equal to the digest
+    worked out from the visible imports; an import another module reads changes it, one no other
+    module reads does not."""
+    root = write_files(tmp_path / "project", FILES)
+    folder = tmp_path / "cache"
+
+    def digests() -> tuple[str, str, bool]:
+        cache = ScanCache(folder)
+        reuse = DjangoReuse(cache.tables("django"))
+        frontend.scan(root, django_options(load(root)), reuse)
+        cache.keep("django", reuse.written)
+        index = reuse.context.index
+        fresh = DjangoReuse({})
+        fresh.written["files"] = reuse.written["files"]
+        return reuse.modules_digest(index), fresh.modules_digest(index), bool(reuse.old.get("module_facts"))
+
+    kept, worked_out, _ = digests()
+    assert kept == worked_out
+    first = kept
+    kept, worked_out, read = digests()
+    assert read and kept == worked_out == first
+    replace_once(root / "app" / "other.py", "from .models import Order\n", "import json\nfrom .models import Order\n")
+    kept, worked_out, _ = digests()
+    assert kept == worked_out == first  # nobody reads other.py's imports
+    replace_once(root / "app" / "db.py", "from django.db.transaction import atomic as tx",
+                 "from contextlib import nullcontext as tx")
+    kept, worked_out, _ = digests()
+    assert kept == worked_out != first  # views.py imports tx from db.py
