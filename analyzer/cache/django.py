@@ -27,12 +27,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import weakref
 from collections.abc import Callable
 
 from .. import ir
 from ..django.index import ModuleInfo, RepoIndex
 from ..django.thread_memo import primed_memos
 from ..django.via_chains import via_chains
+from ..process import kept_loads
 from . import index_facts, targets
 from .cachefile import Entries, Verbatim, text_digest
 
@@ -64,6 +66,9 @@ class DjangoReuse:
 
     def __init__(self, tables: dict) -> None:
         self.old = tables
+        for table in tables.values():
+            if isinstance(table, Entries):
+                table.loads = _KeptLoads(self)
         self.written: dict = {"files": {}, "boundaries": {}, "transactions": {}, "autocommit": {},
                               "autocommit_facts": {}, "entities": {}, "call_edges": {},
                               "module_facts": {}, "targets": {}}
@@ -83,6 +88,12 @@ class DjangoReuse:
         self._via: dict[int, tuple[dict, list]] = {}  # id(record) -> (record, its via_chains), kept with it
         # id(autocommit entry as the walks read it) -> (that entry, the form the cache keeps)
         self._stored: dict[int, tuple[dict, dict]] = {}
+
+    def _loads(self, text: str):
+        """A kept entry or record decoded: outside the walks, without collector passes over it
+        (process.kept_loads); inside one, as it is (what the walk holds and then drops is not to be
+        frozen)."""
+        return json.loads(text) if self._reach is not None else kept_loads(text)
 
     # -- index ---------------------------------------------------------------------------
     def index_add(self, index: RepoIndex, source) -> ModuleInfo:
@@ -444,7 +455,7 @@ class DjangoReuse:
         text = entry.get("line")
         if not isinstance(text, str):
             return tuple(entry["result"])
-        record = json.loads(text)
+        record = self._loads(text)
         self.lines[id(record)] = self.read_lines[id(record)] = (record, text)
         return (record, *entry["result"][1:])
 
@@ -536,7 +547,7 @@ class DjangoReuse:
             return entry  # (kept with its records: by a helper process, or nothing was walked)
         records = []
         for text in lines:
-            record = json.loads(text)
+            record = self._loads(text)
             self.lines[id(record)] = self.read_lines[id(record)] = (record, text)
             records.append(record)
         given = {k: v for k, v in entry.items() if k != "record_lines"}
@@ -741,6 +752,20 @@ def _resolved_texts(info: ModuleInfo) -> list[str]:
         texts.extend([*cls.assigns.values(), *cls.bases, *cls.decorators])
         stack.extend(cls.inner.values())
     return texts
+
+
+class _KeptLoads:
+    """How a table read from the file decodes its entries for a DjangoReuse (its `_loads`), holding
+    it weakly: the table outlives a re-analysis's DjangoReuse, which must not be kept alive by it."""
+
+    __slots__ = ("_reuse",)
+
+    def __init__(self, reuse: DjangoReuse) -> None:
+        self._reuse = weakref.ref(reuse)
+
+    def __call__(self, text: str):
+        reuse = self._reuse()
+        return reuse._loads(text) if reuse is not None else json.loads(text)
 
 
 class NoReuse:
