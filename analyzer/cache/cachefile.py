@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -63,13 +63,14 @@ class Entries(Mapping):
         self._texts = texts
         self._decoded: dict[str, object] = {}
         self.read_texts: dict[int, tuple[object, str]] = {}  # id(decoded value) -> (value, its text)
+        self.loads: Callable[[str], object] = json.loads  # a user of the table may decode its own way
 
     def __getitem__(self, key: str):
         if key in self._decoded:
             return self._decoded[key]
         text = self._texts[key]
         try:
-            value = json.loads(text)
+            value = self.loads(text)
         except json.JSONDecodeError:
             del self._texts[key]
             self._damage.say()

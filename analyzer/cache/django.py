@@ -27,13 +27,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import weakref
 from collections.abc import Callable
 
 from .. import ir
 from ..django.index import ModuleInfo, RepoIndex
 from ..django.thread_memo import primed_memos
 from ..django.via_chains import via_chains
-from . import index_facts
+from ..process import kept_loads
+from . import index_facts, targets
 from .cachefile import Entries, Verbatim, text_digest
 
 
@@ -64,8 +66,12 @@ class DjangoReuse:
 
     def __init__(self, tables: dict) -> None:
         self.old = tables
+        for table in tables.values():
+            if isinstance(table, Entries):
+                table.loads = _KeptLoads(self)
         self.written: dict = {"files": {}, "boundaries": {}, "transactions": {}, "autocommit": {},
-                              "autocommit_facts": {}, "entities": {}, "call_edges": {}}
+                              "autocommit_facts": {}, "entities": {}, "call_edges": {},
+                              "module_facts": {}, "targets": {}}
         self.digest = ""
         self._lines: dict[str, list[str]] = {}
         self._digests: dict[tuple[str, int, int], str] = {}
@@ -82,6 +88,12 @@ class DjangoReuse:
         self._via: dict[int, tuple[dict, list]] = {}  # id(record) -> (record, its via_chains), kept with it
         # id(autocommit entry as the walks read it) -> (that entry, the form the cache keeps)
         self._stored: dict[int, tuple[dict, dict]] = {}
+
+    def _loads(self, text: str):
+        """A kept entry or record decoded: outside the walks, without collector passes over it
+        (process.kept_loads); inside one, as it is (what the walk holds and then drops is not to be
+        frozen)."""
+        return json.loads(text) if self._reach is not None else kept_loads(text)
 
     # -- index ---------------------------------------------------------------------------
     def index_add(self, index: RepoIndex, source) -> ModuleInfo:
@@ -103,6 +115,48 @@ class DjangoReuse:
                              for info in index.modules.values()}
         return self._imports
 
+    def _module_shapes(self, index: RepoIndex) -> list:
+        """Every module's name, file, shape and imports digest (sorted): what the project-wide
+        facts of the models and of name resolution are made of."""
+        if not hasattr(self, "_shapes"):
+            shapes, imports = self.written["files"], self._import_digests(index)
+            self._shapes = sorted((name, info.rel, shapes[info.rel][2] if info.rel in shapes else "", imports[info.rel])
+                                  for name, info in index.modules.items())
+        return self._shapes
+
+    def modules_digest(self, index: RepoIndex) -> str:
+        """Digest of every module's name, file, shape and the imports other modules can see
+        (_visible_imports): what resolving a name anywhere reads besides the text it is written
+        in. Those visible imports are a function of the modules' shapes and imports alone, so the
+        digest is kept under theirs and worked out again only when one of them changed (a
+        warm scan after an edit inside a function: saleor's _visible_imports, 0.06 s, skipped)."""
+        if not hasattr(self, "_modules_digest"):
+            key = text_digest(json.dumps([index.package_prefix, self._module_shapes(index)]))
+            kept = self.old.get("module_facts", {}).get(key)
+            if not isinstance(kept, str):
+                shapes, visible = self.written["files"], _visible_imports(index)
+                kept = text_digest(json.dumps(
+                    sorted((name, info.rel, shapes[info.rel][2] if info.rel in shapes else "",
+                            sorted(visible.get(info.rel, {}).items())) for name, info in index.modules.items())))
+            self.written["module_facts"][key] = kept
+            self._modules_digest = kept
+        return self._modules_digest
+
+    # -- what calls and decorators resolve to --------------------------------------------------
+    def prime_targets(self, index: RepoIndex) -> None:
+        """Give the index what its unchanged files' calls and decorators resolved to in the last
+        scan (analyzer/cache/targets.py), before the boundaries' passes ask for them."""
+        self._kept_targets = targets.KeptTargets(index, self.old.get("targets", {}), self.written["targets"],
+                                                 self.written["files"], self.modules_digest(index))
+        self._kept_targets.prime()
+
+    def keep_targets(self) -> None:
+        """Keep what the boundaries' passes resolved, per file, for the next scan (before the
+        index forgets it)."""
+        if getattr(self, "_kept_targets", None) is not None:
+            self._kept_targets.keep()
+            self._kept_targets = None
+
     # -- entities ------------------------------------------------------------------------
     def entities(self, index: RepoIndex, auth_user: str, extract: Callable) -> list:
         """The models `extract()` finds, kept from the last scan when no module's shape (names,
@@ -111,10 +165,7 @@ class DjangoReuse:
         which is taken from today's index."""
         from ..django.models import Entity
 
-        shapes, imports = self.written["files"], self._import_digests(index)
-        facts = [index.package_prefix, auth_user,
-                 sorted((name, info.rel, shapes[info.rel][2] if info.rel in shapes else "", imports[info.rel])
-                        for name, info in index.modules.items())]
+        facts = [index.package_prefix, auth_user, self._module_shapes(index)]
         key = text_digest(json.dumps(facts))
         kept = self.old.get("entities", {}).get(key)
         if kept is not None:
@@ -128,15 +179,11 @@ class DjangoReuse:
     def begin(self, ctx, options, atomic_requests: list[str]) -> None:
         """Digest what every transaction depends on; from here on, record what each walk reads."""
         index = ctx.index
-        shapes = self.written["files"]
-        self._import_digests(index)
-        visible = _visible_imports(index)
         facts = {
             "options": [list(options.excludes), options.max_file_bytes, options.max_depth,
                         sorted(options.extra_effects.items()), sorted(options.extra_statements.items())],
             "prefix": index.package_prefix,
-            "modules": sorted((name, info.rel, shapes[info.rel][2] if info.rel in shapes else "",
-                               sorted(visible.get(info.rel, {}).items())) for name, info in index.modules.items()),
+            "modules": self.modules_digest(index),
             "entities": [_digested_fields(e) for _, e in sorted(ctx.entities.items())],
             "reverse": ctx.reverse, "signals": sorted(ctx.signals.items()), "wrappers": ctx.wrappers,
             "user": ctx.auth_user, "params": sorted((k, v.name) for k, v in ctx.entity_by_param_name.items()),
@@ -408,7 +455,7 @@ class DjangoReuse:
         text = entry.get("line")
         if not isinstance(text, str):
             return tuple(entry["result"])
-        record = json.loads(text)
+        record = self._loads(text)
         self.lines[id(record)] = self.read_lines[id(record)] = (record, text)
         return (record, *entry["result"][1:])
 
@@ -500,7 +547,7 @@ class DjangoReuse:
             return entry  # (kept with its records: by a helper process, or nothing was walked)
         records = []
         for text in lines:
-            record = json.loads(text)
+            record = self._loads(text)
             self.lines[id(record)] = self.read_lines[id(record)] = (record, text)
             records.append(record)
         given = {k: v for k, v in entry.items() if k != "record_lines"}
@@ -707,6 +754,20 @@ def _resolved_texts(info: ModuleInfo) -> list[str]:
     return texts
 
 
+class _KeptLoads:
+    """How a table read from the file decodes its entries for a DjangoReuse (its `_loads`), holding
+    it weakly: the table outlives a re-analysis's DjangoReuse, which must not be kept alive by it."""
+
+    __slots__ = ("_reuse",)
+
+    def __init__(self, reuse: DjangoReuse) -> None:
+        self._reuse = weakref.ref(reuse)
+
+    def __call__(self, text: str):
+        reuse = self._reuse()
+        return reuse._loads(text) if reuse is not None else json.loads(text)
+
+
 class NoReuse:
     """A scan without a cache: every step done, nothing recorded."""
 
@@ -715,6 +776,12 @@ class NoReuse:
 
     def entities(self, index: RepoIndex, auth_user: str, extract: Callable) -> list:
         return extract()
+
+    def prime_targets(self, index: RepoIndex) -> None:
+        pass
+
+    def keep_targets(self) -> None:
+        pass
 
     def begin(self, ctx, options, atomic_requests: list[str]) -> None:
         pass

@@ -156,6 +156,7 @@ def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: st
     lap = timing.lap("index", lap)
 
     auth_user = project.auth_user(index)
+    reuse.prime_targets(index)  # the warm cache's resolved calls of unchanged files (cache/targets.py)
     entities = reuse.entities(index, auth_user, lambda: ModelExtractor(index, auth_user).extract())
     concrete = [e for e in entities if not e.abstract]
     if auth_user not in {e.name for e in concrete} and any(
@@ -206,6 +207,7 @@ def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: st
         view_names = {v.function for v in views}
         boundaries = [b for b in boundaries if b.function not in view_names or b.kind == "atomic-context"]
         boundaries = _drop_nested_in_views(boundaries, views) + views
+    reuse.keep_targets()
     index.forget_targets()  # (the boundaries' passes were their only reader)
     lap = timing.lap("boundaries", lap)
     phase_boundary(walks=True)  # the index, the models and the boundaries live to the scan's end

@@ -422,6 +422,16 @@ class RepoIndex:
         """What `fn`'s decorators resolve to in its module, without their arguments (as call_targets())."""
         return self._targets_of(fn, "decorators")
 
+    def remember_targets(self, fn: FunctionInfo, kind: str, found: set[str]) -> None:
+        """Take `found` as what `fn`'s "calls" or "decorators" resolve to (the warm cache's answer
+        for an unchanged file, analyzer/cache/targets.py), as if worked out now."""
+        self._targets[(fn.qualname, kind)] = (fn, found)
+
+    def remembered_targets(self, fn: FunctionInfo, kind: str) -> set[str] | None:
+        """What call_targets() / decorator_targets() remember of `fn`, None if not asked yet."""
+        kept = self._targets.get((fn.qualname, kind))
+        return kept[1] if kept is not None and kept[0] is fn else None
+
     def forget_targets(self) -> None:
         """Drop what call_targets() and decorator_targets() remembered, once the boundaries' passes
         are done with it (asked again, it is worked out again): a set per function, about 40 MB of
