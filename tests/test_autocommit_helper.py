@@ -436,8 +436,8 @@ def _candidates(root) -> int:
     listed = []
     original = boundaries.candidates
 
-    def recording(ctx):
-        listed.extend(original(ctx))
+    def recording(ctx, uses=None):
+        listed.extend(original(ctx, uses))
         return listed
 
     patched = pytest.MonkeyPatch()

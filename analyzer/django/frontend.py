@@ -120,6 +120,7 @@ def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: st
                   early: autocommit_parallel.Helper | None) -> FrontendResult:
     from . import library_models, project
     from .boundaries import (
+        ModuleUses,
         atomic_requests_settings,
         candidates,
         find_boundaries,
@@ -170,13 +171,14 @@ def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: st
     extra += library_models.through_entities(concrete)
     concrete += extra
     entities += extra
+    uses = ModuleUses(index)  # (which functions can use atomic: for wrappers, then boundaries)
     ctx = Context(
         index=index,
         entities={e.name: e for e in concrete},
         entity_by_qualname={e.qualname: e for e in concrete},
         reverse=project.reverse_accessors(concrete),
         signals=project.signals(index),
-        wrappers=find_wrappers(index),
+        wrappers=find_wrappers(index, uses),
         max_depth=options.max_depth,
         auth_user=auth_user,
         extra_effects=dict(options.extra_effects),
@@ -190,7 +192,7 @@ def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: st
                                  "ignored by Django; it only counts inside DATABASES[alias]", "info"))
     reuse.begin(ctx, options, enabled)
     boundaries: list[Boundary] = []
-    listed = candidates(ctx)
+    listed = candidates(ctx, uses)
     if early is not None and early.in_helper:  # pragma: no cover - the helper process
         early.boundary_share(ctx, listed, find_boundaries)  # from the last (autocommit_parallel.py)
     for number, (qualname, module, first, last, cls) in enumerate(listed):

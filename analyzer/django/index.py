@@ -540,11 +540,28 @@ class RepoIndex:
             self._call_graph = graph
         return self._call_graph
 
+    def built_call_graph(self) -> CallGraph | None:
+        """The call graph, where call_graph() built it already (and no module was added since)."""
+        return self._call_graph
+
+    def adopt_call_graph(self, graph: CallGraph) -> None:
+        """Take `graph` as this index's call graph: the caller has made sure that call_graph()
+        would build an equal one (analyzer/rewrite/call_graph_reuse.py)."""
+        self._call_graph = graph
+
     def _edge_targets(self, fn: FunctionInfo) -> list[str]:
-        """The functions `fn`'s calls resolve to, in call order (a class's __init__ for a class)."""
+        """edge_targets(fn), kept from the warm cache where it holds them (else told to it)."""
         kept = self.kept_edges(fn) if self.kept_edges is not None else None
         if kept is not None:
             return kept
+        targets = self.edge_targets(fn)
+        if self.made_edges is not None:
+            self.made_edges(fn, targets)
+        return targets
+
+    def edge_targets(self, fn: FunctionInfo) -> list[str]:
+        """The functions `fn`'s calls resolve to, in call order (a class's __init__ for a class):
+        its edges in call_graph(), worked out now."""
         targets = []
         for callee in fn.calls:
             target = self.resolve(fn.module, callee)
@@ -554,8 +571,6 @@ class RepoIndex:
                 init = self.find_method(target, "__init__")
                 if init:
                     targets.append(init.qualname)
-        if self.made_edges is not None:
-            self.made_edges(fn, targets)
         return targets
 
 

@@ -15,6 +15,7 @@ would:
 - a definition of an unchanged file that the scan parsed is not parsed again (the scan's
   parse, of the same lines of the same module object; a failed parse is made again, for its
   diagnostics);
+- the call graph is the scan's where the edits change none of its edges (call_graph_reuse.py);
 - boundaries are looked for only in the definitions holding a checked transaction's line
   (reused where such a definition did not change);
 - only the checked transactions are walked (a transaction's walk does not depend on which
@@ -36,6 +37,7 @@ from ..cache import index_facts
 from ..cache.cachefile import text_digest
 from ..cache.django import DjangoReuse
 from ..django.files import FileProblem, read_source
+from .call_graph_reuse import same_call_graph
 from .index_patch import patched_module
 
 
@@ -102,6 +104,9 @@ class _EditedProject(DjangoReuse):
         super().begin(ctx, options, atomic_requests)
         if self._scan_context is not None:
             ctx._parsed.update(self._parsed_by_scan(ctx))
+            graph = same_call_graph(self._scan_context.index, ctx.index)
+            if graph is not None:
+                ctx.index.adopt_call_graph(graph)  # (read only, by both)
 
     def _parsed_by_scan(self, ctx) -> dict:
         """The scan's parsed definitions of the modules shared with it (the very module objects of
