@@ -15,6 +15,7 @@ import { typeormExportName } from "./entities";
 import { ISOLATION_PARAMETER } from "./catalog/request-context";
 import { RequestContextIndex } from "./request-context";
 import { calledDeclaration, CalleeNameFilter, declaredNames, libraryDeclaration, soleCallTarget } from "./callee-names";
+import { mayResolveToOneOf } from "./signature-candidates";
 
 /** context: a request-context decorator; only context-bound repositories are the transaction's.
  *  autocommit: one function outside any transaction (autocommit.ts); its calls into other
@@ -568,7 +569,10 @@ export class BoundaryFinder {
     // the base constructor's arguments) is not worth resolving (vendure's core: 236 of the 809
     // calls the name filter keeps)
     if (call.expression.kind === ts.SyntaxKind.SuperKeyword && this.wrappersAreDeclaredFunctions) return undefined;
-    const decl = soleCallTarget(this.checker, call) ?? libraryDeclaration(this.checker, call) ?? this.checker.getResolvedSignature(call)?.declaration;
+    // the signature is resolved (every argument typed) only when the callee's type has one a
+    // wrapper declares (signature-candidates.ts)
+    const decl = soleCallTarget(this.checker, call) ?? libraryDeclaration(this.checker, call) ??
+      (mayResolveToOneOf(this.checker, call, this.wrappers) ? this.checker.getResolvedSignature(call)?.declaration : undefined);
     if (decl && this.wrappers.has(decl)) return this.wrappers.get(decl);
     const found = this.checker.getSymbolAtLocation(stripParens(call.expression));
     const sym = found && unalias(this.checker, found);
