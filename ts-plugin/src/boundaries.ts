@@ -16,7 +16,7 @@ import { ISOLATION_PARAMETER } from "./catalog/request-context";
 import { RequestContextIndex } from "./request-context";
 import { calledDeclaration, CalleeNameFilter, declaredNames, libraryDeclaration, soleCallTarget } from "./callee-names";
 import { mayResolveToOneOf } from "./signature-candidates";
-import { CallOutline, isOwningFunction } from "./call-outline";
+import { isOwningFunction, SyntaxOutline } from "./syntax-outline";
 
 /** context: a request-context decorator; only context-bound repositories are the transaction's.
  *  autocommit: one function outside any transaction (autocommit.ts); its calls into other
@@ -196,11 +196,10 @@ export class BoundaryFinder {
     return !!(t.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown));
   }
 
-  find(files: ts.SourceFile[]): void {
-    // Pass 1: direct boundaries and wrappers; the calls and functions met are kept in source
-    // order for the later passes, which look at nothing else (each of them walked every tree
-    // again: on vendure's core, four more walks of 639 files)
-    const outline = CallOutline.walk(files, (n) => this.visit(n));
+  /** `outline`: the files' calls and functions (syntax-outline.ts), when the caller has them. */
+  find(files: ts.SourceFile[], outline: SyntaxOutline = SyntaxOutline.of(files)): void {
+    // Pass 1: direct boundaries and wrappers.
+    for (const n of outline.callsAndMethods) this.visit(n);
     // Pass 1b: wrappers that start the transaction through a helper and run a callback in it,
     // then wrappers that hand their callback on to a wrapper.
     this.findContextWrappers(outline);
@@ -214,8 +213,8 @@ export class BoundaryFinder {
     this.dynamic.push(...kept);
   }
 
-  /** One node of pass 1 (CallOutline.walk hands each node over, in source order). */
-  private visit(node: ts.Node): void {
+  /** A call or method of pass 1. */
+  private visit(node: ts.CallExpression | ts.MethodDeclaration): void {
     if (ts.isCallExpression(node)) {
       if (this.isTransactionCall(node)) this.addCallback(node);
       else if (this.isRunnerMethod(node, "startTransaction")) this.addRunner(node);
@@ -362,7 +361,7 @@ export class BoundaryFinder {
    *  `startTransaction()` is committed elsewhere), commits it, and calls a callback parameter in
    *  between is a wrapper (vendure's `TransactionWrapper.executeInTransaction(ctx, work)`). The
    *  callback gets a context, not the manager: it runs in request-context mode. */
-  private findContextWrappers(outline: CallOutline): void {
+  private findContextWrappers(outline: SyntaxOutline): void {
     const starters = this.startHelpers;
     for (const d of this.dynamic) {
       // the function holding the start, and the functions it is nested in (a local
@@ -409,7 +408,7 @@ export class BoundaryFinder {
 
   /** A function that passes its callback parameter (directly, or through a local variable
    *  assigned from parameters) as the callback of a wrapper is a wrapper of the same kind. */
-  private findChainedWrappers(outline: CallOutline): void {
+  private findChainedWrappers(outline: SyntaxOutline): void {
     for (let round = 0; round < 3; round++) {
       let added = false;
       for (const n of outline.calls) {

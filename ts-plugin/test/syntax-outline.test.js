@@ -1,14 +1,15 @@
-// The calls and functions gathered in the boundary finder's first walk (src/call-outline.ts) are
-// those separate walks of the trees find: every call in source order, every function with a
-// body in source order, and each function's calls those a walk of its body that stops at nested
-// functions meets (what the boundary finder's later passes walked the trees again for).
+// The nodes gathered in one walk for the entity index and the boundary finder
+// (src/syntax-outline.ts) are those separate walks of the trees find: every call, function with
+// a body, call or method with a body, class declaration and `new`, in source order; and each
+// function's calls those a walk of its body that stops at nested functions meets (what the
+// boundary finder's later passes walked the trees again for).
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
 const fs = require("fs");
 const ts = require("typescript");
 const { setupProgram } = require("../dist/program");
-const { CallOutline, isOwningFunction } = require("../dist/call-outline");
+const { SyntaxOutline, isOwningFunction } = require("../dist/syntax-outline");
 const { callsIn, makeApp, sampleApps } = require("./helpers");
 
 const SHAPES = {
@@ -19,7 +20,7 @@ const SHAPES = {
     "export function f(a = g(2), b = () => g(3)) { g(4); const inner = (x: number) => g(x)(5); return g(inner); }",
     "export const curried = (a: number) => (b: number) => g(a + b);",
     "export class C {",
-    "  field = g(6);",
+    "  field = g(6); made = new C();",
     "  constructor(private n = g(7)) { g(8); }",
     "  get size() { return g(9); }",
     "  m(@deco() p: number) { const o = { get v() { return g(10); }, w() { return g(11); } }; class L { constructor() { g(12); } } return g(o); }",
@@ -42,10 +43,11 @@ function bodyCalls(fn) {
   return out;
 }
 
-function functionsIn(sf) {
+/** The nodes of a file that `keep` accepts, in source order (a node before its children). */
+function nodesIn(sf, keep) {
   const out = [];
   const visit = (n) => {
-    if (isOwningFunction(n) && n.body) out.push(n);
+    if (keep(n)) out.push(n);
     ts.forEachChild(n, visit);
   };
   visit(sf);
@@ -54,29 +56,24 @@ function functionsIn(sf) {
 
 function checkOutline(dir) {
   const setup = setupProgram({ root: dir, maxFileBytes: 2_000_000, depth: Infinity });
-  const visited = [];
-  const outline = CallOutline.walk(setup.files, (n) => visited.push(n));
+  const outline = SyntaxOutline.of(setup.files);
+  const every = (keep) => setup.files.flatMap((sf) => nodesIn(sf, keep));
   assert.deepEqual(outline.calls, setup.files.flatMap(callsIn));
-  const functions = setup.files.flatMap(functionsIn);
+  const functions = every((n) => isOwningFunction(n) && !!n.body);
   assert.deepEqual(outline.functions, functions);
+  assert.deepEqual(outline.callsAndMethods, every((n) => ts.isCallExpression(n) || (ts.isMethodDeclaration(n) && !!n.body)));
+  assert.deepEqual(outline.classes, every(ts.isClassDeclaration));
+  assert.deepEqual(outline.news, every(ts.isNewExpression));
   const owned = outline.callsByOwner();
   let ownedCalls = 0;
   for (const fn of functions) {
     assert.deepEqual(owned.get(fn) ?? [], bodyCalls(fn), fn.getText().slice(0, 60));
     ownedCalls += bodyCalls(fn).length;
   }
-  // every node, each once, a node before its children
-  const all = [];
-  const visit = (n) => {
-    all.push(n);
-    ts.forEachChild(n, visit);
-  };
-  setup.files.forEach(visit);
-  assert.deepEqual(visited, all);
   return { outline, ownedCalls };
 }
 
-test("the outline's calls, functions and owners are those separate walks find, on the samples and on nested shapes", () => {
+test("the outline's nodes and owners are those separate walks find, on the samples and on nested shapes", () => {
   for (const { dir } of sampleApps()) checkOutline(dir);
   const dir = makeApp(SHAPES);
   try {

@@ -1,9 +1,9 @@
-// The calls and functions of an application's files, in source order, gathered in one walk of
-// the trees for the passes of the boundary finder that look at nothing else (boundaries.ts):
-// that walk is the finder's first pass, the others read the outline. Each call is kept with its
-// owner: the function (arrow, function expression or declaration, method) whose body holds it
-// with no such function in between, which is the call set a walk of that body that stops at
-// nested functions would meet.
+// The nodes the entity index and the boundary finder look at, gathered in one walk of the
+// application's trees, in source order (entities.ts, boundaries.ts): each of their passes read
+// these lists, where they walked every tree again (on vendure's core, five or six walks of 639
+// files). Each call is kept with its owner: the function (arrow, function expression or
+// declaration, method) whose body holds it with no such function in between, which is the call
+// set a walk of that body that stops at nested functions would meet.
 import * as ts from "typescript";
 
 /** The functions that own calls: a constructor's or accessor's calls are those of the function
@@ -12,7 +12,7 @@ export function isOwningFunction(n: ts.Node): n is ts.FunctionLikeDeclaration {
   return ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n);
 }
 
-export class CallOutline {
+export class SyntaxOutline {
   /** every call expression, in source order (a call before the calls inside it) */
   readonly calls: ts.CallExpression[] = [];
   /** the owner of each call of `calls`, at the same index; undefined: no function's body holds
@@ -20,18 +20,26 @@ export class CallOutline {
   readonly owners: (ts.FunctionLikeDeclaration | undefined)[] = [];
   /** functions with a body, in source order */
   readonly functions: ts.FunctionLikeDeclaration[] = [];
+  /** calls and methods with a body, in source order (the boundary finder's first pass) */
+  readonly callsAndMethods: (ts.CallExpression | ts.MethodDeclaration)[] = [];
+  /** class declarations and `new` expressions, in source order (the entity index) */
+  readonly classes: ts.ClassDeclaration[] = [];
+  readonly news: ts.NewExpression[] = [];
 
-  /** Walks the files' trees, every node in source order (a node before its children) handed to
-   *  `visit` and the calls and functions recorded. */
-  static walk(files: ReadonlyArray<ts.SourceFile>, visit: (n: ts.Node) => void): CallOutline {
-    const outline = new CallOutline();
+  static of(files: ReadonlyArray<ts.SourceFile>): SyntaxOutline {
+    const outline = new SyntaxOutline();
     const step = (n: ts.Node, owner: ts.FunctionLikeDeclaration | undefined): void => {
-      visit(n);
       if (ts.isCallExpression(n)) {
         outline.calls.push(n);
         outline.owners.push(owner);
+        outline.callsAndMethods.push(n);
+      } else if (ts.isClassDeclaration(n)) {
+        outline.classes.push(n);
+      } else if (ts.isNewExpression(n)) {
+        outline.news.push(n);
       }
       if (isOwningFunction(n)) {
+        if (ts.isMethodDeclaration(n) && n.body) outline.callsAndMethods.push(n);
         if (n.body) outline.functions.push(n);
         // its body's calls are its own; those of its parameters and decorators are no function's
         ts.forEachChild(n, (c) => step(c, c === n.body ? n : undefined));
