@@ -15,6 +15,8 @@ import { typeormExportName } from "./entities";
 import { ISOLATION_PARAMETER } from "./catalog/request-context";
 import { RequestContextIndex } from "./request-context";
 import { calledDeclaration, CalleeNameFilter, declaredNames, libraryDeclaration, soleCallTarget } from "./callee-names";
+import { mayResolveToOneOf } from "./signature-candidates";
+import { isOwningFunction, SyntaxOutline } from "./syntax-outline";
 
 /** context: a request-context decorator; only context-bound repositories are the transaction's.
  *  autocommit: one function outside any transaction (autocommit.ts); its calls into other
@@ -93,7 +95,7 @@ export function transactionalExport(checker: ts.TypeChecker, expr: ts.Expression
 }
 
 function isFunctionLike(e: ts.Node | undefined): e is ts.FunctionLikeDeclaration {
-  return !!e && (ts.isArrowFunction(e) || ts.isFunctionExpression(e) || ts.isFunctionDeclaration(e) || ts.isMethodDeclaration(e));
+  return !!e && isOwningFunction(e);
 }
 
 function optionText(e: ts.Expression): string {
@@ -194,15 +196,16 @@ export class BoundaryFinder {
     return !!(t.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown));
   }
 
-  find(files: ts.SourceFile[]): void {
+  /** `outline`: the files' calls and functions (syntax-outline.ts), when the caller has them. */
+  find(files: ts.SourceFile[], outline: SyntaxOutline = SyntaxOutline.of(files)): void {
     // Pass 1: direct boundaries and wrappers.
-    for (const sf of files) this.visit(sf);
+    for (const n of outline.callsAndMethods) this.visit(n);
     // Pass 1b: wrappers that start the transaction through a helper and run a callback in it,
     // then wrappers that hand their callback on to a wrapper.
-    this.findContextWrappers(files);
-    this.findChainedWrappers(files);
+    this.findContextWrappers(outline);
+    this.findChainedWrappers(outline);
     // Pass 2: call sites of wrappers.
-    if (this.wrappers.size || this.runnerFactories.size) for (const sf of files) this.visitWrapperCalls(sf);
+    if (this.wrappers.size || this.runnerFactories.size) for (const call of outline.calls) this.visitWrapperCall(call);
     this.dropNested();
     // a start inside a transaction decorator's interceptor is reported at each decorated method
     const kept = this.dynamic.filter((d) => !this.contexts.starts.has(d.node));
@@ -210,14 +213,14 @@ export class BoundaryFinder {
     this.dynamic.push(...kept);
   }
 
-  private visit(node: ts.Node): void {
+  /** A call or method of pass 1. */
+  private visit(node: ts.CallExpression | ts.MethodDeclaration): void {
     if (ts.isCallExpression(node)) {
       if (this.isTransactionCall(node)) this.addCallback(node);
       else if (this.isRunnerMethod(node, "startTransaction")) this.addRunner(node);
       else if (this.usesTransactional && transactionalExport(this.checker, node.expression) === "runInTransaction") this.addRunInTransaction(node);
     }
     if (ts.isMethodDeclaration(node) && node.body) this.addDecorated(node);
-    ts.forEachChild(node, (c) => this.visit(c));
   }
 
   private callbackOf(arg: ts.Expression | undefined): ts.Expression | ts.FunctionLikeDeclaration | undefined {
@@ -358,7 +361,7 @@ export class BoundaryFinder {
    *  `startTransaction()` is committed elsewhere), commits it, and calls a callback parameter in
    *  between is a wrapper (vendure's `TransactionWrapper.executeInTransaction(ctx, work)`). The
    *  callback gets a context, not the manager: it runs in request-context mode. */
-  private findContextWrappers(files: ReadonlyArray<ts.SourceFile>): void {
+  private findContextWrappers(outline: SyntaxOutline): void {
     const starters = this.startHelpers;
     for (const d of this.dynamic) {
       // the function holding the start, and the functions it is nested in (a local
@@ -368,33 +371,22 @@ export class BoundaryFinder {
     if (starters.size === 0) return;
     const used = new Set<ts.Node>();
     const starterNames = new Set([...starters].flatMap((s) => declaredNames(s)));
-    const visit = (n: ts.Node): void => {
-      if (isFunctionLike(n) && (n as ts.FunctionLikeDeclaration).body && !this.wrappers.has(n)) {
-        const fn = n as ts.FunctionLikeDeclaration;
-        // calls that may reach a starter, in the order of the body; resolved (a first
-        // signature resolution is the costly part) only in a function that commits and calls
-        // a parameter, the only one where a start makes it a wrapper
-        const candidates: ts.CallExpression[] = [];
-        let commits = false;
-        const scan = (c: ts.Node): void => {
-          if (c !== fn && isFunctionLike(c)) return; // not inside nested functions
-          if (ts.isCallExpression(c)) {
-            if (this.callees.mayCall(c, starterNames)) candidates.push(c);
-            if (ts.isPropertyAccessExpression(c.expression) && c.expression.name.text === "commitTransaction") commits = true;
-          }
-          ts.forEachChild(c, scan);
-        };
-        scan(fn.body!);
-        const inner = candidates.length && commits ? this.paramCall(fn.body!, fn) : undefined;
-        const start = inner ? this.firstStarterCalled(candidates, starters) : undefined;
-        if (start && inner) {
-          this.registerWrapper(fn, { callbackIndex: inner.index, bind: [], boundary: "query-runner", mode: "context" });
-          used.add(start);
-        }
+    const owned = outline.callsByOwner();
+    for (const fn of outline.functions) {
+      if (this.wrappers.has(fn)) continue;
+      // the calls of its body (not of nested functions) that may reach a starter, in order;
+      // resolved (a first signature resolution is the costly part) only in a function that
+      // commits and calls a parameter, the only one where a start makes it a wrapper
+      const calls = owned.get(fn) ?? [];
+      const commits = calls.some((c) => ts.isPropertyAccessExpression(c.expression) && c.expression.name.text === "commitTransaction");
+      const candidates = commits ? calls.filter((c) => this.callees.mayCall(c, starterNames)) : [];
+      const inner = candidates.length ? this.paramCall(fn.body!, fn) : undefined;
+      const start = inner ? this.firstStarterCalled(candidates, starters) : undefined;
+      if (start && inner) {
+        this.registerWrapper(fn, { callbackIndex: inner.index, bind: [], boundary: "query-runner", mode: "context" });
+        used.add(start);
       }
-      ts.forEachChild(n, visit);
-    };
-    for (const f of files) visit(f);
+    }
     // the helper's start is part of each wrapper's transactions
     const startedBy = (n: ts.Node): boolean => {
       for (let fn = enclosingFunction(n); fn; fn = enclosingFunction(fn)) if (used.has(fn)) return true;
@@ -416,29 +408,26 @@ export class BoundaryFinder {
 
   /** A function that passes its callback parameter (directly, or through a local variable
    *  assigned from parameters) as the callback of a wrapper is a wrapper of the same kind. */
-  private findChainedWrappers(files: ReadonlyArray<ts.SourceFile>): void {
+  private findChainedWrappers(outline: SyntaxOutline): void {
     for (let round = 0; round < 3; round++) {
       let added = false;
-      const visit = (n: ts.Node): void => {
+      for (const n of outline.calls) {
         // which wrapper a call invokes is asked (a signature resolution) only where the answer
         // can make its function a wrapper: outside one, with a plain name (parameterSources)
         // at some wrapper's callback position
-        if (ts.isCallExpression(n) && this.mayPassCallbackOn(n)) {
-          const w = this.wrapperOf(n);
-          const fn = w && enclosingFunction(n);
-          if (w && fn && fn !== w.fn && !this.wrappers.has(fn)) {
-            const arg = n.arguments[w.callbackIndex];
-            const idx = arg ? this.parameterSources(fn, arg) : [];
-            if (idx.length) {
-              const last = idx[idx.length - 1];
-              this.registerWrapper(fn, { callbackIndex: last, altIndexes: idx.filter((i) => i !== last), bind: w.bind, boundary: w.boundary, mode: w.mode });
-              added = true;
-            }
+        if (!this.mayPassCallbackOn(n)) continue;
+        const w = this.wrapperOf(n);
+        const fn = w && enclosingFunction(n);
+        if (w && fn && fn !== w.fn && !this.wrappers.has(fn)) {
+          const arg = n.arguments[w.callbackIndex];
+          const idx = arg ? this.parameterSources(fn, arg) : [];
+          if (idx.length) {
+            const last = idx[idx.length - 1];
+            this.registerWrapper(fn, { callbackIndex: last, altIndexes: idx.filter((i) => i !== last), bind: w.bind, boundary: w.boundary, mode: w.mode });
+            added = true;
           }
         }
-        ts.forEachChild(n, visit);
-      };
-      for (const f of files) visit(f);
+      }
       if (!added) break;
     }
   }
@@ -568,7 +557,10 @@ export class BoundaryFinder {
     // the base constructor's arguments) is not worth resolving (vendure's core: 236 of the 809
     // calls the name filter keeps)
     if (call.expression.kind === ts.SyntaxKind.SuperKeyword && this.wrappersAreDeclaredFunctions) return undefined;
-    const decl = soleCallTarget(this.checker, call) ?? libraryDeclaration(this.checker, call) ?? this.checker.getResolvedSignature(call)?.declaration;
+    // the signature is resolved (every argument typed) only when the callee's type has one a
+    // wrapper declares (signature-candidates.ts)
+    const decl = soleCallTarget(this.checker, call) ?? libraryDeclaration(this.checker, call) ??
+      (mayResolveToOneOf(this.checker, call, this.wrappers) ? this.checker.getResolvedSignature(call)?.declaration : undefined);
     if (decl && this.wrappers.has(decl)) return this.wrappers.get(decl);
     const found = this.checker.getSymbolAtLocation(stripParens(call.expression));
     const sym = found && unalias(this.checker, found);
@@ -580,8 +572,9 @@ export class BoundaryFinder {
     return undefined;
   }
 
-  private visitWrapperCalls(node: ts.Node): void {
-    if (ts.isCallExpression(node) && this.runnerFactories.size && this.callees.mayCall(node, this.factoryNames)) {
+  /** A call of a runner factory or of a wrapper: a transaction of its caller. */
+  private visitWrapperCall(node: ts.CallExpression): void {
+    if (this.runnerFactories.size && this.callees.mayCall(node, this.factoryNames)) {
       const decl = this.declarationOf(node);
       const factory = decl ? this.runnerFactories.get(decl) : undefined;
       const fn = enclosingFunction(node);
@@ -601,20 +594,17 @@ export class BoundaryFinder {
         });
       }
     }
-    if (ts.isCallExpression(node)) {
-      const w = this.wrapperOf(node);
-      const fn = enclosingFunction(node);
-      const enhancer = fn && ts.isClassLike(fn.parent) && this.contexts.isTransactionEnhancer(fn.parent);
-      if (w && fn && fn !== w.fn && !this.wrappers.has(fn) && !enhancer) {
-        const body = this.callbackOf(node.arguments[callbackArgIndex(w, node)]);
-        const anchor = ts.isPropertyAccessExpression(node.expression) ? node.expression.name : node.expression;
-        this.sites.push({
-          boundary: w.boundary, mode: w.mode, anchor, line: lineOf(anchor), endLine: endLineOf(node), fn, body, bind: w.bind,
-          options: {}, wrapper: w.qualname, receiver: undefined,
-        });
-      }
+    const w = this.wrapperOf(node);
+    const fn = enclosingFunction(node);
+    const enhancer = fn && ts.isClassLike(fn.parent) && this.contexts.isTransactionEnhancer(fn.parent);
+    if (w && fn && fn !== w.fn && !this.wrappers.has(fn) && !enhancer) {
+      const body = this.callbackOf(node.arguments[callbackArgIndex(w, node)]);
+      const anchor = ts.isPropertyAccessExpression(node.expression) ? node.expression.name : node.expression;
+      this.sites.push({
+        boundary: w.boundary, mode: w.mode, anchor, line: lineOf(anchor), endLine: endLineOf(node), fn, body, bind: w.bind,
+        options: {}, wrapper: w.qualname, receiver: undefined,
+      });
     }
-    ts.forEachChild(node, (c) => this.visitWrapperCalls(c));
   }
 
   /** A `.transaction()` on the manager of an enclosing transaction callback is a savepoint of

@@ -7,6 +7,7 @@ import { EntityRecord, Relation } from "./ir";
 import { lineOf, modulePath, stripParens, unalias } from "./names";
 import { packageOfFile } from "./stubs";
 import { relPath } from "./program";
+import { SyntaxOutline } from "./syntax-outline";
 
 export interface RelationInfo {
   attribute: string;
@@ -246,10 +247,11 @@ export class EntityIndex {
   constructor(private checker: ts.TypeChecker, private rootDir: string) {}
 
   /** `program`: the whole program, to ask the checker only about `new` expressions that can
-   *  name TypeORM's EntitySchema (schemaNames); without it every `new` is asked about. */
-  build(files: ts.SourceFile[], program?: ts.Program): void {
+   *  name TypeORM's EntitySchema (schemaNames); without it every `new` is asked about.
+   *  `outline`: the files' classes and `new` expressions (syntax-outline.ts), when the caller has them. */
+  build(files: ts.SourceFile[], program?: ts.Program, outline: SyntaxOutline = SyntaxOutline.of(files)): void {
     const facts = new Map<ts.ClassDeclaration, ClassFacts>();
-    const classes: ts.ClassDeclaration[] = [];
+    const classes = outline.classes;
     const schemas: ts.NewExpression[] = [];
     const names = program && schemaNames(program);
     const mayBeSchema = (e: ts.Expression): boolean => {
@@ -258,14 +260,7 @@ export class EntityIndex {
       const id = ts.isIdentifier(e) ? e : ts.isPropertyAccessExpression(e) ? e.name : undefined;
       return !!id && names.has(id.text);
     };
-    for (const sf of files) {
-      const visit = (n: ts.Node) => {
-        if (ts.isClassDeclaration(n)) classes.push(n);
-        else if (ts.isNewExpression(n) && mayBeSchema(n.expression) && typeormExportName(this.checker, n.expression) === "EntitySchema") schemas.push(n);
-        ts.forEachChild(n, visit);
-      };
-      visit(sf);
-    }
+    for (const n of outline.news) if (mayBeSchema(n.expression) && typeormExportName(this.checker, n.expression) === "EntitySchema") schemas.push(n);
     for (const c of classes) facts.set(c, this.classFacts(c));
 
     const abstractNeeded = new Set<ts.ClassDeclaration>();

@@ -9,6 +9,7 @@ import { HandleTypes } from "./handles";
 import { canonicalJson, DiagnosticRecord, EntityRecord, MetaRecord, renderIr, TransactionRecord } from "./ir";
 import { lineOf, OriginResolver } from "./names";
 import { relPath, ScanOptions, setupProgram } from "./program";
+import { SyntaxOutline } from "./syntax-outline";
 import { HierarchyIndex } from "./hierarchy";
 import { EffectReach } from "./reach";
 import { BusHandlerIndex, ContainerIndex, ProviderIndex } from "./providers";
@@ -88,10 +89,12 @@ function analyse(opts: ScanOptions, options: ScanSettings, warm: WarmCache | und
     return known;
   };
 
+  // the nodes both look at, gathered in one walk of the trees
+  const outline = SyntaxOutline.of(files);
   const entities = new EntityIndex(checker, rootDir);
-  entities.build(files, setup.program);
+  entities.build(files, setup.program, outline);
   const boundaries = new BoundaryFinder(checker, rootDir, setup.program);
-  boundaries.find(files);
+  boundaries.find(files, outline);
   timings.lap("ts-entities-boundaries");
 
   const origins = new OriginResolver(checker);
