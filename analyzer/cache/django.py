@@ -134,10 +134,11 @@ class DjangoReuse:
             key = text_digest(json.dumps([index.package_prefix, self._module_shapes(index)]))
             kept = self.old.get("module_facts", {}).get(key)
             if not isinstance(kept, str):
-                shapes, visible = self.written["files"], _visible_imports(index)
-                kept = text_digest(json.dumps(
-                    sorted((name, info.rel, shapes[info.rel][2] if info.rel in shapes else "",
-                            sorted(visible.get(info.rel, {}).items())) for name, info in index.modules.items())))
+                # the shapes' rows (sorted by module name, each name once) with the visible
+                # imports in place of the imports' digest
+                visible = _visible_imports(index)
+                kept = text_digest(json.dumps([(name, rel, shape, sorted(visible.get(rel, {}).items()))
+                                               for name, rel, shape, _imports in self._module_shapes(index)]))
             self.written["module_facts"][key] = kept
             self._modules_digest = kept
         return self._modules_digest
