@@ -88,6 +88,7 @@ class DjangoReuse:
         self._via: dict[int, tuple[dict, list]] = {}  # id(record) -> (record, its via_chains), kept with it
         # id(autocommit entry as the walks read it) -> (that entry, the form the cache keeps)
         self._stored: dict[int, tuple[dict, dict]] = {}
+        self._kept_targets: targets.KeptTargets | None = None  # from prime_targets() to keep_targets()
 
     def _loads(self, text: str):
         """A kept entry or record decoded: outside the walks, without collector passes over it
@@ -154,7 +155,7 @@ class DjangoReuse:
     def keep_targets(self) -> None:
         """Keep what the boundaries' passes resolved, per file, for the next scan (before the
         index forgets it)."""
-        if getattr(self, "_kept_targets", None) is not None:
+        if self._kept_targets is not None:
             self._kept_targets.keep()
             self._kept_targets = None
 
