@@ -26,6 +26,7 @@ import { EffectReach } from "./reach";
 import { placeEffectsAt } from "./effect-sites";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
 import { ReadLog } from "./warm-reads";
+import { heldArray, heldValueCheck } from "./held-values";
 import { failingInContext, Fingerprint, memoKey, MemoKey, OpenRecording, Recording, replay, samePrint, sameTokens, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
@@ -1130,8 +1131,15 @@ export class TransactionWalk {
   private methodCall(call: ts.CallExpression, recv: Value, name: string, frame: Frame): Value | undefined {
     // query builders
     if (recv.qb) return qbCall(this, call, recv, name, frame);
+    const recvExpr = stripParens((call.expression as ts.PropertyAccessExpression).expression);
+    // an array the walk holds is neither a connection nor an entity class (held-values.ts)
+    const held = heldArray(recv);
+    if (held && heldValueCheck.compare) {
+      const accessor = !!perCall(ACCESSORS, this.env, call, () => this.env.boundaries.contexts.repositoryAccessor(call, this.env.handles));
+      heldValueCheck.compare(call, { accessor, activeRecord: !!this.activeRecordClass(recvExpr) });
+    }
     // the app's transactional connection: `connection.getRepository(ctx, Entity)`
-    if (!recv.handle) {
+    if (!recv.handle && !held) {
       const acc = perCall(ACCESSORS, this.env, call, () => this.env.boundaries.contexts.repositoryAccessor(call, this.env.handles));
       if (acc) return this.contextRepository(call, acc, frame);
     }
@@ -1141,8 +1149,7 @@ export class TransactionWalk {
       if (r) return r;
     }
     // ActiveRecord static: User.findOneBy(...)
-    const recvExpr = stripParens((call.expression as ts.PropertyAccessExpression).expression);
-    const arInfo = this.activeRecordClass(recvExpr);
+    const arInfo = held ? undefined : this.activeRecordClass(recvExpr);
     if (arInfo) {
       const handle: Handle = { kind: "repo", entity: arInfo.record.name, tx: this.mode === "cls", activeRecord: true, text: recvExpr.getText() };
       const r = this.handleCall(call, { sources: [{ kind: "unknown" }], handle }, handle, name, frame);
