@@ -1134,13 +1134,10 @@ export class TransactionWalk {
     const recvExpr = stripParens((call.expression as ts.PropertyAccessExpression).expression);
     // an array the walk holds is neither a connection nor an entity class (held-values.ts)
     const held = heldArray(recv);
-    if (held && heldValueCheck.compare) {
-      const accessor = !!perCall(ACCESSORS, this.env, call, () => this.env.boundaries.contexts.repositoryAccessor(call, this.env.handles));
-      heldValueCheck.compare(call, { accessor, activeRecord: !!this.activeRecordClass(recvExpr) });
-    }
+    if (held && heldValueCheck.compare) heldValueCheck.compare(call, { accessor: !!this.accessorOf(call), activeRecord: !!this.activeRecordClass(recvExpr) });
     // the app's transactional connection: `connection.getRepository(ctx, Entity)`
     if (!recv.handle && !held) {
-      const acc = perCall(ACCESSORS, this.env, call, () => this.env.boundaries.contexts.repositoryAccessor(call, this.env.handles));
+      const acc = this.accessorOf(call);
       if (acc) return this.contextRepository(call, acc, frame);
     }
     const h = recv.handle;
@@ -1195,6 +1192,10 @@ export class TransactionWalk {
       }
     }
     return undefined;
+  }
+
+  private accessorOf(call: ts.CallExpression): RepositoryAccessor | undefined {
+    return perCall(ACCESSORS, this.env, call, () => this.env.boundaries.contexts.repositoryAccessor(call, this.env.handles));
   }
 
   /** A repository from the app's transactional connection. Under a request-context decorator
