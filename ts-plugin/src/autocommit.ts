@@ -24,6 +24,8 @@ import { Frame } from "./frame";
 import { DiagnosticRecord, Source, StatementStep, TransactionRecord } from "./ir";
 import { calleeNameNode, endLineOf, lineOf, qualifiedName, stripParens, unalias } from "./names";
 import { recordsNothing } from "./service-calls";
+import { importedStaticMethod } from "./import-bindings";
+import { memberOfUntypedValue } from "./untyped-calls";
 import { normSources, Value } from "./values";
 import { TransactionWalk, WalkEnv } from "./walker";
 
@@ -93,8 +95,9 @@ export function autocommitTransactions(env: WalkEnv, files: ReadonlyArray<ts.Sou
 
 /** The units to walk: reached outside every explicit transaction and able to issue a statement,
  *  in the order of `reachedOutside`. The call graph they were found on (every unit of the
- *  program with its callees) is left behind before the walks begin, which grow the heap most. */
-function unitsToWalk(env: WalkEnv, files: ReadonlyArray<ts.SourceFile>, boundaries: BoundaryFinder): Pick<Unit, "fn" | "regions">[] {
+ *  program with its callees) is left behind before the walks begin, which grow the heap most.
+ *  Exported for ts-plugin/test/graph-callees.test.js. */
+export function unitsToWalk(env: WalkEnv, files: ReadonlyArray<ts.SourceFile>, boundaries: BoundaryFinder): Pick<Unit, "fn" | "regions">[] {
   const classes: ts.ClassLikeDeclaration[] = [];
   const units = collectUnits(files, classes);
   markRegions(env.checker, units, boundaries);
@@ -301,10 +304,10 @@ function linkCalls(checker: ts.TypeChecker, unit: Unit, units: Map<FunctionNode,
       const name = calleeName(n.expression);
       const candidates = name ? names.get(name) : undefined;
       if (candidates) {
-        const decl = declarationOf(checker, n.expression, n);
+        const { decl, untyped } = calleeOf(checker, n);
         const callee = decl && !decl.getSourceFile().isDeclarationFile && isApp(decl) ? unitOf(decl, units) : undefined;
         if (callee) link(callee, n);
-        else if (!decl && untypedReceiver(checker, n.expression) && candidates.length <= MAX_UNTYPED_CANDIDATES) {
+        else if (!decl && untyped() && candidates.length <= MAX_UNTYPED_CANDIDATES) {
           for (const c of candidates) if (ts.isMethodDeclaration(c.fn)) link(c, n);
         }
       }
@@ -314,6 +317,36 @@ function linkCalls(checker: ts.TypeChecker, unit: Unit, units: Map<FunctionNode,
   if (unit.fn.body) visit(unit.fn.body);
   // parameters' defaults run in the unit too
   for (const p of unit.fn.parameters) if (p.initializer) visit(p.initializer);
+}
+
+/** What the call graph needs of a call: the declaration it reaches and, reaching none, whether
+ *  its receiver is untyped (asked only then, as the checker is asked only then). */
+export interface GraphCallee {
+  decl: ts.Node | undefined;
+  untyped: () => boolean;
+}
+
+/** From the declarations where they decide it (calleeFromDeclarations), from the checker
+ *  otherwise (calleeByChecker); ts-plugin/test/graph-callees.test.js compares both. */
+function calleeOf(checker: ts.TypeChecker, call: ts.CallExpression | ts.NewExpression): GraphCallee {
+  return calleeFromDeclarations(checker, call) ?? calleeByChecker(checker, call);
+}
+
+/** The answer for calls the checker would answer only after typing what the answer does not
+ *  depend on: a static method called on a name bound from a dynamic import (the whole module
+ *  typed, import-bindings.ts) and a member of an untyped call's result (its arguments typed,
+ *  untyped-calls.ts). Undefined for any other call. */
+export function calleeFromDeclarations(checker: ts.TypeChecker, call: ts.CallExpression | ts.NewExpression): GraphCallee | undefined {
+  if (!ts.isCallExpression(call)) return undefined;
+  const imported = importedStaticMethod(checker, call.expression);
+  if (imported) return { decl: imported, untyped: () => false };
+  if (memberOfUntypedValue(checker, call.expression)) return { decl: undefined, untyped: () => true };
+  return undefined;
+}
+
+export function calleeByChecker(checker: ts.TypeChecker, call: ts.CallExpression | ts.NewExpression): GraphCallee {
+  const decl = declarationOf(checker, call.expression, call);
+  return { decl, untyped: () => !decl && untypedReceiver(checker, call.expression) };
 }
 
 function untypedReceiver(checker: ts.TypeChecker, e: ts.Expression): boolean {

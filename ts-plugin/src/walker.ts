@@ -26,6 +26,7 @@ import { EffectReach } from "./reach";
 import { placeEffectsAt } from "./effect-sites";
 import { entityStatement, rawQuery, repositoryStatement } from "./repository-statements";
 import { ReadLog } from "./warm-reads";
+import { heldArray, heldValueCheck } from "./held-values";
 import { failingInContext, Fingerprint, memoKey, MemoKey, OpenRecording, Recording, replay, samePrint, sameTokens, taintAbove, taintAll, underChain, WalkMemo } from "./walk-memo";
 import { allSources, constant, derive, Handle, PendingTimer, input, known, normSources, nullishOf, stepIds, truthOf, unfolded, union, UNKNOWN, Value } from "./values";
 
@@ -1130,9 +1131,13 @@ export class TransactionWalk {
   private methodCall(call: ts.CallExpression, recv: Value, name: string, frame: Frame): Value | undefined {
     // query builders
     if (recv.qb) return qbCall(this, call, recv, name, frame);
+    const recvExpr = stripParens((call.expression as ts.PropertyAccessExpression).expression);
+    // an array the walk holds is neither a connection nor an entity class (held-values.ts)
+    const held = heldArray(recv);
+    if (held && heldValueCheck.compare) heldValueCheck.compare(call, { accessor: !!this.accessorOf(call), activeRecord: !!this.activeRecordClass(recvExpr) });
     // the app's transactional connection: `connection.getRepository(ctx, Entity)`
-    if (!recv.handle) {
-      const acc = perCall(ACCESSORS, this.env, call, () => this.env.boundaries.contexts.repositoryAccessor(call, this.env.handles));
+    if (!recv.handle && !held) {
+      const acc = this.accessorOf(call);
       if (acc) return this.contextRepository(call, acc, frame);
     }
     const h = recv.handle;
@@ -1141,8 +1146,7 @@ export class TransactionWalk {
       if (r) return r;
     }
     // ActiveRecord static: User.findOneBy(...)
-    const recvExpr = stripParens((call.expression as ts.PropertyAccessExpression).expression);
-    const arInfo = this.activeRecordClass(recvExpr);
+    const arInfo = held ? undefined : this.activeRecordClass(recvExpr);
     if (arInfo) {
       const handle: Handle = { kind: "repo", entity: arInfo.record.name, tx: this.mode === "cls", activeRecord: true, text: recvExpr.getText() };
       const r = this.handleCall(call, { sources: [{ kind: "unknown" }], handle }, handle, name, frame);
@@ -1188,6 +1192,10 @@ export class TransactionWalk {
       }
     }
     return undefined;
+  }
+
+  private accessorOf(call: ts.CallExpression): RepositoryAccessor | undefined {
+    return perCall(ACCESSORS, this.env, call, () => this.env.boundaries.contexts.repositoryAccessor(call, this.env.handles));
   }
 
   /** A repository from the app's transactional connection. Under a request-context decorator
