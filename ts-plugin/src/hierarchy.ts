@@ -11,6 +11,7 @@ import * as ts from "typescript";
 import { calledDeclaration } from "./callee-names";
 import { NodeTable } from "./checker-memo";
 import { calleeNameNode, qualifiedName, stripParens, unalias } from "./names";
+import { SyntaxOutline } from "./syntax-outline";
 
 /** Beyond this many candidates the call is reported unresolved (`dynamic-dispatch`) instead,
  *  as the Django front end does (analyzer/django/dispatch.py). */
@@ -44,16 +45,13 @@ export class HierarchyIndex {
   /** each call's answer: the walks ask at every walk of a call site */
   private byCall = new NodeTable<Dispatch | undefined>();
 
-  constructor(private checker: ts.TypeChecker, private rootDir: string, files: ReadonlyArray<ts.SourceFile>, private isAppFile: (sf: ts.SourceFile) => boolean) {
-    for (const f of files) if (isAppFile(f)) this.visit(f);
-  }
-
-  private visit(n: ts.Node): void {
-    if ((ts.isClassDeclaration(n) || ts.isInterfaceDeclaration(n)) && n.heritageClauses) {
-      for (const h of n.heritageClauses) for (const t of h.types) this.link(this.symbolOf(t.expression), n);
+  /** `outline`: the syntax outline of the application's files (syntax-outline.ts), whose
+   *  heritage clauses and `new`s are linked in source order. */
+  constructor(private checker: ts.TypeChecker, private rootDir: string, outline: SyntaxOutline, private isAppFile: (sf: ts.SourceFile) => boolean) {
+    for (const n of outline.heirsAndNews) {
+      if (ts.isNewExpression(n)) this.linkStructural(n);
+      else for (const h of n.heritageClauses!) for (const t of h.types) this.link(this.symbolOf(t.expression), n);
     }
-    if (ts.isNewExpression(n)) this.linkStructural(n);
-    ts.forEachChild(n, (c) => this.visit(c));
   }
 
   private link(parent: ts.Symbol | undefined, child: TypeDecl): void {

@@ -89,7 +89,8 @@ function analyse(opts: ScanOptions, options: ScanSettings, warm: WarmCache | und
     return known;
   };
 
-  // the nodes both look at, gathered in one walk of the trees
+  // the nodes the entity index, the boundary finder and the class hierarchy look at, gathered
+  // in one walk of the trees
   const outline = SyntaxOutline.of(files);
   const entities = new EntityIndex(checker, rootDir);
   entities.build(files, setup.program, outline);
@@ -98,7 +99,7 @@ function analyse(opts: ScanOptions, options: ScanSettings, warm: WarmCache | und
   timings.lap("ts-entities-boundaries");
 
   const origins = new OriginResolver(checker);
-  const hierarchy = new HierarchyIndex(checker, rootDir, files, isAppFile);
+  const hierarchy = new HierarchyIndex(checker, rootDir, outline, isAppFile);
   const catalog = options.catalog ?? EMPTY_CATALOG;
   const env = {
     checker, rootDir, entities, origins, handles: new HandleTypes(checker, entities), boundaries,
