@@ -11,6 +11,7 @@ import * as ts from "typescript";
 import { calledDeclaration } from "./callee-names";
 import { NodeTable } from "./checker-memo";
 import { calleeNameNode, qualifiedName, stripParens, unalias } from "./names";
+import { SyntaxOutline } from "./syntax-outline";
 
 /** Beyond this many candidates the call is reported unresolved (`dynamic-dispatch`) instead,
  *  as the Django front end does (analyzer/django/dispatch.py). */
@@ -44,16 +45,24 @@ export class HierarchyIndex {
   /** each call's answer: the walks ask at every walk of a call site */
   private byCall = new NodeTable<Dispatch | undefined>();
 
-  constructor(private checker: ts.TypeChecker, private rootDir: string, files: ReadonlyArray<ts.SourceFile>, private isAppFile: (sf: ts.SourceFile) => boolean) {
-    for (const f of files) if (isAppFile(f)) this.visit(f);
-  }
+  /** the `new`s that linked a class below a type, in source order (warm-links.ts keeps them) */
+  readonly linkingNews: ts.NewExpression[] = [];
+  /** how many `new`s the checker was asked about (the others were known to link nothing) */
+  checkedNews = 0;
 
-  private visit(n: ts.Node): void {
-    if ((ts.isClassDeclaration(n) || ts.isInterfaceDeclaration(n)) && n.heritageClauses) {
-      for (const h of n.heritageClauses) for (const t of h.types) this.link(this.symbolOf(t.expression), n);
+  /** `outline`: the syntax outline of the application's files (syntax-outline.ts), whose
+   *  heritage clauses and `new`s are linked in source order. `mayLink`: false for a `new`
+   *  known to link nothing (warm-links.ts), which the checker is then not asked about. */
+  constructor(private checker: ts.TypeChecker, private rootDir: string, outline: SyntaxOutline, private isAppFile: (sf: ts.SourceFile) => boolean,
+    mayLink: (n: ts.NewExpression) => boolean = () => true) {
+    for (const n of outline.heirsAndNews) {
+      if (!ts.isNewExpression(n)) {
+        for (const h of n.heritageClauses!) for (const t of h.types) this.link(this.symbolOf(t.expression), n);
+      } else if (mayLink(n)) {
+        this.checkedNews++;
+        if (this.linkStructural(n)) this.linkingNews.push(n);
+      }
     }
-    if (ts.isNewExpression(n)) this.linkStructural(n);
-    ts.forEachChild(n, (c) => this.visit(c));
   }
 
   private link(parent: ts.Symbol | undefined, child: TypeDecl): void {
@@ -63,17 +72,20 @@ export class HierarchyIndex {
     set.add(child);
   }
 
-  /** `new C()` where an application interface or abstract class is expected. */
-  private linkStructural(n: ts.NewExpression): void {
+  /** `new C()` where an application interface or abstract class is expected. Whether it
+   *  linked the class below one. */
+  private linkStructural(n: ts.NewExpression): boolean {
     const cls = this.appType(this.symbolOf(n.expression));
-    if (!cls || !ts.isClassDeclaration(cls)) return;
-    if (this.argumentLinksNothing(n, cls)) return;
+    if (!cls || !ts.isClassDeclaration(cls)) return false;
+    if (this.argumentLinksNothing(n, cls)) return false;
     const expected = this.checker.getContextualType(n);
-    if (!expected || expected.isUnion()) return;
+    if (!expected || expected.isUnion()) return false;
     const target = expected.getSymbol();
     const decl = this.appType(target);
-    if (!decl || decl === cls || !target) return;
-    this.link(unalias(this.checker, target), cls);
+    if (!decl || decl === cls || !target) return false;
+    const parent = unalias(this.checker, target);
+    this.link(parent, cls);
+    return parent !== undefined;
   }
 
   /**

@@ -11,6 +11,7 @@ import { memoizedChecker } from "./checker-memo";
 import { builtinModules } from "module";
 import { blankedMigration } from "./migration-bodies";
 import { MetadataDecorators } from "./metadata-decorators";
+import { rememberProbes } from "./probe-memo";
 import { fileRule, folderRule, isCompiledLib, isMigrationSource, ScopeCounter, UNCOUNTED_FOLDERS } from "./scope";
 
 /** Node's own modules: never "not installed" (their types come from @types/node). */
@@ -413,6 +414,7 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
 
   const workspaces = workspacePackages(allFiles);
   const host = ts.createCompilerHost(options, true);
+  rememberProbes(host);
   // JSDoc in TypeScript files gives no type information (only JavaScript's does, and that is
   // not analysed): left unparsed, as the compiler itself does when it only type-checks.
   host.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeInfo;

@@ -89,7 +89,8 @@ function analyse(opts: ScanOptions, options: ScanSettings, warm: WarmCache | und
     return known;
   };
 
-  // the nodes both look at, gathered in one walk of the trees
+  // the nodes the entity index, the boundary finder and the class hierarchy look at, gathered
+  // in one walk of the trees
   const outline = SyntaxOutline.of(files);
   const entities = new EntityIndex(checker, rootDir);
   entities.build(files, setup.program, outline);
@@ -98,7 +99,9 @@ function analyse(opts: ScanOptions, options: ScanSettings, warm: WarmCache | und
   timings.lap("ts-entities-boundaries");
 
   const origins = new OriginResolver(checker);
-  const hierarchy = new HierarchyIndex(checker, rootDir, files, isAppFile);
+  warm?.takeShapes(setup.program, files);
+  const hierarchy = new HierarchyIndex(checker, rootDir, outline, isAppFile, warm?.structuralLinkFilter());
+  warm?.noteLinks(files, hierarchy.linkingNews, hierarchy.checkedNews);
   const catalog = options.catalog ?? EMPTY_CATALOG;
   const env = {
     checker, rootDir, entities, origins, handles: new HandleTypes(checker, entities), boundaries,
@@ -112,7 +115,7 @@ function analyse(opts: ScanOptions, options: ScanSettings, warm: WarmCache | und
     reach: new EffectReach(checker, origins, hierarchy, isAppFile, catalog.effects),
     reads: warm?.reads,
   };
-  warm?.begin(setup.program, files, wholeProgramFacts(env));
+  warm?.begin(wholeProgramFacts(env));
   for (const d of boundaries.dynamic) {
     diagnostics.push({ ir: 1, type: "diagnostic", file: relPath(rootDir, d.node.getSourceFile().fileName), line: lineOf(d.node), code: "dynamic-boundary", severity: "info", message: d.message });
   }

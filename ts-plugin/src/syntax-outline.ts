@@ -1,7 +1,7 @@
-// The nodes the entity index and the boundary finder look at, gathered in one walk of the
-// application's trees, in source order (entities.ts, boundaries.ts): each of their passes read
-// these lists, where they walked every tree again (on vendure's core, five or six walks of 639
-// files). Each call is kept with its owner: the function (arrow, function expression or
+// The nodes the entity index, the boundary finder and the class hierarchy look at, gathered in
+// one walk of the application's trees, in source order (entities.ts, boundaries.ts,
+// hierarchy.ts): each of their passes read these lists, where they walked every tree again (on
+// vendure's core, six or seven walks of 639 files). Each call is kept with its owner: the function (arrow, function expression or
 // declaration, method) whose body holds it with no such function in between, which is the call
 // set a walk of that body that stops at nested functions would meet.
 import * as ts from "typescript";
@@ -25,6 +25,9 @@ export class SyntaxOutline {
   /** class declarations and `new` expressions, in source order (the entity index) */
   readonly classes: ts.ClassDeclaration[] = [];
   readonly news: ts.NewExpression[] = [];
+  /** classes and interfaces with `extends`/`implements` clauses, and `new` expressions, in
+   *  source order (the class hierarchy: links are made in this order) */
+  readonly heirsAndNews: (ts.ClassDeclaration | ts.InterfaceDeclaration | ts.NewExpression)[] = [];
 
   static of(files: ReadonlyArray<ts.SourceFile>): SyntaxOutline {
     const outline = new SyntaxOutline();
@@ -35,8 +38,12 @@ export class SyntaxOutline {
         outline.callsAndMethods.push(n);
       } else if (ts.isClassDeclaration(n)) {
         outline.classes.push(n);
+        if (n.heritageClauses) outline.heirsAndNews.push(n);
       } else if (ts.isNewExpression(n)) {
         outline.news.push(n);
+        outline.heirsAndNews.push(n);
+      } else if (ts.isInterfaceDeclaration(n) && n.heritageClauses) {
+        outline.heirsAndNews.push(n);
       }
       if (isOwningFunction(n)) {
         if (ts.isMethodDeclaration(n) && n.body) outline.callsAndMethods.push(n);

@@ -6,7 +6,8 @@
 // and of each of its units (warm-shape.ts); the files read outside the project (tsconfig
 // chains, libraries, stubs) and what module resolution asked of the file system there; the
 // last output; and per explicit transaction and per autocommit unit, its records with the
-// units its walks read (warm-reads.ts). Three cases:
+// units its walks read (warm-reads.ts); and per file, which of its `new`s put a class below a
+// type of the application (warm-links.ts). Three cases:
 // - nothing but comments between statements changed (every shape with its positions and every
 //   unit as before): the last output is the output; no program is built;
 // - shapes (without positions) as before and the facts found over the whole program
@@ -27,9 +28,10 @@ import { ScopeCounter } from "./scope";
 import { ReadLog } from "./warm-reads";
 import { Moves, Unmovable } from "./warm-moves";
 import { digest, fileShape, FileShape, place } from "./warm-shape";
+import { KeptLinks, keptLinkFilter, linksOf } from "./warm-links";
 
 const FORMAT = "txscan-ts-warm";
-const VERSION = 2;
+const VERSION = 3;
 
 export interface WarmSettings {
   /** the cache file (read when present, replaced after the scan) */
@@ -74,6 +76,8 @@ interface Tables {
   outputs: Record<string, string>;
   explicit: Record<string, Entry>;
   autocommit: Record<string, Entry>;
+  /** the `new`s that linked a class below a type, per file (warm-links.ts) */
+  links: KeptLinks;
 }
 
 const TS_SOURCE = /\.(ts|tsx|mts|cts)$/;
@@ -90,6 +94,9 @@ export class WarmCache {
   private explicit: Record<string, Entry> = {};
   private autocommit: Record<string, Entry> = {};
   private outputs: Record<string, string> = {};
+  private links: KeptLinks = {};
+  /** `new`s the class hierarchy asked the checker about (undefined: no program was built) */
+  private newsAsked: number | undefined;
   /** the last scan is reused whole (nothing but comments between statements changed) */
   private whole = false;
   readonly reads = new ReadLog();
@@ -197,9 +204,8 @@ export class WarmCache {
     }
   }
 
-  /** The program is built: take the shapes of the files it parsed, and decide whether
-   *  transactions may be reused one by one. `found` is what was found over the whole program. */
-  begin(program: ts.Program, appFiles: readonly ts.SourceFile[], found: unknown): void {
+  /** The program is built: take the shapes of the files it parsed (and the project's digest). */
+  takeShapes(program: ts.Program, appFiles: readonly ts.SourceFile[]): void {
     // Shapes parsed for another language version than the program's are parsed again.
     const target = appFiles[0]?.languageVersion ?? this.target;
     const reparse = target !== this.target;
@@ -222,6 +228,26 @@ export class WarmCache {
     this.outside = [...this.outside, ...extra.sort((a, b) => (a[1] < b[1] ? -1 : 1))];
     const shapes = Object.keys(this.files).sort().map((rel) => [rel, this.files[rel].shape?.shape ?? this.files[rel].content]);
     this.project = digest(JSON.stringify([this.settings.key, this.listing, shapes, this.outside]));
+  }
+
+  /** Which `new`s the class hierarchy asks the checker about (warm-links.ts): while the
+   *  project's shapes are as in the last scan, those of unchanged files that linked then. */
+  structuralLinkFilter(): ((n: ts.NewExpression) => boolean) | undefined {
+    const old = this.old;
+    if (!old || old.project !== this.project) return undefined;
+    return keptLinkFilter(this.rootDir, old.links, (rel) => old.files[rel] !== undefined && old.files[rel].content === this.files[rel]?.content);
+  }
+
+  /** The `new`s of `appFiles` that linked a class below a type (kept for the next scan), and
+   *  how many `new`s the checker was asked about (in the report). */
+  noteLinks(appFiles: readonly ts.SourceFile[], linking: readonly ts.NewExpression[], asked: number): void {
+    this.links = linksOf(this.rootDir, appFiles, linking);
+    this.newsAsked = asked;
+  }
+
+  /** Decide whether transactions may be reused one by one (takeShapes first). `found` is what
+   *  was found over the whole program. */
+  begin(found: unknown): void {
     this.fingerprint = digest(describe(found, this.rootDir, (file, line) => this.lineName(file, line)));
     const old = this.old;
     this.partial = this.settings.partial && old !== undefined && old.project === this.project && old.fingerprint === this.fingerprint;
@@ -325,6 +351,7 @@ export class WarmCache {
       outputs: { ...this.outputs, [this.settings.output]: ir },
       explicit: this.whole && old ? movedEntries(old.explicit, (e) => this.moved(e)) : this.explicit,
       autocommit: { ...carried, ...this.autocommit },
+      links: this.whole && old ? unchangedLinks(old, this.files) : this.links,
     };
     const temporary = `${this.settings.file}.${process.pid}.tmp`;
     try {
@@ -348,7 +375,7 @@ export class WarmCache {
     if (!this.settings.report || this.reported) return;
     this.reported = true;
     try {
-      fs.writeFileSync(this.settings.report, JSON.stringify({ walked: this.walked }));
+      fs.writeFileSync(this.settings.report, JSON.stringify({ walked: this.walked, newsAsked: this.newsAsked }));
     } catch (e) {
       process.stderr.write(`txscan-ts: info: cache report not written to ${this.settings.report}: ${(e as Error).message}\n`);
     }
@@ -360,6 +387,14 @@ function movedIr(ir: string, moves: Moves): string {
   const records = ir.split("\n").filter((line) => line).map((line) => JSON.parse(line));
   const of = <T>(type: string) => moves.moved(records.filter((r) => r.type === type)) as T[];
   return renderIr(records[0] as MetaRecord, of<EntityRecord>("entity"), of<TransactionRecord>("transaction"), of<DiagnosticRecord>("diagnostic"));
+}
+
+/** The kept links of the files whose content is as when they were found (a scan reused whole
+ *  builds no program: a file whose positions moved is asked about again next time). */
+function unchangedLinks(old: Tables, files: Record<string, FileEntry>): KeptLinks {
+  const out: KeptLinks = {};
+  for (const [rel, positions] of Object.entries(old.links)) if (old.files[rel]?.content === files[rel]?.content) out[rel] = positions;
+  return out;
 }
 
 function movedEntries(entries: Record<string, Entry>, move: (e: Entry) => Entry | undefined): Record<string, Entry> {

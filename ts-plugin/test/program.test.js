@@ -143,3 +143,47 @@ test("bad files become diagnostics and the scan completes", () => {
     assert.ok(ir.diagnostics.find((d) => d.code === "parse-error").line >= 1);
   });
 });
+
+test("module resolution asks the file system about each path once, and gets the file system's answers", () => {
+  const ts = require("typescript");
+  const { rememberProbes } = require("../dist/probe-memo");
+  withApp({
+    "src/entities.ts": ENTITIES,
+    "src/service.ts": SERVICE("./entities"),
+    "src/deep/a/b/other.ts": `import { something } from "not-installed"; import { User } from "../../../entities";\nexport const x = something(User);`,
+  }, (dir) => {
+    // the memo's answers are ts.sys's, for paths that exist and paths that do not, asked twice
+    const host = ts.createCompilerHost({}, true);
+    rememberProbes(host);
+    for (const p of [dir, path.join(dir, "src"), path.join(dir, "node_modules"), path.join(dir, "src/entities.ts"), path.join(dir, "src/none.ts")]) {
+      for (let i = 0; i < 2; i++) {
+        assert.equal(host.fileExists(p), ts.sys.fileExists(p), p);
+        assert.equal(host.directoryExists(p), ts.sys.directoryExists(p), p);
+      }
+    }
+    // a program build climbs to `/` for the missing package from every importing folder:
+    // each folder and file is still asked about once only
+    const asked = { fileExists: new Map(), directoryExists: new Map() };
+    const saved = {};
+    for (const op of Object.keys(asked)) {
+      saved[op] = ts.sys[op];
+      ts.sys[op] = (p) => {
+        asked[op].set(p, (asked[op].get(p) ?? 0) + 1);
+        return saved[op].call(ts.sys, p);
+      };
+    }
+    let setup;
+    try {
+      setup = setupProgram({ root: dir, maxFileBytes: 2e6, depth: 6 });
+    } finally {
+      for (const op of Object.keys(asked)) ts.sys[op] = saved[op];
+    }
+    assert.ok(asked.directoryExists.has(path.join(dir, "src/deep/a/b/node_modules")) || asked.directoryExists.has(path.join(dir, "src/deep/a/b/node_modules").split(path.sep).join("/")));
+    for (const op of Object.keys(asked)) for (const [p, n] of asked[op]) assert.equal(n, 1, `${op} ${p}`);
+    // and what it resolved is what the file system holds
+    const other = setup.program.getSourceFile(path.join(dir, "src/deep/a/b/other.ts"));
+    assert.ok(setup.program.getSourceFiles().some((f) => f.fileName.endsWith("src/entities.ts")));
+    assert.ok(other);
+    assert.ok(setup.diagnostics.some((d) => d.code === "unresolved-import" && /not-installed/.test(d.message)));
+  });
+});

@@ -1,6 +1,7 @@
-// The nodes gathered in one walk for the entity index and the boundary finder
-// (src/syntax-outline.ts) are those separate walks of the trees find: every call, function with
-// a body, call or method with a body, class declaration and `new`, in source order; and each
+// The nodes gathered in one walk for the entity index, the boundary finder and the class
+// hierarchy (src/syntax-outline.ts) are those separate walks of the trees find: every call,
+// function with a body, call or method with a body, class declaration and `new`, class or
+// interface with heritage clauses, in source order; and each
 // function's calls those a walk of its body that stops at nested functions meets (what the
 // boundary finder's later passes walked the trees again for).
 "use strict";
@@ -27,6 +28,9 @@ const SHAPES = {
     "  overload(a: string): void;",
     "  overload(a: unknown) { [1].map(function (x) { return g(x); }); }",
     "}",
+    "interface I { x: number }",
+    "interface J extends I { y: number }",
+    "export class D extends C implements J { x = 1; y = 2; inner() { return new (class E extends C {})(); } }",
     "",
   ].join("\n"),
 };
@@ -64,6 +68,8 @@ function checkOutline(dir) {
   assert.deepEqual(outline.callsAndMethods, every((n) => ts.isCallExpression(n) || (ts.isMethodDeclaration(n) && !!n.body)));
   assert.deepEqual(outline.classes, every(ts.isClassDeclaration));
   assert.deepEqual(outline.news, every(ts.isNewExpression));
+  const heirsAndNews = every((n) => ((ts.isClassDeclaration(n) || ts.isInterfaceDeclaration(n)) && !!n.heritageClauses) || ts.isNewExpression(n));
+  assert.deepEqual(outline.heirsAndNews, heirsAndNews);
   const owned = outline.callsByOwner();
   let ownedCalls = 0;
   for (const fn of functions) {
@@ -96,6 +102,9 @@ test("the outline's nodes and owners are those separate walks find, on the sampl
     assert.equal(owner("g(3)"), "() => g(3)");
     assert.equal(owner("g(a + b)"), "(b: number) ");
     assert.ok(ownedCalls >= 10);
+    // heritage clauses of classes and interfaces, and `new`s, in source order
+    assert.deepEqual(outline.heirsAndNews.map((n) => (n.name ? n.name.getText() : n.getText())),
+      ["new C()", "J", "D", "new (class E extends C {})()"]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
