@@ -169,6 +169,55 @@ def test_changed_and_moved_definitions_rewalk_only_what_reaches_the_change(tmp_p
     assert (documents, ir_after) == _outputs(root, None)[:2]
 
 
+def _recorded_reuses(monkeypatch) -> list:
+    """The DjangoReuse objects (re-analysis's included) made from here on, in order."""
+    from analyzer.cache import django as django_cache
+
+    made: list = []
+    init = django_cache.DjangoReuse.__init__
+
+    def recording(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(django_cache.DjangoReuse, "__init__", recording)
+    return made
+
+
+def _lint_outputs(root: Path, cache: ScanCache | None) -> tuple:
+    """(JSON contract, IR, transactions walked) of the scan `txscan lint` makes: no autocommit
+    statements, the project's CDA mode, no rewrites, no excerpts."""
+    result = scan(root, load(root), rewrites=False, cache=cache, autocommit=False, cda_modes=("pk",), excerpts=False)
+    document = json_contract.dumps(json_contract.document(result.analyses["pk"], root.name, result.lines,
+                                                          len(result.files)))
+    return document, result.ir_text, result.walked
+
+
+def test_lint_decodes_the_records_it_takes_before_its_walks_and_gives_what_a_cold_lint_gives(tmp_path, monkeypatch):
+    """A lint's scan decodes every kept transaction's record it can take (kept, or only moved)
+    before its first walk, so that no full collection runs between walks (cache/django.py); the
+    records it takes are those, and its outputs those of a lint without a cache. Scans with
+    autocommit statements, and re-analysis of rewrites, decode a record as they take it."""
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    _outputs(root, ScanCache(folder))
+    replace_once(root / "shop" / "helpers.py", "def reserve_stock(order, product, warehouse_code, quantity, ttl):\n",
+                 "def reserve_stock(order, product, warehouse_code, quantity, ttl):\n    # one more line\n")
+    made = _recorded_reuses(monkeypatch)
+    document, ir_text, walked = _lint_outputs(root, ScanCache(folder))
+    assert (document, ir_text) == _lint_outputs(root, None)[:2]
+    lint = made[0]
+    transactions = ir_text.count('"type": "transaction"')
+    assert walked and len(walked) < transactions
+    # every transaction not walked again (kept at its lines, or moved) was taken from a record decoded ahead
+    assert lint.records_decoded_ahead == lint.records_taken_ahead == transactions - len(walked)
+    made.clear()
+    _outputs(root, ScanCache(folder))  # a warm scan
+    _outputs(root, None)  # a scan whose rewrites are verified by re-analysis, over its tables in memory
+    assert len(made) > 2
+    assert all(reuse.records_decoded_ahead == reuse.records_taken_ahead == 0 for reuse in made)
+
+
 def test_import_seen_by_no_other_module_rewalks_only_the_transactions_reaching_its_module(tmp_path):
     root = _copy(tmp_path)
     folder = tmp_path / "cache"

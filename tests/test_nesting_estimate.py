@@ -3,10 +3,12 @@ of its signs on its own sends a file to the exact measurement, ordinary code nev
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest import ROOT
 
-from analyzer.django.nesting import MAX_TREE_DEPTH, could_be_deep, nesting_problem
+from analyzer.django.nesting import MAX_TREE_DEPTH, could_be_deep, has_wide_indentation, nesting_problem
 
 
 def _blocks(depth: int, unit: str) -> str:
@@ -42,3 +44,26 @@ def test_ordinary_code_is_not_measured_and_deep_code_is_refused():
     for path in sorted((ROOT / "analyzer" / "django").glob("*.py")):
         assert not could_be_deep(path.read_text("utf-8")), path.name
     assert nesting_problem("x = " + "[" * (MAX_TREE_DEPTH + 5) + "]" * (MAX_TREE_DEPTH + 5) + "\n")
+
+
+_WIDE = " " * 40
+
+
+@pytest.mark.parametrize("text", [
+    _WIDE + "x = 1\n",                       # at the text's start
+    "def f():\n" + _WIDE + "return 1\n",     # after a newline
+    "def f():\n" + " " * 39 + "return 1\n",  # one space short
+    "x = '" + _WIDE + "'\n",                 # wide, but not at a line's start
+    "def f():\n\t" + _WIDE + "return 1\n",  # after a tab
+    "a\r" + _WIDE + "b\n",                   # a carriage return does not start a line for `^`
+    "",
+    _WIDE,
+])
+def test_wide_indentation_is_found_where_a_multiline_caret_finds_it(text):
+    assert has_wide_indentation(text) == bool(re.search("^ {40}", text, re.MULTILINE))
+
+
+def test_wide_indentation_agrees_on_real_files():
+    for path in sorted((ROOT / "analyzer").rglob("*.py")) + sorted((ROOT / "tests" / "fixtures").rglob("*.py")):
+        text = path.read_text("utf-8", "replace")
+        assert has_wide_indentation(text) == bool(re.search("^ {40}", text, re.MULTILINE)), path

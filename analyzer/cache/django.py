@@ -89,6 +89,10 @@ class DjangoReuse:
         # id(autocommit entry as the walks read it) -> (that entry, the form the cache keeps)
         self._stored: dict[int, tuple[dict, dict]] = {}
         self._kept_targets: targets.KeptTargets | None = None  # from prime_targets() to keep_targets()
+        self._decode_ahead = False  # a lint's first transaction() decodes the records it can take
+        self._records_ahead: dict[int, dict] = {}  # id(kept entry) -> its record, decoded then
+        self.records_decoded_ahead = 0
+        self.records_taken_ahead = 0
 
     def _loads(self, text: str):
         """A kept entry or record decoded: outside the walks, without collector passes over it
@@ -199,6 +203,9 @@ class DjangoReuse:
             # were, undecoded: the next `txscan scan` checks and reuses them as it would have.
             for table in ("autocommit", "autocommit_facts"):
                 self.written[table] = self.old.get(table, {})
+            # (not a re-analysis of rewrites: it reads a scan's tables in memory, already decoded,
+            # and takes few of their transactions)
+            self._decode_ahead = isinstance(self.old.get("transactions"), Entries)
         parse = ctx.parse_definition
 
         def recording_parse(info, qualname, first_line, end_line):
@@ -322,6 +329,9 @@ class DjangoReuse:
     def transaction(self, ctx, stub: BoundaryStub, walk: Callable, find_boundaries: Callable,
                     view_functions: Callable) -> tuple:
         """(transaction record or None, its diagnostics, front-end diagnostics) of one boundary."""
+        if self._decode_ahead:
+            self._decode_ahead = False
+            self._decode_takeable_records()
         key = json.dumps([stub.parsed.info.rel, stub.line, stub.function, stub.kind])
         kept = self.old.get("transactions", {}).get(key)
         if kept is not None and kept["digest"] == self.digest and all(self._unchanged(*r) for r in kept["reach"]) \
@@ -333,7 +343,7 @@ class DjangoReuse:
         if moved is not None:
             self.written["transactions"][key] = moved
             ctx.diagnostics.extend(moved["parse_diagnostics"])
-            return self._with_via(moved, self._result(moved))
+            return self._with_via(moved, self._result(moved, made_now=True))
         self._reach, self._callers_asked = [list(stub.source)], set()
         try:
             *walked, reached = walk(ctx, self._materialize(ctx, stub, find_boundaries, view_functions))
@@ -354,6 +364,30 @@ class DjangoReuse:
             "callers": [[qualname, self._callers_digest(qualname)] for qualname in sorted(asked)],
         }, result)
         return result
+
+    # A kept transaction's record is decoded from its IR line when the scan takes it, with
+    # process.kept_loads (frozen with what is alive). Between walks, that first collects the last
+    # walk's garbage in full: a lint after a helper edit on taiga-back walked 8 transactions and
+    # made 9 full collections (0.04 CPU s) decoding the others. So a scan without autocommit
+    # statements (`txscan lint`) decodes, before its first walk, every record it can take (kept
+    # or only moved). With them, a helper process walks transactions from the last and hands the
+    # scan kept ones too: decoding all of them in both processes would decode those twice.
+    def _decode_takeable_records(self) -> None:
+        table = self.old.get("transactions", {})
+        for key in list(table):
+            kept = table.get(key)
+            if isinstance(kept, dict) and isinstance(kept.get("line"), str) and self._takeable(kept):
+                self._records_ahead[id(kept)] = self._loads(kept["line"])
+        self.records_decoded_ahead = len(self._records_ahead)
+
+    def _takeable(self, kept: dict) -> bool:
+        """Whether a kept entry can give this scan its result, at its lines or moved (the checks of
+        transaction() and _moved_entry(), but for the boundary's own line)."""
+        try:
+            return (kept.get("digest") == self.digest and isinstance(kept.get("reach"), list)
+                    and all(self._moved_by(*r) is not None for r in kept["reach"]) and self._same_callers(kept))
+        except TypeError:  # not an entry this cache writes (it is checked again where it is asked for)
+            return False
 
     # -- call-graph edges ---------------------------------------------------------------------
     # index.call_graph() resolves every call of every function (0.1 s on saleor), for the
@@ -450,14 +484,22 @@ class DjangoReuse:
         """(lines, read_lines), given once: the records they hold are not kept here past the IR."""
         taken = self.lines, self.read_lines
         self.lines, self.read_lines = {}, {}
+        self._records_ahead = {}  # (any decoded and not taken: not kept past the walks)
         return taken
 
-    def _result(self, entry: dict) -> tuple:
-        """The (record, diagnostics, front-end diagnostics) a kept entry holds."""
+    def _result(self, entry: dict, made_now: bool = False) -> tuple:
+        """The (record, diagnostics, front-end diagnostics) a kept entry holds. `made_now`: an
+        entry this scan made (a kept one moved), its line decoded as what a walk makes is: left to
+        the collector's young passes (process.kept_loads would first collect all the walks'
+        garbage in full, to freeze one record)."""
         text = entry.get("line")
         if not isinstance(text, str):
             return tuple(entry["result"])
-        record = self._loads(text)
+        record = self._records_ahead.pop(id(entry), None)
+        if record is not None:
+            self.records_taken_ahead += 1
+        else:
+            record = json.loads(text) if made_now else self._loads(text)
         self.lines[id(record)] = self.read_lines[id(record)] = (record, text)
         return (record, *entry["result"][1:])
 

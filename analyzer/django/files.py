@@ -171,8 +171,8 @@ def _file_kind(mode: int) -> str:
 # Characters str.splitlines() (and so libcst) takes as line breaks, but Python's tokenizer does
 # not: inside a string literal or at the start of a line they are valid Python. They become
 # spaces in the text the front end analyses, so every parser sees the same lines as Python.
-_NOT_LINE_BREAKS = str.maketrans({c: " " for c in "\v\f\x1c\x1d\x1e\x85\u2028\u2029"})
-_ANY_NOT_LINE_BREAK = re.compile("[\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_NOT_LINE_BREAK_CHARACTERS = "\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_NOT_LINE_BREAKS = str.maketrans({c: " " for c in _NOT_LINE_BREAK_CHARACTERS})
 _LINE_ENDINGS = re.compile(r"\r\n?")
 
 
@@ -180,8 +180,15 @@ def normalise(text: str) -> str:
     """Python source as the front end parses it: `\n` line ends (CR-only and CRLF files too)."""
     if "\r" in text:
         text = _LINE_ENDINGS.sub("\n", text)
-    # translate() looks every character up; most files have none of these characters
-    return text.translate(_NOT_LINE_BREAKS) if _ANY_NOT_LINE_BREAK.search(text) else text
+    # translate() looks every character up; most files have none of these characters. Each is
+    # looked for on its own (str's search, not a regular expression's character class, which
+    # tried every position: saleor's 1,141 files 0.020 -> 0.004 CPU s).
+    return text.translate(_NOT_LINE_BREAKS) if has_not_line_break(text) else text
+
+
+def has_not_line_break(text: str) -> bool:
+    """Whether `text` holds a character normalise() makes a space."""
+    return any(character in text for character in _NOT_LINE_BREAK_CHARACTERS)
 
 
 def read_source(path: Path, root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> SourceFile | FileProblem:

@@ -30,8 +30,12 @@ _CONTINUATIONS = 100           # backslash-continued lines
 _INNERMOST_PAIRS = re.compile(r"\(\)|\[\]|\{\}")
 _INDENT = re.compile(r"^[ \t]*(?=\S)", re.MULTILINE)
 # Without tabs, indentations are runs of spaces: more than _INDENT_WIDTHS distinct ones need
-# one of at least _INDENT_WIDTHS spaces, which this finds without collecting them all.
-_WIDE_INDENT = re.compile(f"^ {{{_INDENT_WIDTHS}}}", re.MULTILINE)
+# one of at least _INDENT_WIDTHS spaces, which this finds without collecting them all: a line
+# starting with that many spaces is the text's start or follows a newline. Searched for as a
+# substring (str's fast search), not as the regular expression `^ {40}` (re.MULTILINE), which
+# tried every position of the text: half the estimate's time (saleor: 0.024 of 0.054 CPU s).
+_WIDE_PREFIX = " " * _INDENT_WIDTHS
+_WIDE_LINE = "\n" + _WIDE_PREFIX
 # Every byte but the six brackets, deleted by bytes.translate (brackets are ASCII, so the
 # UTF-8 bytes of the text keep them as they are, in order).
 _NOT_BRACKET_BYTES = bytes(b for b in range(256) if b not in b"()[]{}")
@@ -42,7 +46,7 @@ def could_be_deep(text: str) -> bool:
         return True
     if max(map(len, text.split("\n"))) > _LINE_CHARS:
         return True
-    if ("\t" in text or _WIDE_INDENT.search(text)) and len(set(_INDENT.findall(text))) > _INDENT_WIDTHS:
+    if ("\t" in text or has_wide_indentation(text)) and len(set(_INDENT.findall(text))) > _INDENT_WIDTHS:
         return True
     brackets = text.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKET_BYTES).decode("ascii")
     for _ in range(_BRACKET_PASSES):
@@ -50,6 +54,11 @@ def could_be_deep(text: str) -> bool:
         if not removed:
             return False
     return True
+
+
+def has_wide_indentation(text: str) -> bool:
+    """Whether a line of `text` starts with _INDENT_WIDTHS spaces."""
+    return text.startswith(_WIDE_PREFIX) or _WIDE_LINE in text
 
 
 def tree_depth(text: str, limit: int) -> int:

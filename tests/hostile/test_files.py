@@ -144,3 +144,21 @@ def test_survey_hashes_sources_the_way_a_scan_reads_them(tmp_path):
     assert "odd" in second.stdout + second.stderr
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
         assert connection.execute("SELECT status FROM apps WHERE name = 'odd'").fetchone() == ("ok",)
+
+
+_NOT_LINE_BREAKS = "\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+@pytest.mark.parametrize("text", [
+    *(f"x = 'a{c}b'\n" for c in _NOT_LINE_BREAKS),       # each character, in an ASCII, Latin-1 or wider text
+    *(f"x = '\U0001f600{c}'\n" for c in _NOT_LINE_BREAKS),  # in a text of four-byte characters
+    "x = 'caf\u00e9'\n", "x = '\u2027\u202a'\n", "x = 1\n", "", "\u2029",
+])
+def test_normalise_replaces_exactly_the_characters_a_character_class_finds(text):
+    import re
+
+    from analyzer.django.files import has_not_line_break, normalise
+
+    found = bool(re.search(f"[{_NOT_LINE_BREAKS}]", text))
+    assert has_not_line_break(text) == found
+    assert normalise(text) == (text.translate({ord(c): " " for c in _NOT_LINE_BREAKS}) if found else text)
