@@ -19,7 +19,7 @@ from analyzer import forked, ir
 from analyzer.cache import ScanCache, cachefile
 from analyzer.cache.django import DjangoReuse
 from analyzer.config import load
-from analyzer.django import autocommit_parallel, boundaries, frontend
+from analyzer.django import autocommit_parallel, boundaries, entry_points, frontend, orm_evidence
 from analyzer.scan import scan
 
 DJANGO_SAMPLES = sorted(p for p in (SAMPLES / "django").iterdir() if (p / "manage.py").is_file())
@@ -46,6 +46,34 @@ def test_walks_made_by_the_helper_give_the_output_of_a_scan_without_it(root, mon
     functions_alone = [k for k in walked_alone if not k.startswith("module ")]
     functions_shared = [k for k in walked_shared if not k.startswith("module ")]
     assert functions_alone and len(functions_shared) < len(functions_alone)
+
+
+@pytest.mark.parametrize("root", DJANGO_SAMPLES, ids=lambda p: p.name)
+def test_the_scan_takes_the_function_facts_the_helper_worked_out_and_keeps_what_it_would_work_out(root, monkeypatch):
+    worked_out = []  # (fact, function) this process worked out itself, not taken from the helper
+    holds_orm, static_callees = orm_evidence.OrmEvidence.holds_orm, entry_points.StaticCallees.__call__
+
+    def orm_recorded(self, fn, owner):
+        worked_out.append(("holds ORM", fn.qualname))
+        return holds_orm(self, fn, owner)
+
+    def callees_recorded(self, fn, owner):
+        worked_out.append(("callees", fn.qualname))
+        return static_callees(self, fn, owner)
+
+    monkeypatch.setattr(orm_evidence.OrmEvidence, "holds_orm", orm_recorded)
+    monkeypatch.setattr(entry_points.StaticCallees, "__call__", callees_recorded)
+    monkeypatch.setenv(ENV, "0")
+    reuse_alone = DjangoReuse({})
+    alone = ir.dumps(frontend.scan(root, frontend.Options(), reuse_alone).records)
+    worked_out_alone, worked_out[:] = {fact for fact, _ in worked_out}, []
+    monkeypatch.setenv(ENV, "wait")
+    reuse_shared = DjangoReuse({})
+    shared = ir.dumps(frontend.scan(root, frontend.Options(), reuse_shared).records)
+    assert worked_out_alone == {"holds ORM", "callees"} and not worked_out  # all taken from the helper
+    assert shared == alone
+    # the facts are those the scan works out alone, kept for the same functions in the warm cache
+    assert reuse_shared.written["autocommit_facts"] == reuse_alone.written["autocommit_facts"]
 
 
 def test_the_command_prints_the_same_json_with_and_without_the_helper(tmp_path):

@@ -43,18 +43,23 @@ _MODULE_LEVEL_ORM = re.compile(
 _ORM_NAME = re.compile(r"\.objects\b|get_object_or_404\(|\.cursor\(\)")
 
 
-def autocommit_transactions(ctx: Context, boundaries: list[Boundary], explicit: list[dict], reuse=None) -> list[dict]:
+def autocommit_transactions(ctx: Context, boundaries: list[Boundary], explicit: list[dict], reuse=None,
+                            decided: dict[str, list] | None = None) -> list[dict]:
     """The autocommit transaction records of a scan, in a deterministic order. `reuse`: the warm
-    cache (analyzer/cache/django.py), which keeps each function's call sites."""
+    cache (analyzer/cache/django.py), which keeps each function's call sites. `decided`: function
+    facts (function_facts()) another process with the same index, models and boundaries worked
+    out (autocommit_parallel.py; they depend on nothing else), taken instead of worked out again."""
     if reuse is None:
         from ..cache.django import NoReuse
         reuse = NoReuse()
-    return _Autocommit(ctx, boundaries, explicit, reuse).records()
+    return _Autocommit(ctx, boundaries, explicit, reuse, decided).records()
 
 
 class _Autocommit:
-    def __init__(self, ctx: Context, boundaries: list[Boundary], explicit: list[dict], reuse) -> None:
+    def __init__(self, ctx: Context, boundaries: list[Boundary], explicit: list[dict], reuse,
+                 decided: dict[str, list] | None = None) -> None:
         self.ctx = ctx
+        self.decided = decided or {}
         self.index = ctx.index
         self.explicit = explicit
         self.whole: set[str] = set()
@@ -102,8 +107,15 @@ class _Autocommit:
     def _holds_orm(self, fn: FunctionInfo) -> bool:
         known = self.function_facts(fn)
         if known[0] is None:
-            known[0] = self.evidence.holds_orm(fn, enclosing_class(self.index, fn))
+            told = self.decided.get(fn.qualname, (None, None))[0]
+            known[0] = told if told is not None else self.evidence.holds_orm(fn, enclosing_class(self.index, fn))
         return known[0]
+
+    def decided_facts(self) -> dict[str, list]:
+        """The function facts worked out so far, by qualified name (`decided` of another phase
+        over the same index, models and boundaries)."""
+        return {qualname: list(known) for facts in self._facts.values()
+                for qualname, known in facts.get("functions", {}).items()}
 
     def facts(self, module: str) -> dict:
         """What is read off one module's text alone (ORM evidence, calls by name), kept in the warm
@@ -123,7 +135,9 @@ class _Autocommit:
         if fn.qualname not in self.static:
             known = self.function_facts(fn)
             if known[1] is None:
-                known[1] = sorted(self.static_callees(fn, enclosing_class(self.index, fn)))
+                told = self.decided.get(fn.qualname, (None, None))[1]
+                known[1] = list(told) if told is not None else \
+                    sorted(self.static_callees(fn, enclosing_class(self.index, fn)))
             self.static[fn.qualname] = set(known[1])
         return self.static[fn.qualname]
 

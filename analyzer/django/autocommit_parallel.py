@@ -93,6 +93,10 @@ _PAGE = 3 * _POSITION.size
 _SITES, _TRANSACTION, _TRANSACTIONS_DONE = "sites", "transaction", "transactions-done"
 _MODULE, _INDEX_DONE = "module", "index-done"
 _CANDIDATE, _CANDIDATES_DONE = "candidate", "candidates-done"
+# What the autocommit phase reads off every function before walking (whether it holds ORM code,
+# whom it calls by name: autocommit.py function_facts), worked out by the helper before its walks:
+# the scan's phase takes them instead of working them out again (content: qualname -> facts).
+_FUNCTION_FACTS = "function-facts"
 
 
 def wanted(function_count: int) -> bool:
@@ -309,9 +313,12 @@ def _walk_all(ctx, boundaries: list, reuse, channel: int) -> None:  # pragma: no
     reuse.sites_walk = passing_on
     phase = _Autocommit(ctx, boundaries, [], reuse)
     phase.walks = CallSites(ctx, phase.walkable, phase.site_records, reuse)
-    for qualname in sorted(ctx.index.functions, reverse=True):
-        if phase.walkable(qualname):
-            phase.walks.function(ctx.index.functions[qualname])
+    walkable = [qualname for qualname in sorted(ctx.index.functions, reverse=True) if phase.walkable(qualname)]
+    for fn in ctx.index.functions.values():
+        phase.callees(fn)
+    _send(channel, (_FUNCTION_FACTS, None, phase.decided_facts()))
+    for qualname in walkable:
+        phase.walks.function(ctx.index.functions[qualname])
 
 
 def _frames(channel: int, offset: int) -> Iterator[tuple[int, tuple]]:
@@ -347,6 +354,7 @@ class Helper:
         self.pending: dict[str, list[dict]] = {}
         self.transactions: dict[int, tuple] = {}
         self.transactions_done = False
+        self.function_facts: dict[str, list] = {}  # worked out by the helper (_FUNCTION_FACTS)
         self.received = 0
         self.taken_transactions = 0
         # Sharing the index (before_index()): the scan's modules go `down` to the helper.
@@ -540,6 +548,12 @@ class Helper:
             self._wait(WAIT_SECONDS)
         return SharedReuse(reuse, self)
 
+    def decided_facts(self) -> dict[str, list]:
+        """The autocommit phase's function facts as the helper worked them out before its walks
+        (empty until they have arrived: the scan works them out itself)."""
+        self._read()
+        return self.function_facts
+
     def _wait(self, seconds: float) -> None:
         if self.pid > 0 and forked.wait(self.pid, seconds) is not None:
             self.pid = 0
@@ -652,6 +666,8 @@ class Helper:
                     self.candidates[key] = content
                 elif kind == _CANDIDATES_DONE:
                     self.candidates_done = True
+                elif kind == _FUNCTION_FACTS:
+                    self.function_facts = content if isinstance(content, dict) else {}
                 else:
                     raise ValueError(f"unknown frame {kind!r}")
                 self.offset = end
