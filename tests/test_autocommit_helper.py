@@ -42,7 +42,7 @@ def test_walks_made_by_the_helper_give_the_output_of_a_scan_without_it(root, mon
     shared, walked_shared = _scan(root, "wait", monkeypatch)
     assert '"boundary": "autocommit"' in alone  # the sample has autocommit statements to walk
     assert shared == alone
-    # The helper walked the functions: the scan walked only module-level code (not the helper's).
+    # The helper walked the functions (and module-level code): the scan walked fewer of them.
     functions_alone = [k for k in walked_alone if not k.startswith("module ")]
     functions_shared = [k for k in walked_shared if not k.startswith("module ")]
     assert functions_alone and len(functions_shared) < len(functions_alone)
@@ -74,6 +74,19 @@ def test_the_scan_takes_the_function_facts_the_helper_worked_out_and_keeps_what_
     assert shared == alone
     # the facts are those the scan works out alone, kept for the same functions in the warm cache
     assert reuse_shared.written["autocommit_facts"] == reuse_alone.written["autocommit_facts"]
+
+
+def test_module_level_code_walked_by_the_helper_is_taken_by_the_scan(tmp_path, monkeypatch):
+    root = django_project(tmp_path / "project", "app", "Item", {
+        "settings_cache.py": "from app.models import Item\n\nKNOWN = list(Item.objects.filter(name='a'))\n"
+                             "for item in Item.objects.all():\n    item.save()\n",
+        "services.py": "from app.models import Item\n\n\ndef rename(item_id):\n"
+                       "    Item.objects.filter(pk=item_id).update(name='b')\n"})
+    alone, walked_alone = _scan(root, "0", monkeypatch)
+    shared, walked_shared = _scan(root, "wait", monkeypatch)
+    assert "app/settings_cache.py" in alone  # module-level statements, in autocommit
+    assert shared == alone
+    assert "module app.settings_cache" in walked_alone and walked_shared == []  # the helper walked them all
 
 
 def test_the_command_prints_the_same_json_with_and_without_the_helper(tmp_path):

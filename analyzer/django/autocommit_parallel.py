@@ -317,6 +317,7 @@ def _walk_all(ctx, boundaries: list, reuse, channel: int) -> None:  # pragma: no
     for fn in ctx.index.functions.values():
         phase.callees(fn)
     _send(channel, (_FUNCTION_FACTS, None, phase.decided_facts()))
+    phase.module_walks()  # (module-level code: the scan's phase asks for these first)
     for qualname in walkable:
         phase.walks.function(ctx.index.functions[qualname])
 
