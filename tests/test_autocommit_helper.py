@@ -19,7 +19,7 @@ from analyzer import forked, ir
 from analyzer.cache import ScanCache, cachefile
 from analyzer.cache.django import DjangoReuse
 from analyzer.config import load
-from analyzer.django import autocommit_parallel, boundaries, entry_points, frontend, orm_evidence
+from analyzer.django import autocommit, autocommit_parallel, boundaries, entry_points, frontend, orm_evidence
 from analyzer.scan import scan
 
 DJANGO_SAMPLES = sorted(p for p in (SAMPLES / "django").iterdir() if (p / "manage.py").is_file())
@@ -49,9 +49,10 @@ def test_walks_made_by_the_helper_give_the_output_of_a_scan_without_it(root, mon
 
 
 @pytest.mark.parametrize("root", DJANGO_SAMPLES, ids=lambda p: p.name)
-def test_the_scan_takes_the_function_facts_the_helper_worked_out_and_keeps_what_it_would_work_out(root, monkeypatch):
-    worked_out = []  # (fact, function) this process worked out itself, not taken from the helper
+def test_the_scan_takes_what_the_helper_read_off_the_code_and_keeps_what_it_would_read(root, monkeypatch):
+    worked_out = []  # (fact, function or module) this process read itself, not taken from the helper
     holds_orm, static_callees = orm_evidence.OrmEvidence.holds_orm, entry_points.StaticCallees.__call__
+    module_orm = autocommit._Autocommit._module_level_orm_text
 
     def orm_recorded(self, fn, owner):
         worked_out.append(("holds ORM", fn.qualname))
@@ -61,8 +62,13 @@ def test_the_scan_takes_the_function_facts_the_helper_worked_out_and_keeps_what_
         worked_out.append(("callees", fn.qualname))
         return static_callees(self, fn, owner)
 
+    def module_orm_recorded(self, module):
+        worked_out.append(("module-level ORM", module))
+        return module_orm(self, module)
+
     monkeypatch.setattr(orm_evidence.OrmEvidence, "holds_orm", orm_recorded)
     monkeypatch.setattr(entry_points.StaticCallees, "__call__", callees_recorded)
+    monkeypatch.setattr(autocommit._Autocommit, "_module_level_orm_text", module_orm_recorded)
     monkeypatch.setenv(ENV, "0")
     reuse_alone = DjangoReuse({})
     alone = ir.dumps(frontend.scan(root, frontend.Options(), reuse_alone).records)
@@ -70,9 +76,9 @@ def test_the_scan_takes_the_function_facts_the_helper_worked_out_and_keeps_what_
     monkeypatch.setenv(ENV, "wait")
     reuse_shared = DjangoReuse({})
     shared = ir.dumps(frontend.scan(root, frontend.Options(), reuse_shared).records)
-    assert worked_out_alone == {"holds ORM", "callees"} and not worked_out  # all taken from the helper
+    assert worked_out_alone == {"holds ORM", "callees", "module-level ORM"} and not worked_out  # all the helper's
     assert shared == alone
-    # the facts are those the scan works out alone, kept for the same functions in the warm cache
+    # the facts are those the scan reads alone, kept for the same functions and modules in the warm cache
     assert reuse_shared.written["autocommit_facts"] == reuse_alone.written["autocommit_facts"]
 
 

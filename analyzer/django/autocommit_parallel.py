@@ -93,10 +93,11 @@ _PAGE = 3 * _POSITION.size
 _SITES, _TRANSACTION, _TRANSACTIONS_DONE = "sites", "transaction", "transactions-done"
 _MODULE, _INDEX_DONE = "module", "index-done"
 _CANDIDATE, _CANDIDATES_DONE = "candidate", "candidates-done"
-# What the autocommit phase reads off every function before walking (whether it holds ORM code,
-# whom it calls by name: autocommit.py function_facts), worked out by the helper before its walks:
-# the scan's phase takes them instead of working them out again (content: qualname -> facts).
-_FUNCTION_FACTS = "function-facts"
+# What the autocommit phase reads off every function and module before walking (whether it holds
+# ORM code, whom it calls by name, whether module-level code runs queries: autocommit.py
+# DecidedFacts), read by the helper before its walks: the scan's phase takes it instead of reading
+# it again.
+_DECIDED_FACTS = "decided-facts"
 
 
 def wanted(function_count: int) -> bool:
@@ -316,7 +317,8 @@ def _walk_all(ctx, boundaries: list, reuse, channel: int) -> None:  # pragma: no
     walkable = [qualname for qualname in sorted(ctx.index.functions, reverse=True) if phase.walkable(qualname)]
     for fn in ctx.index.functions.values():
         phase.callees(fn)
-    _send(channel, (_FUNCTION_FACTS, None, phase.decided_facts()))
+    phase.module_level_orm()
+    _send(channel, (_DECIDED_FACTS, None, phase.decided_facts()))
     phase.module_walks()  # (module-level code: the scan's phase asks for these first)
     for qualname in walkable:
         phase.walks.function(ctx.index.functions[qualname])
@@ -355,7 +357,7 @@ class Helper:
         self.pending: dict[str, list[dict]] = {}
         self.transactions: dict[int, tuple] = {}
         self.transactions_done = False
-        self.function_facts: dict[str, list] = {}  # worked out by the helper (_FUNCTION_FACTS)
+        self.decided = None  # autocommit.DecidedFacts, read by the helper (_DECIDED_FACTS)
         self.received = 0
         self.taken_transactions = 0
         # Sharing the index (before_index()): the scan's modules go `down` to the helper.
@@ -549,11 +551,13 @@ class Helper:
             self._wait(WAIT_SECONDS)
         return SharedReuse(reuse, self)
 
-    def decided_facts(self) -> dict[str, list]:
-        """The autocommit phase's function facts as the helper worked them out before its walks
-        (empty until they have arrived: the scan works them out itself)."""
+    def decided_facts(self):
+        """What the autocommit phase reads off functions and modules, as the helper read it before
+        its walks (autocommit.DecidedFacts; None until it has arrived: the scan reads it itself)."""
+        from .autocommit import DecidedFacts
+
         self._read()
-        return self.function_facts
+        return self.decided if isinstance(self.decided, DecidedFacts) else None
 
     def _wait(self, seconds: float) -> None:
         if self.pid > 0 and forked.wait(self.pid, seconds) is not None:
@@ -667,8 +671,8 @@ class Helper:
                     self.candidates[key] = content
                 elif kind == _CANDIDATES_DONE:
                     self.candidates_done = True
-                elif kind == _FUNCTION_FACTS:
-                    self.function_facts = content if isinstance(content, dict) else {}
+                elif kind == _DECIDED_FACTS:
+                    self.decided = content
                 else:
                     raise ValueError(f"unknown frame {kind!r}")
                 self.offset = end
