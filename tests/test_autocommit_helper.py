@@ -116,7 +116,7 @@ def _hanging(*_args):
     time.sleep(3600)
 
 
-def _damaging(_ctx, _boundaries, _reuse, channel):
+def _damaging(_ctx, _boundaries, _reuse, channel, _position):
     os.write(channel, autocommit_parallel._LENGTH.pack(9) + b"not a pk!")
 
 
