@@ -12,6 +12,11 @@ made (checked like a cached one: the callees it asked must answer the same) inst
 it. The records are built, ordered and merged by the scan itself, so its output is the one a
 scan without the helper gives.
 
+Before its first walk the helper sends what the phase reads off the code before walking (each
+function's ORM prefilter and callees by name, each module's module-level queries: autocommit.py
+DecidedFacts); the scan's phase takes it instead of reading it again. Module-level code, which the
+scan's phase walks first, the helper walks after its functions, until the scan's phase starts.
+
 The scan never waits for the helper: walks arrive in an anonymous in-memory file the scan
 reads when it needs one, and whatever has not arrived is walked in the scan. The helper is
 stopped (SIGKILL) and reaped when the phase ends. A helper that fails to start, crashes or
