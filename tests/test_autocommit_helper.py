@@ -19,7 +19,7 @@ from analyzer import forked, ir
 from analyzer.cache import ScanCache, cachefile
 from analyzer.cache.django import DjangoReuse
 from analyzer.config import load
-from analyzer.django import autocommit_parallel, boundaries, frontend
+from analyzer.django import autocommit, autocommit_parallel, boundaries, entry_points, frontend, orm_evidence
 from analyzer.scan import scan
 
 DJANGO_SAMPLES = sorted(p for p in (SAMPLES / "django").iterdir() if (p / "manage.py").is_file())
@@ -42,10 +42,57 @@ def test_walks_made_by_the_helper_give_the_output_of_a_scan_without_it(root, mon
     shared, walked_shared = _scan(root, "wait", monkeypatch)
     assert '"boundary": "autocommit"' in alone  # the sample has autocommit statements to walk
     assert shared == alone
-    # The helper walked the functions: the scan walked only module-level code (not the helper's).
+    # The helper walked the functions (and module-level code): the scan walked fewer of them.
     functions_alone = [k for k in walked_alone if not k.startswith("module ")]
     functions_shared = [k for k in walked_shared if not k.startswith("module ")]
     assert functions_alone and len(functions_shared) < len(functions_alone)
+
+
+@pytest.mark.parametrize("root", DJANGO_SAMPLES, ids=lambda p: p.name)
+def test_the_scan_takes_what_the_helper_read_off_the_code_and_keeps_what_it_would_read(root, monkeypatch):
+    worked_out = []  # (fact, function or module) this process read itself, not taken from the helper
+    holds_orm, static_callees = orm_evidence.OrmEvidence.holds_orm, entry_points.StaticCallees.__call__
+    module_orm = autocommit._Autocommit._module_level_orm_text
+
+    def orm_recorded(self, fn, owner):
+        worked_out.append(("holds ORM", fn.qualname))
+        return holds_orm(self, fn, owner)
+
+    def callees_recorded(self, fn, owner):
+        worked_out.append(("callees", fn.qualname))
+        return static_callees(self, fn, owner)
+
+    def module_orm_recorded(self, module):
+        worked_out.append(("module-level ORM", module))
+        return module_orm(self, module)
+
+    monkeypatch.setattr(orm_evidence.OrmEvidence, "holds_orm", orm_recorded)
+    monkeypatch.setattr(entry_points.StaticCallees, "__call__", callees_recorded)
+    monkeypatch.setattr(autocommit._Autocommit, "_module_level_orm_text", module_orm_recorded)
+    monkeypatch.setenv(ENV, "0")
+    reuse_alone = DjangoReuse({})
+    alone = ir.dumps(frontend.scan(root, frontend.Options(), reuse_alone).records)
+    worked_out_alone, worked_out[:] = {fact for fact, _ in worked_out}, []
+    monkeypatch.setenv(ENV, "wait")
+    reuse_shared = DjangoReuse({})
+    shared = ir.dumps(frontend.scan(root, frontend.Options(), reuse_shared).records)
+    assert worked_out_alone == {"holds ORM", "callees", "module-level ORM"} and not worked_out  # all the helper's
+    assert shared == alone
+    # the facts are those the scan reads alone, kept for the same functions and modules in the warm cache
+    assert reuse_shared.written["autocommit_facts"] == reuse_alone.written["autocommit_facts"]
+
+
+def test_module_level_code_walked_by_the_helper_is_taken_by_the_scan(tmp_path, monkeypatch):
+    root = django_project(tmp_path / "project", "app", "Item", {
+        "settings_cache.py": "from app.models import Item\n\nKNOWN = list(Item.objects.filter(name='a'))\n"
+                             "for item in Item.objects.all():\n    item.save()\n",
+        "services.py": "from app.models import Item\n\n\ndef rename(item_id):\n"
+                       "    Item.objects.filter(pk=item_id).update(name='b')\n"})
+    alone, walked_alone = _scan(root, "0", monkeypatch)
+    shared, walked_shared = _scan(root, "wait", monkeypatch)
+    assert "app/settings_cache.py" in alone  # module-level statements, in autocommit
+    assert shared == alone
+    assert "module app.settings_cache" in walked_alone and walked_shared == []  # the helper walked them all
 
 
 def test_the_command_prints_the_same_json_with_and_without_the_helper(tmp_path):
@@ -69,7 +116,7 @@ def _hanging(*_args):
     time.sleep(3600)
 
 
-def _damaging(_ctx, _boundaries, _reuse, channel):
+def _damaging(_ctx, _boundaries, _reuse, channel, _position):
     os.write(channel, autocommit_parallel._LENGTH.pack(9) + b"not a pk!")
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import re
 from collections import deque
+from dataclasses import dataclass, field
 
 from . import orm_catalog as orm
 from .boundaries import Boundary
@@ -43,18 +44,31 @@ _MODULE_LEVEL_ORM = re.compile(
 _ORM_NAME = re.compile(r"\.objects\b|get_object_or_404\(|\.cursor\(\)")
 
 
-def autocommit_transactions(ctx: Context, boundaries: list[Boundary], explicit: list[dict], reuse=None) -> list[dict]:
+def autocommit_transactions(ctx: Context, boundaries: list[Boundary], explicit: list[dict], reuse=None,
+                            decided: DecidedFacts | None = None) -> list[dict]:
     """The autocommit transaction records of a scan, in a deterministic order. `reuse`: the warm
-    cache (analyzer/cache/django.py), which keeps each function's call sites."""
+    cache (analyzer/cache/django.py), which keeps each function's call sites. `decided`: what
+    another process with the same index, models and boundaries read off the functions and
+    modules (autocommit_parallel.py; it depends on nothing else), taken instead of read again."""
     if reuse is None:
         from ..cache.django import NoReuse
         reuse = NoReuse()
-    return _Autocommit(ctx, boundaries, explicit, reuse).records()
+    return _Autocommit(ctx, boundaries, explicit, reuse, decided).records()
+
+
+@dataclass
+class DecidedFacts:
+    """What the autocommit phase reads off the code before walking it (function_facts(),
+    _module_level_orm()), as another process over the same index, models and boundaries read it."""
+    functions: dict[str, list] = field(default_factory=dict)  # qualname -> [holds ORM code, callees]
+    modules: dict[str, bool] = field(default_factory=dict)    # module -> its module-level code runs queries
 
 
 class _Autocommit:
-    def __init__(self, ctx: Context, boundaries: list[Boundary], explicit: list[dict], reuse) -> None:
+    def __init__(self, ctx: Context, boundaries: list[Boundary], explicit: list[dict], reuse,
+                 decided: DecidedFacts | None = None) -> None:
         self.ctx = ctx
+        self.decided = decided or DecidedFacts()
         self.index = ctx.index
         self.explicit = explicit
         self.whole: set[str] = set()
@@ -102,8 +116,17 @@ class _Autocommit:
     def _holds_orm(self, fn: FunctionInfo) -> bool:
         known = self.function_facts(fn)
         if known[0] is None:
-            known[0] = self.evidence.holds_orm(fn, enclosing_class(self.index, fn))
+            told = self.decided.functions.get(fn.qualname, (None, None))[0]
+            known[0] = told if told is not None else self.evidence.holds_orm(fn, enclosing_class(self.index, fn))
         return known[0]
+
+    def decided_facts(self) -> DecidedFacts:
+        """What was read off functions and modules so far (`decided` of another phase over the
+        same index, models and boundaries)."""
+        return DecidedFacts(
+            {qualname: list(known) for facts in self._facts.values() for qualname, known in facts.get("functions", {}).items()},
+            {name: self._facts[info.rel]["module_orm"] for name, info in self.index.modules.items()
+             if "module_orm" in self._facts.get(info.rel, {})})
 
     def facts(self, module: str) -> dict:
         """What is read off one module's text alone (ORM evidence, calls by name), kept in the warm
@@ -123,7 +146,9 @@ class _Autocommit:
         if fn.qualname not in self.static:
             known = self.function_facts(fn)
             if known[1] is None:
-                known[1] = sorted(self.static_callees(fn, enclosing_class(self.index, fn)))
+                told = self.decided.functions.get(fn.qualname, (None, None))[1]
+                known[1] = list(told) if told is not None else \
+                    sorted(self.static_callees(fn, enclosing_class(self.index, fn)))
             self.static[fn.qualname] = set(known[1])
         return self.static[fn.qualname]
 
@@ -189,17 +214,22 @@ class _Autocommit:
     # -- records ---------------------------------------------------------------------------
     def module_walks(self) -> list[FunctionSites]:
         out = []
-        for name in sorted(n for n, info in self.index.modules.items() if info.name == n):
-            if self._module_level_orm(name):
-                walked = self.walks.module_code(name)
-                if walked is not None:
-                    out.append(walked)
+        for name in self.module_level_orm():
+            walked = self.walks.module_code(name)
+            if walked is not None:
+                out.append(walked)
         return out
+
+    def module_level_orm(self) -> list[str]:
+        """The modules whose module-level code runs queries, by name."""
+        return [name for name in sorted(n for n, info in self.index.modules.items() if info.name == n)
+                if self._module_level_orm(name)]
 
     def _module_level_orm(self, module: str) -> bool:
         facts = self.facts(module)
         if "module_orm" not in facts:
-            facts["module_orm"] = self._module_level_orm_text(module)
+            told = self.decided.modules.get(module)
+            facts["module_orm"] = told if told is not None else self._module_level_orm_text(module)
         return facts["module_orm"]
 
     def _module_level_orm_text(self, module: str) -> bool:

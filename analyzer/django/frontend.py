@@ -243,7 +243,8 @@ def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: st
 
             shared = reuse if helper is None else helper.shared(reuse)
             transactions += [(txn, []) for txn in autocommit_transactions(
-                ctx, list(unique.values()), [txn for txn, _ in transactions], shared)]
+                ctx, list(unique.values()), [txn for txn, _ in transactions], shared,
+                None if helper is None else helper.decided_facts())]
             timing.lap("autocommit", lap)
     finally:
         if helper is not None:
