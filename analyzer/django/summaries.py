@@ -407,6 +407,39 @@ def _hashable(obj) -> tuple | None:
 
 
 # ---------------------------------------------------------------------------- call contexts
+class ContextKey:
+    """A call context's key, hashed once. A call looks its key up several times (summaries,
+    instances, the misses of summaries it might reuse) and hashing a tuple of Vals hashes every
+    field of every argument again each time (a quarter of the walk's summary bookkeeping).
+
+    `parts` is the canonical context as it is where all of it is hashable (equal exactly when
+    its frozen form would be), its frozen form otherwise (a Q object's predicate is a dict).
+    The two never compare equal: the frozen form of a context is one element longer."""
+
+    __slots__ = ("parts", "hash")
+
+    def __init__(self, parts: tuple, hashed: int) -> None:
+        self.parts = parts
+        self.hash = hashed
+
+    @classmethod
+    def of(cls, canonical: tuple) -> "ContextKey":
+        try:
+            return cls(canonical, hash(canonical))
+        except TypeError:
+            frozen = freeze(canonical)
+            return cls(frozen, hash(frozen))
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other) -> bool:
+        return self is other or (type(other) is ContextKey and self.hash == other.hash and self.parts == other.parts)
+
+    def __repr__(self) -> str:
+        return f"ContextKey({self.parts!r})"
+
+
 class CallContext:
     """A call's arguments with the step ids they carry replaced by placeholders `#0`, `#1`, ..."""
 
@@ -419,7 +452,7 @@ class CallContext:
             self._canonical(self_val),
             in_loop, at_site,
         )
-        self.key = freeze(canonical)
+        self.key = ContextKey.of(canonical)
         self.from_placeholder = {p: sid for sid, p in self.to_placeholder.items()}
 
     def _canonical(self, value):
@@ -427,7 +460,9 @@ class CallContext:
         relabelling meets them). An argument object met before (calls hand the same objects
         down many levels) is not relabelled again where its ids get the same placeholders: the
         same canonical object comes back, and freeze() knows it too."""
-        if not isinstance(value, Val) or stepless(value):
+        if value is None or (type(value) is Val and stepless(value)):
+            return value  # nothing to relabel (Relabel.value would give it back as it is)
+        if not isinstance(value, Val):
             return Relabel(self._placeholder).value(value)
         hit = _CANONICAL.get(id(value))
         if hit is not None and hit[0] is value:
