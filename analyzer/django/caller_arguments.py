@@ -20,6 +20,7 @@ from .dispatch import alternatives, is_distinct, is_literal
 from .index import FunctionInfo
 from .values import QuerySet, Val, plain, value_sources, replace
 from .walk_helpers import _statements
+from .parameters import signature_of
 from .walker import Recorder, StopWalk, Walker, bind_parameters, summary_store
 
 # Callers walked per function, and levels of callers-of-callers followed.
@@ -171,7 +172,7 @@ class ToTheCall(Walker):
     def call_function(self, site, callee, positional, keywords, self_val, *args, **kwargs):
         fn, definition, bound = self.target
         if callee.qualname == fn.qualname:
-            bound.append(bind_parameters(definition, fn, positional, keywords, self_val))
+            bound.append(bind_parameters(signature_of(self.ctx, definition, fn), positional, keywords, self_val))
             return plain()
         return super().call_function(site, callee, positional, keywords, self_val, *args, **kwargs)
 

@@ -91,6 +91,8 @@ class Context:
     # Answers worked out from the models alone (model_answer()): (question, subject) -> answer.
     model_answers: dict = field(default_factory=dict)
     registries: dict = field(default_factory=dict)  # registries.registered_models: registry -> entity names
+    # parameters.signature_of: id(definition) -> (definition, its FunctionInfo, its Signature)
+    signatures: dict = field(default_factory=dict)
     _mixins: dict[str, bool] = field(default_factory=dict)
     _lower: dict[str, Entity] = field(default_factory=dict)
     _parsed: dict[str, "ParsedModule | None"] = field(default_factory=dict)

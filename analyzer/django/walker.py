@@ -28,6 +28,7 @@ from .orm_deletion import DeletionMixin
 from .thread_memo import request_primed
 from .node_types import ATTRIBUTE, ELSE, IF, INDEX, NAME, SIMPLE_STATEMENT_LINE, SLICE, STARRED_ELEMENT, TUPLE_OR_LIST
 from .orm_forms import FormsMixin
+from .parameters import Signature, parameter_entity, signature_of
 from .orm_instances import InstancesMixin
 from .orm_library import LibraryMixin
 from .tasks import TasksMixin
@@ -739,19 +740,15 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         return None
 
     # ------------------------------------------------------------------ interprocedural
-    def type_parameters(self, definition: cst.FunctionDef, parsed: ParsedModule, env: dict[str, Val]) -> None:
+    def type_parameters(self, signature: Signature, parsed: ParsedModule, env: dict[str, Val]) -> None:
         """A parameter the caller passed as a plain value is a model instance when its annotation
         names a model, or, without one, when its name is the one model's (`invoice` -> Invoice)."""
-        params = list(definition.params.posonly_params) + list(definition.params.params) + \
-            list(definition.params.kwonly_params)
-        for param in params:
-            name = param.name.value
+        for name, param in signature.typed:
             value = env.get(name)
             if value is None or value.kind != "plain" or name in ("self", "cls") or \
                     all(kind == "constant" for kind, _ in value.sources):
                 continue
-            entity = _annotation_entity(self.ctx, parsed, param) or (
-                self.ctx.entity_by_param_name.get(name) if param.annotation is None else None)
+            entity = parameter_entity(self.ctx, parsed, signature, name, param)
             if entity is not None:
                 sources = value_sources(value)
                 env[name] = Val("instance", sources, entity=entity.name,
@@ -866,8 +863,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
 
     def _walk_callee(self, found, fn: FunctionInfo, positional, keywords, self_val, call_site, yield_hook):
         parsed, definition = found
-        env = bind_parameters(definition, fn, positional, keywords, self_val)
-        self.type_parameters(definition, parsed, env)
+        signature = signature_of(self.ctx, definition, fn)
+        env = bind_parameters(signature, positional, keywords, self_val)
+        self.type_parameters(signature, parsed, env)
         env["__qualname__"] = Val("ref", ref=fn.qualname)
         cls = fn.cls
         if self_val is not None and self_val.kind == "instance" and self_val.entity:
@@ -929,58 +927,34 @@ def _is_none(value: Val) -> bool:
     return value.kind == "plain" and value.sources in (frozenset(), frozenset({("constant", "None")}))
 
 
-def _annotation_entity(ctx: Context, parsed: ParsedModule, param: cst.Param):
-    if param.annotation is None:
-        return None
-    text = _code(param.annotation.annotation).strip("'\"")
-    text = text.split("|")[0].strip().removeprefix("Optional[").rstrip("]")
-    return ctx.entity_for_class(ctx.index.resolve(parsed.info.name, text))
-
-
-def bind_parameters(definition: cst.FunctionDef, fn: FunctionInfo, positional: list[Val],
-                    keywords, self_val: Val | None) -> dict[str, Val]:
-    params = definition.params
-    ordered = list(params.posonly_params) + list(params.params)
+def bind_parameters(signature: Signature, positional: list[Val], keywords, self_val: Val | None) -> dict[str, Val]:
+    """The callee's environment at a call: the arguments bound to its parameters (signature_of)."""
     env: dict[str, Val] = {}
-    is_static = any(d.split("(")[0].endswith("staticmethod") for d in fn.decorators)
     args = list(positional)
-    if fn.cls and not is_static and ordered:
-        first = ordered.pop(0)
-        env[first.name.value] = self_val if self_val is not None else Val("self", ref=fn.cls)
+    if signature.receiver is not None:
+        env[signature.receiver] = self_val if self_val is not None else Val("self", ref=signature.receiver_class)
     given = dict(keywords)
-    for index, param in enumerate(ordered):
-        name = param.name.value
+    for index, (name, default) in enumerate(signature.ordered):
         if index < len(args):
             env[name] = args[index]
         elif name in given:
             env[name] = given.pop(name)
         else:
-            env[name] = _default(param, name)
-    if params.star_arg is not None and isinstance(params.star_arg, cst.Param):
-        env[params.star_arg.name.value] = Val("plain", union(args[len(ordered):]), items=tuple(args[len(ordered):]))
-    for param in params.kwonly_params:
-        env[param.name.value] = given.pop(param.name.value, _default(param, param.name.value))
-    if params.star_kwarg is not None:
+            env[name] = default
+    if signature.star_arg is not None:
+        rest = args[len(signature.ordered):]
+        env[signature.star_arg] = Val("plain", union(rest), items=tuple(rest))
+    for name, default in signature.keyword_only:
+        env[name] = given.pop(name, default)
+    if signature.star_kwarg is not None:
         sources = union(given.values()) or {("constant", "kwargs")}
         if any(is_distinct(value) for value in given.values()):
             # `def receiver(**kwargs): instance = kwargs.get("instance")`: the row the signal sends.
-            env[params.star_kwarg.name.value] = Val("dict", frozenset(sources), attrs=tuple(
+            env[signature.star_kwarg] = Val("dict", frozenset(sources), attrs=tuple(
                 (constant(repr(name)), value) for name, value in given.items()))
         else:
-            env[params.star_kwarg.name.value] = plain(sources)
+            env[signature.star_kwarg] = plain(sources)
     return env
-
-
-
-
-def _default(param: cst.Param, name: str) -> Val:
-    """A parameter the call does not pass: its default, kept as a literal when it is one."""
-    default = param.default
-    if isinstance(default, (cst.Integer, cst.Float, cst.SimpleString)):
-        return constant(default.value)
-    if isinstance(default, cst.Name) and default.value in ("None", "True", "False"):
-        return constant(default.value)
-    return constant(f"default:{name}")
 
 
 def renamed_key(sources, name: str) -> set:
