@@ -806,13 +806,25 @@ def fk_dependencies(inserted: dict, used: dict, base: int, end: int, value, self
             return None
         cached.append((key, loaded))
         reads.add(loaded.origin)
+    rows_out = rows_carried((value, self_after), base, end)
+    return tuple(cached), frozenset(reads), rows_out, fk_cache.keys_naming(rows_out) if rows_out else 0
+
+
+def rows_carried(values, base: int, end: int) -> frozenset:
+    """The steps base+1..end (an instance's own rows) that `values` carry."""
+    if end == base:
+        # The instance allocated no step (most helper walks): nothing to search its values for.
+        return frozenset()
+    return _rows_searched(values, base, end)
+
+
+def _rows_searched(values, base: int, end: int) -> frozenset:
     carried: set = set()
     collect = Relabel(lambda sid: carried.add(sid) or sid)
-    for val in (value, self_after):
+    for val in values:
         if val is not None and not stepless(val):
             collect.value(val)
-    rows_out = frozenset(sid for sid in carried if own(sid))
-    return tuple(cached), frozenset(reads), rows_out, fk_cache.keys_naming(rows_out) if rows_out else 0
+    return frozenset(sid for sid in carried if _is_step_id(sid) and base < int(sid[1:]) <= end)
 
 
 def _key_ids(key: tuple) -> list:
