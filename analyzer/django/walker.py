@@ -57,18 +57,21 @@ _GET_MODEL = re.compile(r"""^[\w.]*get_model\(\s*['"](\w+)['"]\s*,\s*['"](\w+)['
 _GET_MODEL_DOTTED = re.compile(r"""^[\w.]*get_model\(\s*['"]\w+\.(\w+)['"]\s*\)$""")
 
 
-# The walker's handler of a node type (`_s_If`, `_e_Call`), by (walker class, node class, prefix):
-# looked up by name once, not at each of the walk's hundreds of thousands of nodes (so a handler
-# replaced on the class after its first use is not seen; nothing does that).
-_HANDLERS: dict[tuple, object] = {}
+class HandlerTable(dict):
+    """A walker class's handlers of node types (`_s_If`, `_e_Call`; None where it has none), by
+    node class: looked up by name once, not at each of the walk's hundreds of thousands of nodes
+    (so a handler replaced on the class after its first use is not seen; nothing does that).
+    Each walker class has its own tables (Walker.__init_subclass__); a hit is one dict lookup."""
 
+    __slots__ = ("walker_class", "prefix")
 
-def _handler(walker_class: type, node_class: type, prefix: str):
-    key = (walker_class, node_class, prefix)
-    try:
-        return _HANDLERS[key]
-    except KeyError:
-        found = _HANDLERS[key] = getattr(walker_class, prefix + node_class.__name__, None)
+    def __init__(self, walker_class: type, prefix: str) -> None:
+        super().__init__()
+        self.walker_class = walker_class
+        self.prefix = prefix
+
+    def __missing__(self, node_class: type):
+        found = self[node_class] = getattr(self.walker_class, self.prefix + node_class.__name__, None)
         return found
 
 
@@ -113,6 +116,14 @@ class Recorder:
 
 class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixin, LibraryMixin, TasksMixin,
              QuerySetsMixin):
+    _statement_handlers: HandlerTable
+    _expression_handlers: HandlerTable
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._statement_handlers = HandlerTable(cls, "_s_")
+        cls._expression_handlers = HandlerTable(cls, "_e_")
+
     def __init__(self, ctx: Context, parsed: ParsedModule, recorder: Recorder, env: dict[str, Val],
                  cls: str | None = None, via: tuple[str, ...] = (), depth: int = 0,
                  stack: frozenset[str] = frozenset()) -> None:
@@ -218,7 +229,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
     def walk_statement(self, node: cst.CSTNode) -> None:
         if self.stop_at is not None and node is self.stop_at:
             raise StopWalk
-        handler = _handler(self.__class__, node.__class__, "_s_")
+        handler = self._statement_handlers[node.__class__]
         if handler is not None:
             handler(self, node)
         elif type(node) in SIMPLE_STATEMENT_LINE:
@@ -443,7 +454,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
     def eval(self, node) -> Val:
         if node is None:
             return _NO_VALUE
-        handler = _handler(self.__class__, node.__class__, "_e_")
+        handler = self._expression_handlers[node.__class__]
         if handler is not None:
             return handler(self, node)
         return self._e_generic(node)
@@ -894,6 +905,10 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         if bind_name and bind_name in self.env and self_after is not None and self_after.kind == "instance":
             self.env[bind_name] = self_after
         return value if value is not None else plain(union(positional))
+
+
+Walker._statement_handlers = HandlerTable(Walker, "_s_")
+Walker._expression_handlers = HandlerTable(Walker, "_e_")
 
 
 def summary_store(ctx: Context) -> SummaryStore:
