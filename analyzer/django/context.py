@@ -85,6 +85,7 @@ class Context:
     summaries: object = None        # walker.summary_store: the scan's SummaryStore, made on first use
     caller_arguments: dict = field(default_factory=dict)  # caller_arguments: (qualname, levels) -> found
     parameter_reads: dict = field(default_factory=dict)   # caller_arguments._read: (qualname, name) -> bool
+    definition_words: dict = field(default_factory=dict)  # caller_arguments._words: qualname -> Counter
     # caller_arguments._arguments_at_calls: (caller, function, inputs) -> (arguments bound, reached)
     caller_walks: dict = field(default_factory=dict)
     globals_memo: dict = field(default_factory=dict)  # calls.resolve_global: (function, module, name) -> Val
