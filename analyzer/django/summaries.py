@@ -188,6 +188,10 @@ def _source_sort_key(source: dict) -> tuple:
     return (source.get("kind", ""), source.get("step") or source.get("name", ""))
 
 
+# Values data() gives back as they are, checked first.
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
 class Relabel:
     """Rename step ids throughout values and steps; lists the IR keeps sorted stay sorted."""
 
@@ -219,13 +223,20 @@ class Relabel:
         if isinstance(val, Val) and stepless(val):
             return val  # nothing to rename: the same object (and freeze() remembers it)
         if isinstance(val, Val):
-            return Val(
-                val.kind, self.sources(val.sources), val.entity, self.queryset(val.qs),
-                self.rename(val.origin) if _is_step_id(val.origin) or _is_placeholder(val.origin) else val.origin,
-                self.sources(val.key),
-                tuple((attr, self.sources(srcs), text) for attr, srcs, text in val.assigned),
-                val.ref, tuple(self.value(v) for v in val.items), val.category, self.data(val.predicate),
-                val.text, val.prefetched, tuple((name, self.value(v)) for name, v in val.attrs))
+            # Fields in the order a walk's values are renamed (placeholders are numbered in the
+            # order they are met); empty ones are kept as they are, without a pass over them.
+            sources = self.sources(val.sources)
+            qs = self.queryset(val.qs) if val.qs is not None else None
+            origin = self.rename(val.origin) if _is_step_id(val.origin) or _is_placeholder(val.origin) \
+                else val.origin
+            key = self.sources(val.key) if val.key else val.key
+            assigned = tuple((attr, self.sources(srcs), text) for attr, srcs, text in val.assigned) \
+                if val.assigned else ()
+            items = tuple(self.value(v) for v in val.items) if val.items else ()
+            predicate = self.data(val.predicate) if val.predicate is not None else None
+            attrs = tuple((name, self.value(v)) for name, v in val.attrs) if val.attrs else ()
+            return Val(val.kind, sources, val.entity, qs, origin, key, assigned, val.ref, items, val.category,
+                       predicate, val.text, val.prefetched, attrs)
         return self.data(val)
 
     def queryset(self, qs: QuerySet | None) -> QuerySet | None:
@@ -254,6 +265,8 @@ class Relabel:
 
     def data(self, obj):
         """Steps, predicates and other JSON-shaped data."""
+        if type(obj) in _ATOMS:
+            return obj  # (most of a step's entries: file, line, kind, api)
         if isinstance(obj, dict):
             return {key: self.entry(key, value) for key, value in obj.items()}
         if isinstance(obj, list):
