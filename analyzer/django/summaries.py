@@ -869,13 +869,21 @@ def rebinding(entry: Entry, context: CallContext) -> dict:
 def step_ids_in(steps: list) -> tuple:
     """Ids of the steps in a list, nested ones (in branches and loops) included, in order."""
     out: list = []
+    _add_step_ids(steps, out)
+    return tuple(out)
+
+
+def _add_step_ids(steps: list, out: list) -> None:
     for step in steps:
         if "id" in step:
             out.append(step["id"])
-        for arm in step.get("arms", ()):
-            out.extend(step_ids_in(arm))
-        out.extend(step_ids_in(step.get("body", ())))
-    return tuple(out)
+        arms = step.get("arms")
+        if arms:
+            for arm in arms:
+                _add_step_ids(arm, out)
+        body = step.get("body")
+        if body:
+            _add_step_ids(body, out)
 
 
 class InstanceTable(dict):
