@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .values import QuerySet, Val, replace
+from .values import QuerySet, Val, forget_constants, replace
 
 STEP_KINDS = ("result", "generated", "external")
 
@@ -566,6 +566,8 @@ def release(ctx) -> None:
     (warm cache, rewrite verification) while the IR and the core's analysis are built, and the
     summaries were its largest part (saleor unbounded: 180 MB of a 1.17 GB peak)."""
     ctx.summaries = None
+    ctx.signatures.clear()  # (parameters.py: made again if a later pass walks)
+    forget_constants()
     _STEPLESS.clear()
     _FROZEN.clear()
     _SPLIT.clear()

@@ -115,6 +115,11 @@ _CONSTANTS: dict[str, Val] = {}
 _CONSTANTS_LIMIT = 50_000
 
 
+def forget_constants() -> None:
+    """Drop the shared literals (at the end of a scan's walks: not kept into its later phases)."""
+    _CONSTANTS.clear()
+
+
 def union(vals) -> frozenset[Source]:
     out: set[Source] = set()
     for v in vals:
