@@ -336,3 +336,42 @@ def test_a_caller_whose_inputs_differ_is_walked_again(tmp_path, monkeypatch):
     assert made_reusing.count(("open_account", "bank.services.store")) == 2
     note = transaction_named(reused, "bank.services.note")
     assert [s["kind"] for s in note["statements"]] == ["write", "write"]
+
+
+def test_reads_counted_by_words_agree_with_matching_the_name(monkeypatch):
+    """caller_arguments._read counts a definition's words once; every (function, parameter) the
+    fixtures and samples ask about gets what matching the parameter as a whole word gives."""
+    import re
+
+    from analyzer import config
+    from conftest import FIXTURES, SAMPLES
+
+    asked: list[tuple] = []
+    original = caller_arguments._read
+
+    def recording(ctx, qualname, name):
+        found = original(ctx, qualname, name)
+        asked.append((ctx, qualname, name, found))
+        return found
+
+    monkeypatch.setattr(caller_arguments, "_read", recording)
+    projects = sorted(p.parent for p in (FIXTURES / "django").glob("*/expected.json")) + \
+        sorted(p for p in (SAMPLES / "django").iterdir() if p.is_dir())
+    for project in projects:
+        settings = config.load(project) if (project / "pyproject.toml").is_file() else Config()
+        scan(project, settings, "django", rewrites=False)
+    assert len({(q, n) for _c, q, n, _f in asked}) > 20
+    for ctx, qualname, name, found in asked:
+        text = caller_arguments._definition_text(ctx, qualname)
+        assert found == (text is None or len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", text)) != 1)
+
+
+def test_a_name_inside_a_longer_word_is_not_a_read(monkeypatch):
+    from types import SimpleNamespace
+
+    texts = {"app.pay": "def pay(amount, ámount2):\n    amount_due = 1\n    return 'amount_x' + ámount2\n"}
+    monkeypatch.setattr(caller_arguments, "_definition_text", lambda _ctx, qualname: texts.get(qualname))
+    ctx = SimpleNamespace(parameter_reads={}, definition_words={})
+    assert caller_arguments._read(ctx, "app.pay", "amount") is False
+    assert caller_arguments._read(ctx, "app.pay", "ámount2") is True
+    assert caller_arguments._read(ctx, "app.other", "x") is True  # no text: errs towards walking

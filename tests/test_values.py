@@ -53,3 +53,29 @@ def test_replace_hands_other_dataclasses_to_dataclasses_replace():
         a: int = 0
 
     assert replace(Other(1), a=2) == Other(2)
+
+
+def test_a_constant_is_the_literal_value_made_once():
+    from analyzer.django import values
+    from analyzer.django.values import constant
+
+    text = "'a literal longer than forty characters, cut in its source'"
+    made = constant(text)
+    assert made == Val("plain", frozenset({("constant", text[:40])}), text=text)
+    assert constant(text) is made  # shared: the walk meets the same literals at every call
+    assert constant() == Val("plain", frozenset({("constant", "")}), text="")
+    values._CONSTANTS.clear()
+    assert constant(text) == made and constant(text) is not made  # made again once forgotten
+
+
+def test_the_end_of_the_walks_forgets_the_shared_literals():
+    from types import SimpleNamespace
+
+    from analyzer.django import summaries, values
+    from analyzer.django.values import constant
+
+    made = constant("'kept until the walks end'")
+    ctx = SimpleNamespace(summaries=object(), signatures={"a definition": "its signature"})
+    summaries.release(ctx)
+    assert ctx.summaries is None and ctx.signatures == {} and not values._CONSTANTS
+    assert constant("'kept until the walks end'") is not made

@@ -14,12 +14,14 @@ of object it is (a model, a new or stored row of a model, a queryset, a function
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from .context import Context
 from .dispatch import alternatives, is_distinct, is_literal
 from .index import FunctionInfo
 from .values import QuerySet, Val, plain, value_sources, replace
 from .walk_helpers import _statements
+from .parameters import signature_of
 from .walker import Recorder, StopWalk, Walker, bind_parameters, summary_store
 
 # Callers walked per function, and levels of callers-of-callers followed.
@@ -68,15 +70,37 @@ def _read(ctx: Context, qualname: str, name: str) -> bool:
     key = (qualname, name)
     found = memo.get(key)
     if found is None:
-        fn = ctx.index.function(qualname)
-        info = ctx.index.modules.get(fn.module) if fn is not None else None
-        if info is None:
+        words = _words(ctx, qualname)
+        if words is None:
             found = True
-        else:
-            text = "".join(info.source.lines_with_ends[fn.def_line - 1:fn.end_line])
+        elif _WORD.fullmatch(name):
+            found = words[name] != 1
+        else:  # not a run of word characters: counted as written (no name the parser accepts)
+            text = _definition_text(ctx, qualname)
             found = len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", text)) != 1
         memo[key] = found
     return found
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _words(ctx: Context, qualname: str) -> Counter | None:
+    """How often each word (a maximal run of word characters) occurs in the definition's text,
+    counted once per definition: a name occurs as a whole word exactly where it is such a run."""
+    memo = ctx.definition_words
+    if qualname not in memo:
+        text = _definition_text(ctx, qualname)
+        memo[qualname] = Counter(_WORD.findall(text)) if text is not None else None
+    return memo[qualname]
+
+
+def _definition_text(ctx: Context, qualname: str) -> str | None:
+    fn = ctx.index.function(qualname)
+    info = ctx.index.modules.get(fn.module) if fn is not None else None
+    if info is None:
+        return None
+    return "".join(info.source.lines_with_ends[fn.def_line - 1:fn.end_line])
 
 
 def _untyped(value: Val, name: str) -> bool:
@@ -171,7 +195,7 @@ class ToTheCall(Walker):
     def call_function(self, site, callee, positional, keywords, self_val, *args, **kwargs):
         fn, definition, bound = self.target
         if callee.qualname == fn.qualname:
-            bound.append(bind_parameters(definition, fn, positional, keywords, self_val))
+            bound.append(bind_parameters(signature_of(self.ctx, definition, fn), positional, keywords, self_val))
             return plain()
         return super().call_function(site, callee, positional, keywords, self_val, *args, **kwargs)
 

@@ -85,12 +85,15 @@ class Context:
     summaries: object = None        # walker.summary_store: the scan's SummaryStore, made on first use
     caller_arguments: dict = field(default_factory=dict)  # caller_arguments: (qualname, levels) -> found
     parameter_reads: dict = field(default_factory=dict)   # caller_arguments._read: (qualname, name) -> bool
+    definition_words: dict = field(default_factory=dict)  # caller_arguments._words: qualname -> Counter
     # caller_arguments._arguments_at_calls: (caller, function, inputs) -> (arguments bound, reached)
     caller_walks: dict = field(default_factory=dict)
     globals_memo: dict = field(default_factory=dict)  # calls.resolve_global: (function, module, name) -> Val
     # Answers worked out from the models alone (model_answer()): (question, subject) -> answer.
     model_answers: dict = field(default_factory=dict)
     registries: dict = field(default_factory=dict)  # registries.registered_models: registry -> entity names
+    # parameters.signature_of: id(definition) -> (definition, its FunctionInfo, its Signature)
+    signatures: dict = field(default_factory=dict)
     _mixins: dict[str, bool] = field(default_factory=dict)
     _lower: dict[str, Entity] = field(default_factory=dict)
     _parsed: dict[str, "ParsedModule | None"] = field(default_factory=dict)

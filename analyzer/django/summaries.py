@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .values import QuerySet, Val, replace
+from .values import QuerySet, Val, forget_constants, replace
 
 STEP_KINDS = ("result", "generated", "external")
 
@@ -188,6 +188,10 @@ def _source_sort_key(source: dict) -> tuple:
     return (source.get("kind", ""), source.get("step") or source.get("name", ""))
 
 
+# Values data() gives back as they are, checked first.
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
 class Relabel:
     """Rename step ids throughout values and steps; lists the IR keeps sorted stay sorted."""
 
@@ -219,13 +223,20 @@ class Relabel:
         if isinstance(val, Val) and stepless(val):
             return val  # nothing to rename: the same object (and freeze() remembers it)
         if isinstance(val, Val):
-            return Val(
-                val.kind, self.sources(val.sources), val.entity, self.queryset(val.qs),
-                self.rename(val.origin) if _is_step_id(val.origin) or _is_placeholder(val.origin) else val.origin,
-                self.sources(val.key),
-                tuple((attr, self.sources(srcs), text) for attr, srcs, text in val.assigned),
-                val.ref, tuple(self.value(v) for v in val.items), val.category, self.data(val.predicate),
-                val.text, val.prefetched, tuple((name, self.value(v)) for name, v in val.attrs))
+            # Fields in the order a walk's values are renamed (placeholders are numbered in the
+            # order they are met); empty ones are kept as they are, without a pass over them.
+            sources = self.sources(val.sources)
+            qs = self.queryset(val.qs) if val.qs is not None else None
+            origin = self.rename(val.origin) if _is_step_id(val.origin) or _is_placeholder(val.origin) \
+                else val.origin
+            key = self.sources(val.key) if val.key else val.key
+            assigned = tuple((attr, self.sources(srcs), text) for attr, srcs, text in val.assigned) \
+                if val.assigned else ()
+            items = tuple(self.value(v) for v in val.items) if val.items else ()
+            predicate = self.data(val.predicate) if val.predicate is not None else None
+            attrs = tuple((name, self.value(v)) for name, v in val.attrs) if val.attrs else ()
+            return Val(val.kind, sources, val.entity, qs, origin, key, assigned, val.ref, items, val.category,
+                       predicate, val.text, val.prefetched, attrs)
         return self.data(val)
 
     def queryset(self, qs: QuerySet | None) -> QuerySet | None:
@@ -254,6 +265,8 @@ class Relabel:
 
     def data(self, obj):
         """Steps, predicates and other JSON-shaped data."""
+        if type(obj) in _ATOMS:
+            return obj  # (most of a step's entries: file, line, kind, api)
         if isinstance(obj, dict):
             return {key: self.entry(key, value) for key, value in obj.items()}
         if isinstance(obj, list):
@@ -407,6 +420,39 @@ def _hashable(obj) -> tuple | None:
 
 
 # ---------------------------------------------------------------------------- call contexts
+class ContextKey:
+    """A call context's key, hashed once. A call looks its key up several times (summaries,
+    instances, the misses of summaries it might reuse) and hashing a tuple of Vals hashes every
+    field of every argument again each time (a quarter of the walk's summary bookkeeping).
+
+    `parts` is the canonical context as it is where all of it is hashable (equal exactly when
+    its frozen form would be), its frozen form otherwise (a Q object's predicate is a dict).
+    The two never compare equal: the frozen form of a context is one element longer."""
+
+    __slots__ = ("parts", "hash")
+
+    def __init__(self, parts: tuple, hashed: int) -> None:
+        self.parts = parts
+        self.hash = hashed
+
+    @classmethod
+    def of(cls, canonical: tuple) -> "ContextKey":
+        try:
+            return cls(canonical, hash(canonical))
+        except TypeError:
+            frozen = freeze(canonical)
+            return cls(frozen, hash(frozen))
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other) -> bool:
+        return self is other or (type(other) is ContextKey and self.hash == other.hash and self.parts == other.parts)
+
+    def __repr__(self) -> str:
+        return f"ContextKey({self.parts!r})"
+
+
 class CallContext:
     """A call's arguments with the step ids they carry replaced by placeholders `#0`, `#1`, ..."""
 
@@ -419,7 +465,7 @@ class CallContext:
             self._canonical(self_val),
             in_loop, at_site,
         )
-        self.key = freeze(canonical)
+        self.key = ContextKey.of(canonical)
         self.from_placeholder = {p: sid for sid, p in self.to_placeholder.items()}
 
     def _canonical(self, value):
@@ -427,7 +473,9 @@ class CallContext:
         relabelling meets them). An argument object met before (calls hand the same objects
         down many levels) is not relabelled again where its ids get the same placeholders: the
         same canonical object comes back, and freeze() knows it too."""
-        if not isinstance(value, Val) or stepless(value):
+        if value is None or (type(value) is Val and stepless(value)):
+            return value  # nothing to relabel (Relabel.value would give it back as it is)
+        if not isinstance(value, Val):
             return Relabel(self._placeholder).value(value)
         hit = _CANONICAL.get(id(value))
         if hit is not None and hit[0] is value:
@@ -518,6 +566,8 @@ def release(ctx) -> None:
     (warm cache, rewrite verification) while the IR and the core's analysis are built, and the
     summaries were its largest part (saleor unbounded: 180 MB of a 1.17 GB peak)."""
     ctx.summaries = None
+    ctx.signatures.clear()  # (parameters.py: made again if a later pass walks)
+    forget_constants()
     _STEPLESS.clear()
     _FROZEN.clear()
     _SPLIT.clear()
@@ -771,13 +821,25 @@ def fk_dependencies(inserted: dict, used: dict, base: int, end: int, value, self
             return None
         cached.append((key, loaded))
         reads.add(loaded.origin)
+    rows_out = rows_carried((value, self_after), base, end)
+    return tuple(cached), frozenset(reads), rows_out, fk_cache.keys_naming(rows_out) if rows_out else 0
+
+
+def rows_carried(values, base: int, end: int) -> frozenset:
+    """The steps base+1..end (an instance's own rows) that `values` carry."""
+    if end == base:
+        # The instance allocated no step (most helper walks): nothing to search its values for.
+        return frozenset()
+    return _rows_searched(values, base, end)
+
+
+def _rows_searched(values, base: int, end: int) -> frozenset:
     carried: set = set()
     collect = Relabel(lambda sid: carried.add(sid) or sid)
-    for val in (value, self_after):
+    for val in values:
         if val is not None and not stepless(val):
             collect.value(val)
-    rows_out = frozenset(sid for sid in carried if own(sid))
-    return tuple(cached), frozenset(reads), rows_out, fk_cache.keys_naming(rows_out) if rows_out else 0
+    return frozenset(sid for sid in carried if _is_step_id(sid) and base < int(sid[1:]) <= end)
 
 
 def _key_ids(key: tuple) -> list:
@@ -809,13 +871,21 @@ def rebinding(entry: Entry, context: CallContext) -> dict:
 def step_ids_in(steps: list) -> tuple:
     """Ids of the steps in a list, nested ones (in branches and loops) included, in order."""
     out: list = []
+    _add_step_ids(steps, out)
+    return tuple(out)
+
+
+def _add_step_ids(steps: list, out: list) -> None:
     for step in steps:
         if "id" in step:
             out.append(step["id"])
-        for arm in step.get("arms", ()):
-            out.extend(step_ids_in(arm))
-        out.extend(step_ids_in(step.get("body", ())))
-    return tuple(out)
+        arms = step.get("arms")
+        if arms:
+            for arm in arms:
+                _add_step_ids(arm, out)
+        body = step.get("body")
+        if body:
+            _add_step_ids(body, out)
 
 
 class InstanceTable(dict):

@@ -101,7 +101,23 @@ def plain(sources=(), text: str = "") -> Val:
 
 
 def constant(text: str = "") -> Val:
-    return Val("plain", frozenset({("constant", text[:40])}), text=text)
+    """A literal's value. Made once per text and shared (a Val is never changed): the walk
+    evaluates the same string literals and defaults at every call of the helpers holding them."""
+    found = _CONSTANTS.get(text)
+    if found is None:
+        if len(_CONSTANTS) >= _CONSTANTS_LIMIT:
+            _CONSTANTS.clear()
+        found = _CONSTANTS[text] = Val("plain", frozenset({("constant", text[:40])}), text=text)
+    return found
+
+
+_CONSTANTS: dict[str, Val] = {}
+_CONSTANTS_LIMIT = 50_000
+
+
+def forget_constants() -> None:
+    """Drop the shared literals (at the end of a scan's walks: not kept into its later phases)."""
+    _CONSTANTS.clear()
 
 
 def union(vals) -> frozenset[Source]:

@@ -28,6 +28,7 @@ from .orm_deletion import DeletionMixin
 from .thread_memo import request_primed
 from .node_types import ATTRIBUTE, ELSE, IF, INDEX, NAME, SIMPLE_STATEMENT_LINE, SLICE, STARRED_ELEMENT, TUPLE_OR_LIST
 from .orm_forms import FormsMixin
+from .parameters import Signature, parameter_entity, signature_of
 from .orm_instances import InstancesMixin
 from .orm_library import LibraryMixin
 from .tasks import TasksMixin
@@ -56,18 +57,21 @@ _GET_MODEL = re.compile(r"""^[\w.]*get_model\(\s*['"](\w+)['"]\s*,\s*['"](\w+)['
 _GET_MODEL_DOTTED = re.compile(r"""^[\w.]*get_model\(\s*['"]\w+\.(\w+)['"]\s*\)$""")
 
 
-# The walker's handler of a node type (`_s_If`, `_e_Call`), by (walker class, node class, prefix):
-# looked up by name once, not at each of the walk's hundreds of thousands of nodes (so a handler
-# replaced on the class after its first use is not seen; nothing does that).
-_HANDLERS: dict[tuple, object] = {}
+class HandlerTable(dict):
+    """A walker class's handlers of node types (`_s_If`, `_e_Call`; None where it has none), by
+    node class: looked up by name once, not at each of the walk's hundreds of thousands of nodes
+    (so a handler replaced on the class after its first use is not seen; nothing does that).
+    Each walker class has its own tables (Walker.__init_subclass__); a hit is one dict lookup."""
 
+    __slots__ = ("walker_class", "prefix")
 
-def _handler(walker_class: type, node_class: type, prefix: str):
-    key = (walker_class, node_class, prefix)
-    try:
-        return _HANDLERS[key]
-    except KeyError:
-        found = _HANDLERS[key] = getattr(walker_class, prefix + node_class.__name__, None)
+    def __init__(self, walker_class: type, prefix: str) -> None:
+        super().__init__()
+        self.walker_class = walker_class
+        self.prefix = prefix
+
+    def __missing__(self, node_class: type):
+        found = self[node_class] = getattr(self.walker_class, self.prefix + node_class.__name__, None)
         return found
 
 
@@ -112,6 +116,14 @@ class Recorder:
 
 class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixin, LibraryMixin, TasksMixin,
              QuerySetsMixin):
+    _statement_handlers: HandlerTable
+    _expression_handlers: HandlerTable
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._statement_handlers = HandlerTable(cls, "_s_")
+        cls._expression_handlers = HandlerTable(cls, "_e_")
+
     def __init__(self, ctx: Context, parsed: ParsedModule, recorder: Recorder, env: dict[str, Val],
                  cls: str | None = None, via: tuple[str, ...] = (), depth: int = 0,
                  stack: frozenset[str] = frozenset()) -> None:
@@ -217,7 +229,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
     def walk_statement(self, node: cst.CSTNode) -> None:
         if self.stop_at is not None and node is self.stop_at:
             raise StopWalk
-        handler = _handler(self.__class__, node.__class__, "_s_")
+        handler = self._statement_handlers[node.__class__]
         if handler is not None:
             handler(self, node)
         elif type(node) in SIMPLE_STATEMENT_LINE:
@@ -442,7 +454,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
     def eval(self, node) -> Val:
         if node is None:
             return _NO_VALUE
-        handler = _handler(self.__class__, node.__class__, "_e_")
+        handler = self._expression_handlers[node.__class__]
         if handler is not None:
             return handler(self, node)
         return self._e_generic(node)
@@ -739,19 +751,15 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         return None
 
     # ------------------------------------------------------------------ interprocedural
-    def type_parameters(self, definition: cst.FunctionDef, parsed: ParsedModule, env: dict[str, Val]) -> None:
+    def type_parameters(self, signature: Signature, parsed: ParsedModule, env: dict[str, Val]) -> None:
         """A parameter the caller passed as a plain value is a model instance when its annotation
         names a model, or, without one, when its name is the one model's (`invoice` -> Invoice)."""
-        params = list(definition.params.posonly_params) + list(definition.params.params) + \
-            list(definition.params.kwonly_params)
-        for param in params:
-            name = param.name.value
+        for name, param in signature.typed:
             value = env.get(name)
             if value is None or value.kind != "plain" or name in ("self", "cls") or \
                     all(kind == "constant" for kind, _ in value.sources):
                 continue
-            entity = _annotation_entity(self.ctx, parsed, param) or (
-                self.ctx.entity_by_param_name.get(name) if param.annotation is None else None)
+            entity = parameter_entity(self.ctx, parsed, signature, name, param)
             if entity is not None:
                 sources = value_sources(value)
                 env[name] = Val("instance", sources, entity=entity.name,
@@ -866,8 +874,9 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
 
     def _walk_callee(self, found, fn: FunctionInfo, positional, keywords, self_val, call_site, yield_hook):
         parsed, definition = found
-        env = bind_parameters(definition, fn, positional, keywords, self_val)
-        self.type_parameters(definition, parsed, env)
+        signature = signature_of(self.ctx, definition, fn)
+        env = bind_parameters(signature, positional, keywords, self_val)
+        self.type_parameters(signature, parsed, env)
         env["__qualname__"] = Val("ref", ref=fn.qualname)
         cls = fn.cls
         if self_val is not None and self_val.kind == "instance" and self_val.entity:
@@ -896,6 +905,10 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
         if bind_name and bind_name in self.env and self_after is not None and self_after.kind == "instance":
             self.env[bind_name] = self_after
         return value if value is not None else plain(union(positional))
+
+
+Walker._statement_handlers = HandlerTable(Walker, "_s_")
+Walker._expression_handlers = HandlerTable(Walker, "_e_")
 
 
 def summary_store(ctx: Context) -> SummaryStore:
@@ -929,58 +942,34 @@ def _is_none(value: Val) -> bool:
     return value.kind == "plain" and value.sources in (frozenset(), frozenset({("constant", "None")}))
 
 
-def _annotation_entity(ctx: Context, parsed: ParsedModule, param: cst.Param):
-    if param.annotation is None:
-        return None
-    text = _code(param.annotation.annotation).strip("'\"")
-    text = text.split("|")[0].strip().removeprefix("Optional[").rstrip("]")
-    return ctx.entity_for_class(ctx.index.resolve(parsed.info.name, text))
-
-
-def bind_parameters(definition: cst.FunctionDef, fn: FunctionInfo, positional: list[Val],
-                    keywords, self_val: Val | None) -> dict[str, Val]:
-    params = definition.params
-    ordered = list(params.posonly_params) + list(params.params)
+def bind_parameters(signature: Signature, positional: list[Val], keywords, self_val: Val | None) -> dict[str, Val]:
+    """The callee's environment at a call: the arguments bound to its parameters (signature_of)."""
     env: dict[str, Val] = {}
-    is_static = any(d.split("(")[0].endswith("staticmethod") for d in fn.decorators)
     args = list(positional)
-    if fn.cls and not is_static and ordered:
-        first = ordered.pop(0)
-        env[first.name.value] = self_val if self_val is not None else Val("self", ref=fn.cls)
+    if signature.receiver is not None:
+        env[signature.receiver] = self_val if self_val is not None else Val("self", ref=signature.receiver_class)
     given = dict(keywords)
-    for index, param in enumerate(ordered):
-        name = param.name.value
+    for index, (name, default) in enumerate(signature.ordered):
         if index < len(args):
             env[name] = args[index]
         elif name in given:
             env[name] = given.pop(name)
         else:
-            env[name] = _default(param, name)
-    if params.star_arg is not None and isinstance(params.star_arg, cst.Param):
-        env[params.star_arg.name.value] = Val("plain", union(args[len(ordered):]), items=tuple(args[len(ordered):]))
-    for param in params.kwonly_params:
-        env[param.name.value] = given.pop(param.name.value, _default(param, param.name.value))
-    if params.star_kwarg is not None:
+            env[name] = default
+    if signature.star_arg is not None:
+        rest = args[len(signature.ordered):]
+        env[signature.star_arg] = Val("plain", union(rest), items=tuple(rest))
+    for name, default in signature.keyword_only:
+        env[name] = given.pop(name, default)
+    if signature.star_kwarg is not None:
         sources = union(given.values()) or {("constant", "kwargs")}
         if any(is_distinct(value) for value in given.values()):
             # `def receiver(**kwargs): instance = kwargs.get("instance")`: the row the signal sends.
-            env[params.star_kwarg.name.value] = Val("dict", frozenset(sources), attrs=tuple(
+            env[signature.star_kwarg] = Val("dict", frozenset(sources), attrs=tuple(
                 (constant(repr(name)), value) for name, value in given.items()))
         else:
-            env[params.star_kwarg.name.value] = plain(sources)
+            env[signature.star_kwarg] = plain(sources)
     return env
-
-
-
-
-def _default(param: cst.Param, name: str) -> Val:
-    """A parameter the call does not pass: its default, kept as a literal when it is one."""
-    default = param.default
-    if isinstance(default, (cst.Integer, cst.Float, cst.SimpleString)):
-        return constant(default.value)
-    if isinstance(default, cst.Name) and default.value in ("None", "True", "False"):
-        return constant(default.value)
-    return constant(f"default:{name}")
 
 
 def renamed_key(sources, name: str) -> set:
