@@ -9,7 +9,7 @@
     .venv/bin/python scripts/app_stats.py table /tmp/before            # Markdown
     .venv/bin/python scripts/app_stats.py table /tmp/before --json
 
-`collect` writes <app>.json (`txscan scan PATH --format json --no-db`) and <app>.bench.json
+`collect` writes <app>.json (`txscan scan PATH --format json --no-db --no-cache`) and <app>.bench.json
 (`scripts/benchmark.py PATH --repeat 1 --json` of the same installation: wall time and peak
 memory in a fresh process). `table` reads every <app>.json of the folder and prints, per
 application: transactions, one-shot / non-strict / strict, transactions with no statement,
@@ -141,8 +141,8 @@ def collect(apps: list[tuple[str, Path]], txscan: Path, out: Path) -> None:
         raise InputError(f"{txscan}: not the txscan of a worktree's .venv (no python or scripts/benchmark.py beside it)")
     out.mkdir(parents=True, exist_ok=True)
     for name, root in apps:  # one at a time: the measured wall time must not share the cores
-        scan = subprocess.run([str(txscan), "scan", str(root), "--format", "json", "--no-db"], capture_output=True,
-                              text=True, timeout=TIMEOUT_SECONDS, check=False)
+        scan = subprocess.run([str(txscan), "scan", str(root), "--format", "json", "--no-db", "--no-cache"],
+                              capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False)
         if scan.returncode != 0:
             last = (scan.stderr.strip().splitlines() or ["no message"])[-1]
             raise InputError(f"{root}: scan failed with status {scan.returncode}: {last}")

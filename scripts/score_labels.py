@@ -7,10 +7,10 @@
     .venv/bin/python scripts/score_labels.py LABELS --scan-json /tmp/scans
 
 For every application of the label file, the scan is either run (`txscan scan CHECKOUT/SUBDIR
---format json --no-db`, with the txscan of the running interpreter's environment unless
---txscan names another) or read from --scan-json DIR/<app>.json. Labelled transactions are
-matched to reported ones by file and boundary line, then compared. Printed per ORM and
-overall:
+--format json --no-db --no-cache`: cold, nothing written into the checkout; with the txscan of
+the running interpreter's environment unless --txscan names another) or read from --scan-json
+DIR/<app>.json. Labelled transactions are matched to reported ones by file and boundary line,
+then compared. Printed per ORM and overall:
 
 - detection: labelled transactions that the scan reports at all;
 - interactivity and rw set: verdicts equal to the label, over detected transactions;
@@ -124,7 +124,7 @@ def default_txscan() -> str:
 
 def run_scan(txscan: str, root: Path) -> dict:
     try:
-        completed = subprocess.run([txscan, "scan", str(root), "--format", "json", "--no-db"],
+        completed = subprocess.run([txscan, "scan", str(root), "--format", "json", "--no-db", "--no-cache"],
                                    capture_output=True, text=True, timeout=SCAN_TIMEOUT_SECONDS, check=False)
     except FileNotFoundError:
         raise InputError(f"{txscan}: no such program") from None

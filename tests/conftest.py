@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -23,6 +24,31 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # The fixtures are applications to scan, never tests to run: their own tests/ folders (which the
 # front ends must skip) hold test_*.py modules that import Django.
 collect_ignore_glob = ["fixtures/*"]
+
+
+def _caches_in_repository() -> set[str]:
+    """The .txscan folders under tests/ and corpus/ (fixtures and samples), found without entering them."""
+    found = set()
+    for base in (ROOT / "tests", ROOT / "corpus"):
+        for folder, subfolders, _ in os.walk(base):
+            if ".txscan" in subfolders:
+                found.add(os.path.relpath(os.path.join(folder, ".txscan"), ROOT))
+            subfolders[:] = [name for name in subfolders if name not in (".txscan", "node_modules", "__pycache__")]
+    return found
+
+
+@pytest.fixture(autouse=True, scope="module")
+def repository_left_unwritten(request):
+    """A test runs txscan on copies (tmp_path) or with --no-cache: a warm cache written into a committed
+    fixture or sample outlives the run and is copied along by later tests (a pre-commit test then saw
+    txscan rewrite it and failed)."""
+    before = _caches_in_repository()
+    yield
+    written = sorted(_caches_in_repository() - before)
+    if written:
+        # Under pytest-xdist another worker's module may be the writer: the message names when, not who.
+        pytest.fail(f"a warm cache was written into the repository while {request.module.__name__} ran: "
+                    f"{', '.join(written)}", pytrace=False)
 
 
 @functools.lru_cache(maxsize=None)

@@ -131,17 +131,17 @@ def test_store_keeps_autocommit_rows_and_reports_count_them(tmp_path):
 
 def test_cli_json_lists_them_and_the_terminal_summarises_them(tmp_path):
     runner = CliRunner()
-    completed = runner.invoke(app, ["scan", str(FIXTURE), "--format", "json", "--no-db"])
+    completed = runner.invoke(app, ["scan", str(FIXTURE), "--format", "json", "--no-db", "--no-cache"])
     assert completed.exit_code == 0, completed.output
     doc = json.loads(completed.output)
     assert doc["summary"]["autocommit"] == 7
     assert sum(t["boundary"] == "autocommit" for t in doc["transactions"]) == 7
     assert "bank/views.py:8:15:autocommit" in {t["id"] for t in doc["transactions"]}
-    table = runner.invoke(app, ["scan", str(FIXTURE), "--no-db"])
+    table = runner.invoke(app, ["scan", str(FIXTURE), "--no-db", "--no-cache"])
     assert table.exit_code == 0
     assert "7 autocommit statements" in " ".join(table.output.split())
     assert "bank/views.py:8 " not in table.output  # summarised, not one row per call site
-    off = runner.invoke(app, ["scan", str(FIXTURE), "--format", "json", "--no-db", "--no-autocommit"])
+    off = runner.invoke(app, ["scan", str(FIXTURE), "--format", "json", "--no-db", "--no-cache", "--no-autocommit"])
     assert json.loads(off.output)["summary"]["autocommit"] == 0
 
 

@@ -45,7 +45,7 @@ def test_bad_config_is_reported(tmp_path):
 
 def test_json_contract(tmp_path):
     db = tmp_path / "scan.db"
-    result = run("scan", SHOP, "--format", "json", "--db", db)
+    result = run("scan", SHOP, "--format", "json", "--db", db, "--no-cache")
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     assert set(doc) >= {"transactions", "entities", "diagnostics"}
@@ -78,7 +78,7 @@ def test_default_store_location_and_table_output(tmp_path):
 
 
 def test_cda_auto_changes_the_mode(tmp_path):
-    result = run("scan", SHOP, "--format", "json", "--no-db", "--cda", "auto")
+    result = run("scan", SHOP, "--format", "json", "--no-db", "--no-cache", "--cda", "auto")
     doc = json.loads(result.stdout)
     assert doc["cda_mode"] == "auto"
     assert all(entry["mode"] in ("auto", "config") for entry in doc["cda"].values())

@@ -65,7 +65,7 @@ def test_typeorm_ir_validates_and_is_location_independent(tmp_path):
 
 def test_json_contract_for_a_typeorm_app():
     completed = subprocess.run([sys.executable, "-m", "analyzer.cli", "scan", str(NEST_SHOP), "--no-db",
-                                "--format", "json"], capture_output=True, text=True, cwd=ROOT)
+                                "--no-cache", "--format", "json"], capture_output=True, text=True, cwd=ROOT)
     assert completed.returncode == 0, completed.stderr
     doc = json.loads(completed.stdout)
     assert doc["frontend"] == "typeorm" and doc["transactions"]

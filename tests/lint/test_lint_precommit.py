@@ -23,7 +23,7 @@ PROJECT = HERE / "projects" / "checkout"
 @pytest.fixture
 def git_project(tmp_path) -> Path:
     folder = tmp_path / "app"
-    shutil.copytree(PROJECT, folder)
+    shutil.copytree(PROJECT, folder, ignore=shutil.ignore_patterns(".txscan"))
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
     for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "app"]):
