@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from analyzer import config
 from analyzer.config import Config
 from analyzer.scan import scan
 
@@ -24,6 +25,31 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # The fixtures are applications to scan, never tests to run: their own tests/ folders (which the
 # front ends must skip) hold test_*.py modules that import Django.
 collect_ignore_glob = ["fixtures/*"]
+
+
+def django_projects() -> list[Path]:
+    """Every Django fixture with expected results, then every Django sample."""
+    return sorted(p.parent for p in (FIXTURES / "django").glob("*/expected.json")) + \
+        sorted(p for p in (SAMPLES / "django").iterdir() if p.is_dir())
+
+
+def record_calls(monkeypatch, owner, name: str, projects: list[Path], *, replaced_in=None) -> list[tuple]:
+    """(*arguments, result) of every call of owner.<name> while each project is scanned (rewrites off),
+    to compare a shortcut's answers with its slow path's. replaced_in: the module whose reference is
+    replaced, when the caller imported the function under its own name."""
+    calls: list[tuple] = []
+    original = getattr(owner, name)
+
+    def recording(*arguments):
+        result = original(*arguments)
+        calls.append((*arguments, result))
+        return result
+
+    monkeypatch.setattr(replaced_in or owner, name, recording)
+    for project in projects:
+        settings = config.load(project) if (project / "pyproject.toml").is_file() else Config()
+        scan(project, settings, "django", rewrites=False)
+    return calls
 
 
 def _caches_in_repository() -> set[str]:

@@ -343,23 +343,9 @@ def test_reads_counted_by_words_agree_with_matching_the_name(monkeypatch):
     fixtures and samples ask about gets what matching the parameter as a whole word gives."""
     import re
 
-    from analyzer import config
-    from conftest import FIXTURES, SAMPLES
+    from conftest import django_projects, record_calls
 
-    asked: list[tuple] = []
-    original = caller_arguments._read
-
-    def recording(ctx, qualname, name):
-        found = original(ctx, qualname, name)
-        asked.append((ctx, qualname, name, found))
-        return found
-
-    monkeypatch.setattr(caller_arguments, "_read", recording)
-    projects = sorted(p.parent for p in (FIXTURES / "django").glob("*/expected.json")) + \
-        sorted(p for p in (SAMPLES / "django").iterdir() if p.is_dir())
-    for project in projects:
-        settings = config.load(project) if (project / "pyproject.toml").is_file() else Config()
-        scan(project, settings, "django", rewrites=False)
+    asked = record_calls(monkeypatch, caller_arguments, "_read", django_projects())
     assert len({(q, n) for _c, q, n, _f in asked}) > 20
     for ctx, qualname, name, found in asked:
         text = caller_arguments._definition_text(ctx, qualname)

@@ -6,31 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer import config
-from analyzer.config import Config
 from analyzer.django import parameters, walker
 from analyzer.django.values import Val, constant
-from analyzer.scan import scan
-from conftest import FIXTURES, SAMPLES
+from conftest import SAMPLES, django_projects, record_calls
 
-DJANGO_PROJECTS = sorted(p.parent for p in (FIXTURES / "django").glob("*/expected.json")) + \
-    sorted(p for p in (SAMPLES / "django").iterdir() if p.is_dir())
-
-
-def _scan_recording(project, monkeypatch) -> list[tuple]:
-    """(ctx, definition, fn, signature handed out) of every signature_of call of a scan."""
-    asked: list[tuple] = []
-    original = parameters.signature_of
-
-    def recording(ctx, definition, fn):
-        signature = original(ctx, definition, fn)
-        asked.append((ctx, definition, fn, signature))
-        return signature
-
-    monkeypatch.setattr(walker, "signature_of", recording)
-    settings = config.load(project) if (project / "pyproject.toml").is_file() else Config()
-    scan(project, settings, "django", rewrites=False)
-    return asked
+def _scan_recording(projects, monkeypatch) -> list[tuple]:
+    """(ctx, definition, fn, signature handed out) of every signature_of call of the scans."""
+    return record_calls(monkeypatch, parameters, "signature_of", projects, replaced_in=walker)
 
 
 def _fields(signature: parameters.Signature) -> tuple:
@@ -38,9 +20,9 @@ def _fields(signature: parameters.Signature) -> tuple:
             signature.keyword_only, signature.star_kwarg, signature.typed)
 
 
-@pytest.mark.parametrize("project", DJANGO_PROJECTS, ids=lambda p: p.name)
+@pytest.mark.parametrize("project", django_projects(), ids=lambda p: p.name)
 def test_a_kept_signature_is_the_one_worked_out_again(project, monkeypatch):
-    for ctx, definition, fn, signature in _scan_recording(project, monkeypatch):
+    for ctx, definition, fn, signature in _scan_recording([project], monkeypatch):
         assert _fields(signature) == _fields(parameters._signature(definition, fn))
         parsed = ctx.parse_definition(ctx.index.modules[fn.module], fn.qualname, fn.line, fn.end_line)
         for name, param in signature.typed:
@@ -51,7 +33,7 @@ def test_a_kept_signature_is_the_one_worked_out_again(project, monkeypatch):
 
 
 def test_helpers_walked_again_take_the_kept_signature(monkeypatch):
-    asked = _scan_recording(SAMPLES / "django" / "shop", monkeypatch)
+    asked = _scan_recording([SAMPLES / "django" / "shop"], monkeypatch)
     by_definition: dict = {}
     for _ctx, definition, _fn, signature in asked:
         by_definition.setdefault(id(definition), set()).add(id(signature))

@@ -5,31 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer import config
 from analyzer.config import Config
 from analyzer.django import summaries
 from analyzer.django.values import Val
 from analyzer.scan import scan
-from conftest import FIXTURES, SAMPLES
+from conftest import SAMPLES, django_projects, record_calls
 
-DJANGO_PROJECTS = sorted(p.parent for p in (FIXTURES / "django").glob("*/expected.json")) + \
-    sorted(p for p in (SAMPLES / "django").iterdir() if p.is_dir())
-
-
-@pytest.mark.parametrize("project", DJANGO_PROJECTS, ids=lambda p: p.name)
+@pytest.mark.parametrize("project", django_projects(), ids=lambda p: p.name)
 def test_rows_carried_equals_searching_the_values(project, monkeypatch):
-    asked: list[tuple] = []
-    original = summaries.rows_carried
-
-    def recording(values, base, end):
-        found = original(values, base, end)
-        asked.append((values, base, end, found))
-        return found
-
-    monkeypatch.setattr(summaries, "rows_carried", recording)
-    settings = config.load(project) if (project / "pyproject.toml").is_file() else Config()
-    scan(project, settings, "django", rewrites=False)
-    for values, base, end, found in asked:
+    for values, base, end, found in record_calls(monkeypatch, summaries, "rows_carried", [project]):
         assert found == summaries._rows_searched(values, base, end)
 
 
