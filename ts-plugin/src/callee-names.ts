@@ -7,7 +7,7 @@
 // (imports, variables, parameters). One case is not seen: a method stored in a property of
 // another name (`{ run: this.start }` called as `obj.run()`).
 import * as ts from "typescript";
-import { calleeNameNode, stripParens, unalias } from "./names";
+import { calleeNameNode, skipParentheses, stripParens, unalias } from "./names";
 
 /** The names a function can be called by: its own, or the variable/property holding it. */
 export function declaredNames(fn: ts.Node): string[] {
@@ -88,12 +88,6 @@ export function soleCallTarget(checker: ts.TypeChecker, call: ts.CallExpression)
   const value = constant ? d.initializer : ts.isExportAssignment(d) && !d.isExportEquals ? d.expression : undefined;
   const fn = value && skipParentheses(value);
   return fn && (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) ? fn : undefined;
-}
-
-/** Parentheses only: an `as`/`satisfies` gives the value a type of its own. */
-function skipParentheses(e: ts.Expression): ts.Expression {
-  while (ts.isParenthesizedExpression(e)) e = e.expression;
-  return e;
 }
 
 /**

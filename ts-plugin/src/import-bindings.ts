@@ -5,14 +5,14 @@
 // vendure's core, `import("@vendure/core")` is the package's own index (542 members, about
 // 5,000 types), where the method's declaration needs none of it.
 import * as ts from "typescript";
-import { unalias } from "./names";
+import { skipParentheses, unalias } from "./names";
 
 /** The static method `X.m` denotes when `X` is bound by `const { X } = await import("spec")`
  *  (no annotation, no default, no rest) to a class the module exports, and the class itself
  *  declares `m` once, as a static method with a body: the declaration the checker's symbol for
  *  `m` has (a static of a base class, an overload or a merged namespace is left to it). */
 export function importedStaticMethod(checker: ts.TypeChecker, callee: ts.Expression): ts.MethodDeclaration | undefined {
-  while (ts.isParenthesizedExpression(callee)) callee = callee.expression;
+  callee = skipParentheses(callee);
   if (!ts.isPropertyAccessExpression(callee) || !ts.isIdentifier(callee.expression) || !ts.isIdentifier(callee.name)) return undefined;
   const binding = checker.getSymbolAtLocation(callee.expression)?.valueDeclaration;
   const spec = binding && importedFrom(binding);
@@ -37,11 +37,9 @@ function importedFrom(binding: ts.Declaration): ts.StringLiteral | undefined {
   const decl = pattern.parent;
   if (!ts.isObjectBindingPattern(pattern) || !ts.isVariableDeclaration(decl) || decl.type || !decl.initializer) return undefined;
   if (!ts.isVariableDeclarationList(decl.parent) || !(decl.parent.flags & ts.NodeFlags.Const)) return undefined;
-  let init = decl.initializer;
-  while (ts.isParenthesizedExpression(init)) init = init.expression;
+  const init = skipParentheses(decl.initializer);
   if (!ts.isAwaitExpression(init)) return undefined;
-  let call: ts.Expression = init.expression;
-  while (ts.isParenthesizedExpression(call)) call = call.expression;
+  const call = skipParentheses(init.expression);
   if (!ts.isCallExpression(call) || call.expression.kind !== ts.SyntaxKind.ImportKeyword) return undefined;
   const spec = call.arguments[0];
   return spec && ts.isStringLiteral(spec) ? spec : undefined;

@@ -14,6 +14,7 @@
 import * as path from "path";
 import * as ts from "typescript";
 import { blankSpans } from "./migration-bodies";
+import { skipParentheses } from "./names";
 
 /** Decorators some index reads by name alone, whatever their factory (handles.ts,
  *  providers.ts): never blanked. */
@@ -171,7 +172,7 @@ function declaredNames(st: ts.Statement): string[] {
 
 /** A function (through parentheses) whose calls are all `Reflect.<method>(...)`. */
 function recordsOnly(e: ts.Expression): boolean {
-  while (ts.isParenthesizedExpression(e)) e = e.expression;
+  e = skipParentheses(e);
   if (!ts.isArrowFunction(e) && !ts.isFunctionExpression(e)) return false;
   let ok = true;
   const visit = (n: ts.Node): void => {

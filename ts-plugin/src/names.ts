@@ -104,6 +104,13 @@ export function stripParens(e: ts.Expression): ts.Expression {
   return e;
 }
 
+/** Parentheses only (unlike stripParens): an `as`/`satisfies` or assertion gives the value a
+ *  type of its own. */
+export function skipParentheses(e: ts.Expression): ts.Expression {
+  while (ts.isParenthesizedExpression(e)) e = e.expression;
+  return e;
+}
+
 /** The node naming a call's callee: the member name of `a.b(...)` or the identifier of
  *  `f(...)`, parentheses and casts skipped; undefined for other callees (`f()()`, `a[k]()`). */
 export function calleeNameNode(call: ts.CallExpression | ts.NewExpression): ts.MemberName | undefined {

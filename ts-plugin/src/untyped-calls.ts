@@ -5,6 +5,7 @@
 // `any` names nothing: the call graph asks the callee's type alone. On vendure's core an
 // argument bound from `await import("@vendure/core")` costs the checker about 5,000 types.
 import * as ts from "typescript";
+import { skipParentheses } from "./names";
 
 /** `callee` is `r.m` and the checker types `r` as `any` without a symbol for `m`, decided
  *  without typing the arguments of the untyped call `r` is or holds. */
@@ -43,7 +44,10 @@ function scopeOf(n: ts.Node): ts.Node {
 }
 
 function mayBeNarrowed(name: string, scope: ts.Node): boolean {
-  const named = (e: ts.Node) => ts.isIdentifier(skipParentheses(e as ts.Expression)) && (skipParentheses(e as ts.Expression) as ts.Identifier).text === name;
+  const named = (e: ts.Node) => {
+    const inner = skipParentheses(e as ts.Expression);
+    return ts.isIdentifier(inner) && inner.text === name;
+  };
   let found = false;
   const visit = (n: ts.Node): void => {
     if (found) return;
@@ -54,9 +58,4 @@ function mayBeNarrowed(name: string, scope: ts.Node): boolean {
   };
   visit(scope);
   return found;
-}
-
-function skipParentheses(e: ts.Expression): ts.Expression {
-  while (ts.isParenthesizedExpression(e)) e = e.expression;
-  return e;
 }
