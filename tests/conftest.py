@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import json
 import os
 import sys
@@ -25,6 +26,15 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # The fixtures are applications to scan, never tests to run: their own tests/ folders (which the
 # front ends must skip) hold test_*.py modules that import Django.
 collect_ignore_glob = ["fixtures/*"]
+
+
+@pytest.fixture
+def collector_on():
+    """The cyclic garbage collector on before and after the test, whatever the test did with it
+    (the process phases pause and restart it)."""
+    gc.enable()
+    yield
+    gc.enable()
 
 
 def django_projects() -> list[Path]:

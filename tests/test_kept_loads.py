@@ -27,11 +27,8 @@ def _in_view(obj) -> bool:
     return any(o is obj for o in gc.get_objects())
 
 
-@pytest.fixture(autouse=True)
-def collector_on():
-    gc.enable()
-    yield
-    gc.enable()
+# Each test starts and ends with the cyclic collector on (conftest.collector_on).
+pytestmark = pytest.mark.usefixtures("collector_on")
 
 
 def test_a_kept_entry_is_decoded_without_a_pass_and_frozen():

@@ -39,11 +39,8 @@ def young_cycle() -> weakref.ref:
     return weakref.ref(node)
 
 
-@pytest.fixture(autouse=True)
-def collector_on():
-    gc.enable()
-    yield
-    gc.enable()
+# Each test starts and ends with the cyclic collector on (conftest.collector_on).
+pytestmark = pytest.mark.usefixtures("collector_on")
 
 
 def test_a_boundary_frees_young_cycles_and_freezes_what_is_alive():
