@@ -28,7 +28,7 @@ import { ScopeCounter } from "./scope";
 import { ReadLog } from "./warm-reads";
 import { Moves, Unmovable } from "./warm-moves";
 import { digest, fileShape, FileShape, place } from "./warm-shape";
-import { KeptLinks, keptLinkFilter, linksOf } from "./warm-links";
+import { isKeptLinks, KeptLinks, keptLinkFilter, linksOf } from "./warm-links";
 
 const FORMAT = "txscan-ts-warm";
 const VERSION = 3;
@@ -456,6 +456,7 @@ function load(file: string, key: string): Tables | undefined {
   try {
     const tables = JSON.parse(text) as Tables;
     if (tables.format !== FORMAT || tables.version !== VERSION || tables.key !== key) return undefined;
+    if (!isKeptLinks(tables.links)) throw new Error("links");
     return tables;
   } catch {
     process.stderr.write(`txscan-ts: info: cache ${file} is damaged; it is rebuilt\n`);

@@ -17,6 +17,12 @@ import { relPath } from "./program";
  *  order. A file that is absent is not known: every `new` in it is asked about. */
 export type KeptLinks = Record<string, number[]>;
 
+/** Whether `value`, read from a cache file, is a KeptLinks (a file that is not is rebuilt). */
+export function isKeptLinks(value: unknown): value is KeptLinks {
+  return typeof value === "object" && value !== null && !Array.isArray(value) &&
+    Object.values(value).every((positions) => Array.isArray(positions) && positions.every(Number.isInteger));
+}
+
 /** Whether a `new` may link: false for one of a file unchanged since `kept` was made that did
  *  not link then. `unchanged(rel)`: the file's content is as then (and every shape too). */
 export function keptLinkFilter(rootDir: string, kept: KeptLinks, unchanged: (rel: string) => boolean): (n: ts.NewExpression) => boolean {

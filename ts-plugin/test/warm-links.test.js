@@ -113,3 +113,24 @@ export class Audited { async price(em: EntityManager, id: number): Promise<numbe
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("kept links of the wrong shape make the cache damaged: rebuilt, with the IR of a scan without a cache", () => {
+  const root = makeApp(APP);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "txscan-links-"));
+  try {
+    warmScan(root, dir);
+    const file = path.join(dir, "cache.json");
+    for (const links of [{ "src/helper.ts": 5 }, { "src/config.ts": ["1"] }, [], null]) {
+      const tables = JSON.parse(fs.readFileSync(file, "utf8"));
+      tables.links = links;
+      fs.writeFileSync(file, JSON.stringify(tables));
+      edit(root, "src/helper.ts", `name: "`, `name: "z`);  // a body edit: the program is built
+      const rebuilt = warmScan(root, dir);
+      assert.equal(rebuilt.ir, scan(root).ir);
+      assert.equal(rebuilt.newsAsked, 4);  // nothing kept: every new asked about
+    }
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
