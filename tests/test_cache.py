@@ -218,6 +218,44 @@ def test_lint_decodes_the_records_it_takes_before_its_walks_and_gives_what_a_col
     assert all(reuse.records_decoded_ahead == reuse.records_taken_ahead == 0 for reuse in made)
 
 
+def _damage_record_lines(folder: Path) -> int:
+    """Every kept record's IR line (transactions' `line`, autocommit walks' `record_lines`) made
+    text that does not decode, the entries themselves left well formed; how many were."""
+    path = folder / "django.json"
+    damaged, out = 0, []
+    for row in path.read_text().split("\n"):
+        table, tab, rest = row.partition("\t")
+        if tab and table in ("transactions", "autocommit"):
+            key, _, text = rest.partition("\t")
+            entry = json.loads(text)
+            for walk in (entry if isinstance(entry, list) else [entry]):
+                if isinstance(walk.get("line"), str):
+                    walk["line"], damaged = "{not json", damaged + 1
+                if isinstance(walk.get("record_lines"), list) and walk["record_lines"]:
+                    walk["record_lines"][-1], damaged = "[1,", damaged + 1
+            row = "\t".join((table, key, json.dumps(entry)))
+        out.append(row)
+    path.write_text("\n".join(out))
+    return damaged
+
+
+@pytest.mark.parametrize("change", [None, _shift_lines, _edit_helper], ids=["unchanged", "moved", "helper-edit"])
+def test_a_record_line_that_does_not_decode_is_made_again(tmp_path, change):
+    """A kept entry whose record line is damaged is not reused: its transaction or walk is made
+    again (kept at its lines, moved, or decoded ahead by a lint), and the outputs are a cold scan's."""
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    _outputs(root, ScanCache(folder))
+    assert _damage_record_lines(folder) > 2
+    if change is not None:
+        change(root)
+    documents, ir_text, walked = _outputs(root, ScanCache(folder))
+    assert (documents, ir_text) == _outputs(root, None)[:2]
+    assert len(walked) == ir_text.count('"type": "transaction"') - ir_text.count('"boundary": "autocommit"')
+    _damage_record_lines(folder)
+    assert _lint_outputs(root, ScanCache(folder))[:2] == _lint_outputs(root, None)[:2]
+
+
 def test_import_seen_by_no_other_module_rewalks_only_the_transactions_reaching_its_module(tmp_path):
     root = _copy(tmp_path)
     folder = tmp_path / "cache"

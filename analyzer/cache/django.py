@@ -100,6 +100,14 @@ class DjangoReuse:
         frozen)."""
         return json.loads(text) if self._reach is not None else kept_loads(text)
 
+    def _decoded(self, text):
+        """A kept record decoded from its IR line (_loads), or None when the line does not decode:
+        a damaged entry is not reused, its transaction or walk is made again."""
+        try:
+            return self._loads(text)
+        except (ValueError, TypeError):
+            return None
+
     # -- index ---------------------------------------------------------------------------
     def index_add(self, index: RepoIndex, source) -> ModuleInfo:
         content = text_digest(source.text)
@@ -334,11 +342,12 @@ class DjangoReuse:
             self._decode_takeable_records()
         key = json.dumps([stub.parsed.info.rel, stub.line, stub.function, stub.kind])
         kept = self.old.get("transactions", {}).get(key)
-        if kept is not None and kept["digest"] == self.digest and all(self._unchanged(*r) for r in kept["reach"]) \
-                and self._same_callers(kept):
+        result = self._result(kept) if kept is not None and kept["digest"] == self.digest \
+            and all(self._unchanged(*r) for r in kept["reach"]) and self._same_callers(kept) else None
+        if result is not None:
             self.written["transactions"][key] = kept
             ctx.diagnostics.extend(kept["parse_diagnostics"])
-            return self._with_via(kept, self._result(kept))
+            return self._with_via(kept, result)
         moved = self._moved_entry(stub)
         if moved is not None:
             self.written["transactions"][key] = moved
@@ -377,7 +386,9 @@ class DjangoReuse:
         for key in list(table):
             kept = table.get(key)
             if isinstance(kept, dict) and isinstance(kept.get("line"), str) and self._takeable(kept):
-                self._records_ahead[id(kept)] = self._loads(kept["line"])
+                record = self._decoded(kept["line"])
+                if record is not None:
+                    self._records_ahead[id(kept)] = record
         self.records_decoded_ahead = len(self._records_ahead)
 
     def _takeable(self, kept: dict) -> bool:
@@ -487,8 +498,9 @@ class DjangoReuse:
         self._records_ahead = {}  # (any decoded and not taken: not kept past the walks)
         return taken
 
-    def _result(self, entry: dict, made_now: bool = False) -> tuple:
-        """The (record, diagnostics, front-end diagnostics) a kept entry holds. `made_now`: an
+    def _result(self, entry: dict, made_now: bool = False) -> tuple | None:
+        """The (record, diagnostics, front-end diagnostics) a kept entry holds, None when its line
+        does not decode. `made_now`: an
         entry this scan made (a kept one moved), its line decoded as what a walk makes is: left to
         the collector's young passes (process.kept_loads would first collect all the walks'
         garbage in full, to freeze one record)."""
@@ -499,7 +511,9 @@ class DjangoReuse:
         if record is not None:
             self.records_taken_ahead += 1
         else:
-            record = json.loads(text) if made_now else self._loads(text)
+            record = json.loads(text) if made_now else self._decoded(text)
+            if record is None:
+                return None
         self.lines[id(record)] = self.read_lines[id(record)] = (record, text)
         return (record, *entry["result"][1:])
 
@@ -534,7 +548,10 @@ class DjangoReuse:
                 try:
                     if _new_line(moves, rel, old_line) != stub.line:
                         continue
-                    result = _moved(list(self._result(kept)), moves)
+                    kept_result = self._result(kept)
+                    if kept_result is None:
+                        continue
+                    result = _moved(list(kept_result), moves)
                     diagnostics = _moved(kept["parse_diagnostics"], moves)
                 except _Unmovable:
                     return None
@@ -576,24 +593,25 @@ class DjangoReuse:
     # definitions it parsed.
     def sites_kept(self, key: str) -> list[dict]:
         """The walks of `key` made when the project facts and every definition they read were as now."""
-        return [self._with_records(entry) for entry in self.old.get("autocommit", {}).get(key, []) if self._still(entry)]
+        kept = (self._with_records(entry) for entry in self.old.get("autocommit", {}).get(key, []) if self._still(entry))
+        return [entry for entry in kept if entry is not None]
 
     # A walk's autocommit records are kept as their IR lines (`record_lines`), as a transaction's
     # record is: a reused record is decoded from its line once, and ir.dumps writes the line as it
     # is and ir.loads gives the record back instead of encoding and decoding it again (saleor's
     # 1,555 autocommit records, on every warm scan). The walks are given their entries with the
     # records (`records`, as call_sites.py reads them); the cache keeps the form with the lines.
-    def _with_records(self, entry: dict) -> dict:
+    def _with_records(self, entry: dict) -> dict | None:
         """A kept entry as the walks read it: its records decoded from their lines, each known by
-        its line; the entry itself is what sites_keep() keeps."""
+        its line; the entry itself is what sites_keep() keeps. None when a line does not decode."""
         lines = entry.get("record_lines")
         if not isinstance(lines, list):
             return entry  # (kept with its records: by a helper process, or nothing was walked)
-        records = []
-        for text in lines:
-            record = self._loads(text)
+        records = [self._decoded(text) for text in lines]
+        if any(record is None for record in records):
+            return None
+        for record, text in zip(records, lines):
             self.lines[id(record)] = self.read_lines[id(record)] = (record, text)
-            records.append(record)
         given = {k: v for k, v in entry.items() if k != "record_lines"}
         given["records"] = records
         self._stored[id(given)] = (given, entry)
