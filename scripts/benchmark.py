@@ -11,18 +11,18 @@ Per application, in fresh processes, interleaved and repeated (--repeat; the min
 - cold: a scan of a temporary copy of the application (so nothing is written next to the
   checkout) with its store written, as `txscan scan` does;
 - warm: one source file of the copy changed, then scanned again with the warm cache the cold
-  scan left in the copy's `.txscan/cache` (as `txscan scan` does). Django: a comment line is
-  inserted inside the first transaction's function, so that transaction and every definition
-  below it in the file are changed (the transactions reaching them are walked again);
-  TypeScript: a comment is appended to the first transaction's file. `walked` counts the
-  transactions the warm scan walked again (the others were reused).
+  scan left in the copy's `.txscan/cache` (as `txscan scan` does): a statement is inserted in
+  the first transaction's function (scripts/benchmark_edits.py: code, never a comment, which
+  both warm caches treat as trivia), so that transaction and what follows it in the file are
+  changed (the transactions reaching them are walked again). `walked` counts the transactions
+  the warm scan walked again (the others were reused).
 - lint: `txscan lint FILE --format json` after a one-line change, with the warm cache a lint of
-  the copy left (one lint first, not counted): `lint tx` adds a comment line after the first
-  explicit transaction's first line (TypeScript too, unlike the warm scan: lines below move) and
-  lints its file; `lint helper` adds one after a statement's line in the first file a
-  transaction's statement runs in that holds no explicit transaction, and lints that file. Each is quoted as a ratio of
-  its CPU seconds to the cold scan's (`txscan lint` must stay under 20% of a cold scan). The
-  project lint analyses is the copy: an empty `txscan.toml` marks its root when nothing else does.
+  the copy left (one lint first, not counted): `lint tx` inserts a statement after the first
+  explicit transaction's first line and lints its file; `lint helper` inserts one after a
+  statement's line in the first file a transaction's statement runs in that holds no explicit
+  transaction, and lints that file. Each is quoted as a ratio of its CPU seconds to the cold
+  scan's (`txscan lint` must stay under 20% of a cold scan). The project lint analyses is the
+  copy: an empty `txscan.toml` marks its root when nothing else does.
 Wall time is start-up included (the process is started by this script); CPU seconds count the
 node child too. Phases come from analyzer/timing.py (Django: index, models, boundaries, walk;
 TypeScript: ts-program, ts-entities-boundaries, ts-walk; both: start-up (the interpreter),
@@ -44,6 +44,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchmark_edits import insert_statement, typescript_module
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -125,14 +127,6 @@ console.log(n);
 """
 
 
-def _typescript_module() -> str:
-    for candidate in (REPO / "node_modules" / "typescript", REPO / "ts-plugin" / "node_modules" / "typescript",
-                      REPO / "analyzer" / "typeorm" / "_plugin" / "node_modules" / "typescript"):
-        if candidate.exists():
-            return str(candidate)
-    raise SystemExit("benchmark: the typescript module is not installed (run scripts/setup.sh)")
-
-
 def _run(command: list[str], env: dict | None = None, cwd: Path | None = None) -> tuple[float, float, float, str]:
     """Run a child to completion: (wall s, CPU s of it and its children, peak MiB, stdout)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -211,11 +205,11 @@ def _measure_lint(copy: Path, cold: dict, timings: Path) -> dict:
     if not rel or not _lint_root_marked(copy, rel):
         return {}
     _lint_once(copy, rel, timings)  # the lint's own outputs in the warm cache (not counted)
-    _touch(copy, rel, cold.get("lint_line", 0), inside=True)
+    _touch(copy, rel, cold.get("lint_line", 0))
     out = {"tx": _lint_once(copy, rel, timings)}
     helper = cold.get("helper")
     if helper:
-        _touch(copy, helper[0], helper[1], inside=True)
+        _touch(copy, helper[0], helper[1])
         out["helper"] = _lint_once(copy, helper[0], timings)
     for measure in out.values():
         measure["ratio"] = measure["cpu_seconds"] / cold["cpu_seconds"] if cold["cpu_seconds"] else None
@@ -224,7 +218,7 @@ def _measure_lint(copy: Path, cold: dict, timings: Path) -> dict:
 
 def _bare_once(path: Path, frontend: str) -> float:
     if frontend == "typeorm":
-        command = ["node", "-e", _BARE_TS, _typescript_module(), str(path)]
+        command = ["node", "-e", _BARE_TS, typescript_module(), str(path)]
     else:
         command = [sys.executable, "-c", _BARE_PY, str(path)]
     return _run(command, {"PATH": os.environ.get("PATH", ""), "PYTHONHASHSEED": "0"})[0]
@@ -237,36 +231,46 @@ def _startup_once() -> tuple[float, float]:
     return wall, cpu
 
 
-def _touch(copy: Path, rel: str | None, line: int, inside: bool = False) -> None:
-    """A one-line change of `rel`: a comment line after `line` (Python), or appended (TypeScript,
-    unless `inside`: then after `line` too, moving what follows as an edit in a function does)."""
+def _touch(copy: Path, rel: str | None, line: int) -> None:
+    """A one-line code change of `rel`: a statement in the function that holds `line`
+    (scripts/benchmark_edits.py)."""
     if not rel:
         return
     target = copy / rel
-    if target.suffix != ".py" and inside:
-        lines = target.read_text("utf-8").splitlines(keepends=True)
-        lines.insert(min(line, len(lines)), "// benchmark: one changed line\n")
-        target.write_text("".join(lines), "utf-8")
-        return
-    if target.suffix != ".py":
-        with target.open("a", encoding="utf-8") as handle:
-            handle.write("\n// benchmark: one changed file\n")
-        return
-    lines = target.read_text("utf-8").splitlines(keepends=True)
-    lines.insert(min(line, len(lines)), "# benchmark: one changed line\n")
-    target.write_text("".join(lines), "utf-8")
+    insert_statement(target, line, None if target.suffix == ".py" else typescript_module())
 
 
-def measure(path: Path, repeat: int, scratch: Path) -> dict:
+def _copy_app(path: Path, checkout: Path | None, into: Path) -> Path:
+    """A copy of `path` to scan in `into`, where it is in its checkout: with the files (not the
+    folders) of each folder between the checkout's root and it, which a scan of the checkout reads
+    too (a tsconfig that `extends` one above it, a package.json). Without them the copy of
+    vendure's packages/core lost its libraries setting, parsed the DOM's declarations (2.4 MB of
+    libraries against 0.4) and named other globals than a scan of the checkout."""
+    ignore = shutil.ignore_patterns("node_modules", ".git", ".txscan", "*.pyc")
+    if checkout is None or path == checkout or checkout not in path.parents:
+        shutil.copytree(path, into, ignore=ignore, symlinks=True)
+        return into
+    rel = path.relative_to(checkout)
+    for folder in [checkout, *reversed(path.parents[: len(rel.parts) - 1])]:
+        target = into / folder.relative_to(checkout)
+        target.mkdir(parents=True, exist_ok=True)
+        for entry in sorted(folder.iterdir()):
+            if entry.is_file() and not entry.is_symlink():
+                shutil.copyfile(entry, target / entry.name)
+    copy = into / rel
+    shutil.copytree(path, copy, ignore=ignore, symlinks=True)
+    return copy
+
+
+def measure(path: Path, repeat: int, scratch: Path, checkout: Path | None = None) -> dict:
     best: dict = {}
     bare = []
     warm = []
     startup = []
     lints: dict[str, list[dict]] = {}
     for attempt in range(repeat):
-        copy = scratch / f"{path.name}-{attempt}"
-        shutil.copytree(path, copy, ignore=shutil.ignore_patterns("node_modules", ".git", ".txscan", "*.pyc"),
-                        symlinks=True)
+        into = scratch / f"{path.name}-{attempt}"
+        copy = _copy_app(path, checkout, into)
         timings = scratch / "timings.json"
         cold = _scan_once(copy, timings)
         bare.append(_bare_once(copy, cold["frontend"]))
@@ -278,7 +282,7 @@ def measure(path: Path, repeat: int, scratch: Path) -> dict:
             lints.setdefault(kind, []).append(measure)
         if not best or cold["seconds"] < best["seconds"]:
             best = cold
-        shutil.rmtree(copy, ignore_errors=True)
+        shutil.rmtree(into, ignore_errors=True)
     best_warm = min(warm, key=lambda r: r["seconds"])
     for key in ("first_file", "first_line", "lint_file", "lint_line", "helper"):
         best.pop(key, None)
@@ -300,8 +304,9 @@ def measure(path: Path, repeat: int, scratch: Path) -> dict:
     return best
 
 
-def _paths(args) -> list[Path]:
-    paths = list(args.paths)
+def _paths(args) -> list[tuple[Path, Path | None]]:
+    """(application folder, its checkout's root when a manifest names it)."""
+    paths: list[tuple[Path, Path | None]] = [(path, None) for path in args.paths]
     if args.manifest:
         from analyzer.survey import manifest
 
@@ -311,7 +316,7 @@ def _paths(args) -> list[Path]:
                 continue
             folder = app.folder(args.checkouts or Path("."))
             if folder.exists():
-                paths.append(folder)
+                paths.append((folder, (args.checkouts or Path(".")) / (app.checkout or app.name)))
             else:
                 print(f"benchmark: {app.name}: no checkout at {folder}", file=sys.stderr)
     return paths
@@ -331,9 +336,9 @@ def main() -> int:
         parser.error("give at least one path or a manifest")
     results = []
     with tempfile.TemporaryDirectory(prefix="txscan-bench-") as scratch:
-        for path in paths:
+        for path, checkout in paths:
             try:
-                results.append(measure(path, max(1, args.repeat), Path(scratch)))
+                results.append(measure(path, max(1, args.repeat), Path(scratch), checkout))
             except (RuntimeError, OSError) as exc:
                 results.append({"path": str(path), "error": str(exc)})
     if args.json:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import replace_once, write_files
 
-from analyzer.cache import ScanCache
+from analyzer.cache import ScanCache, cachefile
 from analyzer.cache.django import DjangoReuse
 from analyzer.config import load
 from analyzer.django import frontend
@@ -228,7 +228,7 @@ def test_kept_autocommit_records_are_their_ir_lines_and_not_encoded_again(tmp_pa
     folder = tmp_path / "cache"
     _bytes(root, ScanCache(folder))
     kept = [entry for line in (folder / "django.json").read_text().splitlines() if line.startswith("autocommit\t")
-            for entry in json.loads(line.split("\t", 2)[2])]
+            for entry in json.loads(line.split("\t", 3)[2])]
     assert kept and all("records" not in entry for entry in kept)
     walked = [entry for entry in kept if entry.get("record_lines")]
     assert walked and all(json.loads(line)["boundary"] == "autocommit" for e in walked for line in e["record_lines"])
@@ -248,11 +248,12 @@ def test_kept_autocommit_records_are_their_ir_lines_and_not_encoded_again(tmp_pa
     lines = path.read_text().split("\n")
     for number, text in enumerate(lines):
         if text.startswith("autocommit\t"):
-            table, key, value = text.split("\t", 2)
+            table, key, value, _check = text.split("\t", 3)
             entries = [{**{k: v for k, v in e.items() if k != "record_lines"},
                         "records": [json.loads(t) for t in e["record_lines"]]} if "record_lines" in e else e
                        for e in json.loads(value)]
-            lines[number] = f"{table}\t{key}\t{json.dumps(entries)}"
+            value = json.dumps(entries)
+            lines[number] = f"{table}\t{key}\t{value}\t{cachefile.entry_check(json.loads(key), value)}"
     path.write_text("\n".join(lines))
     encoded.clear()
     assert _bytes(root, ScanCache(folder)) == warm

@@ -25,6 +25,20 @@ SHOP = SAMPLES / "shop"
 TXSCAN = [sys.executable, "-m", "analyzer.cli"]
 
 
+
+def _rechecked(text: str) -> str:
+    """A cache file's text with every entry's check made again: the entries as a writer that
+    spaced them differently would have written them (the checks see text changed afterwards)."""
+    out = []
+    for row in text.split("\n"):
+        parts = row.split("\t")
+        if len(parts) == 4:
+            table, key, value, _ = parts
+            parts[3] = cachefile.entry_check(json.loads(key) if key else "", value)
+        out.append("\t".join(parts))
+    return "\n".join(out)
+
+
 def _outputs(root: Path, cache: ScanCache | None):
     """(JSON contract of both CDA modes, IR, transactions walked) of one scan of `root`."""
     result = scan(root, load(root), cache=cache)
@@ -227,15 +241,15 @@ def _damage_record_lines(folder: Path) -> int:
         table, tab, rest = row.partition("\t")
         if tab and table in ("transactions", "autocommit"):
             key, _, text = rest.partition("\t")
-            entry = json.loads(text)
+            entry = json.loads(text.rsplit("\t", 1)[0])
             for walk in (entry if isinstance(entry, list) else [entry]):
                 if isinstance(walk.get("line"), str):
                     walk["line"], damaged = "{not json", damaged + 1
                 if isinstance(walk.get("record_lines"), list) and walk["record_lines"]:
                     walk["record_lines"][-1], damaged = "[1,", damaged + 1
-            row = "\t".join((table, key, json.dumps(entry)))
+            row = "\t".join((table, key, json.dumps(entry), ""))
         out.append(row)
-    path.write_text("\n".join(out))
+    path.write_text(_rechecked("\n".join(out)))
     return damaged
 
 
@@ -411,7 +425,7 @@ def test_cache_file_entries_decoded_on_use_and_written_back_as_read(tmp_path, ca
     # An entry given back as it was decoded is written as the text it was read from (here a
     # spacing json.dumps would not make); an entry made again is encoded anew.
     path = folder / "django.json"
-    path.write_text(path.read_text().replace('{"k":[1,2]}', '{"k": [1,  2]}'))
+    path.write_text(_rechecked(path.read_text().replace('{"k":[1,2]}', '{"k": [1,  2]}')))
     loaded = cachefile.load(folder, "django")
     kept = loaded["files"]["b.py"]
     cachefile.save(folder, "django", {"files": {"b.py": kept, "a.py": ["x", 1]}, "digest": "d2"}, loaded)
@@ -422,8 +436,8 @@ def test_cache_file_entries_decoded_on_use_and_written_back_as_read(tmp_path, ca
     # A new list of the values decoded for the same key (walks gathered again) keeps the text too;
     # one without all of them does not.
     cachefile.save(folder, "django", {"autocommit": {"f": [{"a": 1}, {"b": 2}], "g": [{"c": 3}, {"d": 4}]}})
-    path.write_text(path.read_text().replace('[{"a":1},{"b":2}]', '[{"a": 1}, {"b": 2}]')
-                    .replace('[{"c":3},{"d":4}]', '[{"c": 3}, {"d": 4}]'))
+    path.write_text(_rechecked(path.read_text().replace('[{"a":1},{"b":2}]', '[{"a": 1}, {"b": 2}]')
+                               .replace('[{"c":3},{"d":4}]', '[{"c": 3}, {"d": 4}]')))
     loaded = cachefile.load(folder, "django")
     gathered = {key: [walk for walk in loaded["autocommit"][key]] for key in ("f", "g")}
     gathered["g"].pop()
@@ -443,6 +457,59 @@ def test_damaged_entry_is_absent_and_said_once(tmp_path, capsys):
     assert loaded["files"].get("b.py") is None and loaded["files"].get("c.py", "absent") == "absent"
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "is damaged" in err[0] and "django.json" in err[0]
+
+
+def test_an_entry_changed_into_other_valid_json_is_absent_and_said_once(tmp_path, capsys):
+    """A changed character that leaves valid JSON (a number, a key, a type) is seen by the entry's
+    check: the code reading the entry would take it as data of another shape."""
+    folder = tmp_path / "cache"
+    cachefile.save(folder, "django", {"files": {"a.py": [1], "b.py": [2], "c.py": {"n": 3}}, "digest": "x"})
+    path = folder / "django.json"
+    path.write_text(path.read_text().replace("[2]", "[7]").replace('{"n":3}', '"n"'))
+    loaded = cachefile.load(folder, "django")
+    assert loaded["files"]["a.py"] == [1] and loaded["digest"] == "x"
+    assert capsys.readouterr().err == ""
+    assert loaded["files"].get("b.py") is None and loaded["files"].get("c.py", "absent") == "absent"
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is damaged" in err[0]
+    # a value table (not entries) changed so is the whole file damaged
+    path.write_text(path.read_text().replace('"x"', '"y"'))
+    assert cachefile.load(folder, "django") == {}
+
+
+def _retype_entries(folder: Path, table: str, value: str) -> int:
+    """Every entry of `table` (in whichever cache file holds it) given `value`, its check left as
+    it was: valid JSON of another shape, as a changed character can make. How many were."""
+    changed = 0
+    for path in sorted(folder.glob("*.json")):
+        rows = path.read_text().split("\n")
+        for number, row in enumerate(rows):
+            parts = row.split("\t")
+            if len(parts) == 4 and parts[0] == table:
+                parts[2], changed = value, changed + 1
+                rows[number] = "\t".join(parts)
+        path.write_text("\n".join(rows))
+    return changed
+
+
+_TABLES = ["files", "boundaries", "transactions", "autocommit", "autocommit_facts", "entities", "call_edges",
+           "module_facts", "targets", "verdicts", "interactivity", "candidates"]
+
+
+@pytest.mark.parametrize("value", ["3", "[]", '"x"'])
+@pytest.mark.parametrize("table", _TABLES)
+def test_entries_changed_into_valid_json_of_another_shape_are_not_used(tmp_path, capfd, table, value):
+    """Each such change once failed a warm scan with an internal error; the entries' checks make
+    them absent, so the outputs are a cold scan's, unchanged or after a helper's edit."""
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    _outputs(root, ScanCache(folder))
+    assert _retype_entries(folder, table, value) > 0
+    capfd.readouterr()
+    _edit_helper(root)
+    assert _outputs(root, ScanCache(folder))[:2] == _outputs(root, None)[:2]
+    # the interactivity of a reused verdict is written back as it was read, never decoded
+    assert ("is damaged" in capfd.readouterr().err) == (table != "interactivity")
 
 
 @pytest.mark.parametrize("cut", [

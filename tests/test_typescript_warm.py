@@ -174,6 +174,19 @@ def test_a_damaged_cache_file_is_rebuilt(warmed, capfd):
     assert _outputs(root, ScanCache(folder))[2] == []
 
 
+def test_damage_that_leaves_valid_json_is_seen(warmed, capfd):
+    """A changed character inside the last output keeps the file valid JSON: the header's digest
+    of the body sees it, and nothing of the file is used (it once failed the scan)."""
+    root, folder, (_, _, cold_walked) = warmed
+    path = folder / "typeorm-walks.json"
+    header, body = path.read_text().split("\n", 1)
+    assert '"line":' in body
+    path.write_text(header + "\n" + body.replace('"line":', '"lint":'))
+    assert sorted(_warm_equals_cold(root, folder)) == sorted(cold_walked)
+    assert "damaged" in capfd.readouterr().err
+    assert _outputs(root, ScanCache(folder))[2] == []
+
+
 def test_scans_without_autocommit_transactions_share_the_cache(warmed):
     """`txscan lint` scans explicit transactions only; it reuses what `txscan scan` walked, and
     the autocommit units it did not look at stay in the cache for the next scan."""

@@ -6,8 +6,11 @@ analyzer's code and the tables; a file that is not such a cache, or is damaged, 
 one line and rebuilt (errors are data), one written by other code is silently rebuilt.
 
 Each entry of a table (a file's index facts, a transaction, a function's autocommit walks) is a
-line of its own: `table<TAB>key as JSON<TAB>value as JSON` (JSON escapes tabs and newlines
-inside strings, so neither splits a line). An entry is decoded when a scan first asks for it
+line of its own: `table<TAB>key as JSON<TAB>value as JSON<TAB>check` (JSON escapes tabs and
+newlines inside strings, so neither splits a line). The check is a CRC-32 of the key's and the
+value's text, compared when the entry is decoded: a changed character that leaves valid JSON
+(which the code reading an entry would take as data of another shape) makes the entry absent,
+like one that is not JSON. An entry is decoded when a scan first asks for it
 (`txscan lint` never reads the autocommit walks, a warm scan never the entries of changed
 files), and an entry written back unchanged is written as the text it was read from, not
 encoded again. The last line counts the entries, so a file cut short is seen as damaged.
@@ -19,6 +22,7 @@ import hashlib
 import json
 import os
 import sys
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -26,7 +30,7 @@ from pathlib import Path
 from .. import __version__
 
 FORMAT = "txscan-cache"
-VERSION = 2
+VERSION = 3
 _ENTRIES, _VALUE = "entries", "value"
 
 
@@ -52,43 +56,62 @@ def _say(message: str) -> None:
     print(f"txscan: info: {message}", file=sys.stderr)
 
 
+def entry_check(key, text: str) -> str:
+    """The check of an entry: CRC-32 of its key's JSON text and its value's (ASCII, see _encode)."""
+    start = zlib.crc32(_encode_key(key).encode("utf-8", "surrogatepass"))
+    return f"{zlib.crc32(text.encode('utf-8', 'surrogatepass'), start):08x}"
+
+
 class Entries(Mapping):
     """One table of a cache file: its entries' texts, each decoded on first use.
 
-    An entry whose text turns out not to be JSON is absent (said once): it is computed again
-    and written anew."""
+    An entry whose text turns out not to be JSON, or not the text its check was made of, is
+    absent (said once): it is computed again and written anew."""
 
-    def __init__(self, damage: _Damage, texts: dict[str, str]) -> None:
+    def __init__(self, damage: _Damage, texts: dict[str, str], checks: dict[str, str]) -> None:
         self._damage = damage
         self._texts = texts
+        self._checks = checks
         self._decoded: dict[str, object] = {}
-        self.read_texts: dict[int, tuple[object, str]] = {}  # id(decoded value) -> (value, its text)
+        # id(decoded value) -> (value, its text, its check)
+        self.read_texts: dict[int, tuple[object, str, str]] = {}
         self.loads: Callable[[str], object] = json.loads  # a user of the table may decode its own way
 
     def __getitem__(self, key: str):
         if key in self._decoded:
             return self._decoded[key]
         text = self._texts[key]
+        check = self._checks[key]
         try:
+            if entry_check(key, text) != check:
+                raise ValueError("check")
             value = self.loads(text)
-        except json.JSONDecodeError:
+        except ValueError:  # json.JSONDecodeError too
             del self._texts[key]
             self._damage.say()
             raise KeyError(key) from None
         self._decoded[key] = value
-        self.read_texts[id(value)] = (value, text)
+        self.read_texts[id(value)] = (value, text, check)
         return value
 
-    def texts(self) -> Iterator[tuple[str, str]]:
-        """(key, the entry's text as read) of every entry, decoded or not."""
-        return iter(self._texts.items())
+    def carried(self, key: str) -> Verbatim | None:
+        """The entry to write back as it was read, without decoding (nor checking) it; None when
+        there is no such entry."""
+        text = self._texts.get(key)
+        return Verbatim(text, self._checks[key]) if text is not None else None
+
+    def texts(self) -> Iterator[tuple[str, str, str]]:
+        """(key, the entry's text as read, its check) of every entry, decoded or not."""
+        checks = self._checks
+        return ((key, text, checks[key]) for key, text in self._texts.items())
 
     def decoded(self, key: str):
         """The value of `key` if it was decoded, else None (never decodes)."""
         return self._decoded.get(key)
 
     def text(self, key: str) -> str | None:
-        """The entry's text as read, None when there is no such entry (never decodes)."""
+        """The entry's text as read, None when there is no such entry (never decodes nor checks
+        it: `in` and `carried` are for that; to read it, index the table)."""
         return self._texts.get(key)
 
     def __iter__(self) -> Iterator[str]:
@@ -157,20 +180,25 @@ def _tables(damage: _Damage, kinds: dict, lines: list[str]) -> dict | None:
     if not isinstance(end, dict) or end.get("entries") != len(lines):
         return None
     texts: dict[str, dict[str, str]] = {n: {} for n, kind in kinds.items() if kind == _ENTRIES}
+    checks: dict[str, dict[str, str]] = {n: {} for n in texts}
     tables: dict = {}
     for line in lines:
-        parts = line.split("\t", 2)
-        if len(parts) != 3 or parts[0] not in kinds:
+        parts = line.split("\t", 3)
+        if len(parts) != 4 or parts[0] not in kinds:
             return None
-        table, key, value = parts
+        table, key, value, check = parts
         try:
             if kinds[table] == _ENTRIES:
-                texts[table][_key(key)] = value
+                key = _key(key)
+                texts[table][key] = value
+                checks[table][key] = check
+            elif entry_check("", value) != check:
+                return None
             else:
                 tables[table] = json.loads(value)
         except (json.JSONDecodeError, TypeError):
             return None
-    tables.update({n: Entries(damage, t) for n, t in texts.items()})
+    tables.update({n: Entries(damage, t, checks[n]) for n, t in texts.items()})
     return tables
 
 
@@ -183,18 +211,28 @@ def _key(text: str):
 
 
 class Verbatim:
-    """An entry to write as the JSON text it was read as (`Entries.text`), never decoded: what a
-    scan carries over to the next one without reading it."""
+    """An entry to write as the JSON text it was read as, with its check (`Entries.carried`),
+    never decoded: what a scan carries over to the next one without reading it."""
 
-    __slots__ = ("text",)
+    __slots__ = ("check", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, check: str) -> None:
         self.text = text
+        self.check = check
+
+    def value(self, key):
+        """The entry decoded, None when its text is not what its check was made of or not JSON."""
+        if entry_check(key, self.text) != self.check:
+            return None
+        try:
+            return json.loads(self.text)
+        except json.JSONDecodeError:
+            return None
 
 
-def _read_texts(read: Mapping) -> dict[int, tuple[object, str]]:
-    """id(decoded value) -> (value, its text), of every entry decoded from the file read."""
-    texts: dict[int, tuple[object, str]] = {}
+def _read_texts(read: Mapping) -> dict[int, tuple[object, str, str]]:
+    """id(decoded value) -> (value, its text, its check), of every entry decoded from the file read."""
+    texts: dict[int, tuple[object, str, str]] = {}
     for table in read.values():
         if isinstance(table, Entries):
             texts.update(table.read_texts)
@@ -206,15 +244,24 @@ def _lines(tables: dict, read: Mapping) -> Iterator[str]:
     for table, value in tables.items():
         if isinstance(value, Entries) and value is read.get(table):
             # a table kept whole, as it was read: every entry's text as read (none decoded here)
-            for key, text in value.texts():
-                yield f"{table}\t{_encode_key(key)}\t{text}\n"
+            for key, text, check in value.texts():
+                yield f"{table}\t{_encode_key(key)}\t{text}\t{check}\n"
         elif isinstance(value, Mapping):
             before = read.get(table)
             for key, entry in value.items():
-                text = entry.text if type(entry) is Verbatim else _text_read(entry, texts, before, key) or _encode(entry)
-                yield f"{table}\t{_encode_key(key)}\t{text}\n"
+                if type(entry) is Verbatim:
+                    text, check = entry.text, entry.check
+                else:
+                    kept = _text_read(entry, texts, before, key)
+                    if kept is not None:
+                        text, check = kept
+                    else:
+                        text = _encode(entry)
+                        check = entry_check(key, text)
+                yield f"{table}\t{_encode_key(key)}\t{text}\t{check}\n"
         else:
-            yield f"{table}\t\t{_encode(value)}\n"
+            text = _encode(value)
+            yield f"{table}\t\t{text}\t{entry_check('', text)}\n"
 
 
 def worth_a_process(tables: dict, read: Mapping | None) -> bool:
@@ -236,16 +283,17 @@ def worth_a_process(tables: dict, read: Mapping | None) -> bool:
     return anew * 4 > total
 
 
-def _text_read(entry, texts: dict, before, key: str) -> str | None:
-    """The text `entry` was read from: it is a value decoded from the file, or a new list of the
-    values decoded for the same key (a function's autocommit walks, gathered again)."""
+def _text_read(entry, texts: dict, before, key: str) -> tuple[str, str] | None:
+    """The text `entry` was read from, with its check: it is a value decoded from the file, or a
+    new list of the values decoded for the same key (a function's autocommit walks, gathered
+    again)."""
     kept = texts.get(id(entry))
     if kept is not None and kept[0] is entry:
-        return kept[1]
+        return kept[1], kept[2]
     if type(entry) is list and isinstance(before, Entries):
         old = before.decoded(key)
         if type(old) is list and len(old) == len(entry) and all(a is b for a, b in zip(old, entry)):
-            return texts[id(old)][1]
+            return texts[id(old)][1:]
     return None
 
 

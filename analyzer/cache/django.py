@@ -427,7 +427,7 @@ class DjangoReuse:
                 return None
             if key not in decoded:
                 found = kept.get(key)
-                decoded[key] = json.loads(found.text) if isinstance(found, Verbatim) else found
+                decoded[key] = found.value(key) if isinstance(found, Verbatim) else found
             targets = decoded[key].get(fn.qualname) if isinstance(decoded[key], dict) else None
             return list(targets) if isinstance(targets, list) else None
 
@@ -729,8 +729,8 @@ def _holds(table, key: str) -> bool:
 
 def _carried(table, key: str):
     """An entry of a table read from the file (its text, not decoded) or kept in memory, to write as it is."""
-    text = table.text(key) if isinstance(table, Entries) else None
-    return Verbatim(text) if text is not None else table[key]
+    carried = table.carried(key) if isinstance(table, Entries) else None
+    return carried if carried is not None else table[key]
 
 
 def _new_line(moves: dict[str, list[tuple[int, int, int]]], path: str, line: int) -> int:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from ..cache.cachefile import Entries, Verbatim, text_digest
+from ..cache.cachefile import Entries, text_digest
 
 TABLE = "verdicts"
 INTERACTIVITY = "interactivity"
@@ -90,9 +90,9 @@ class CoreReuse:
         key = self._keys[txn["id"]]
         self.written[TABLE].setdefault(key, kept)  # or the copy another mode made
         if key not in self.written[INTERACTIVITY] and self.old_interactivity is not None:
-            text = self.old_interactivity.text(key)
-            if text is not None:
-                self.written[INTERACTIVITY][key] = Verbatim(text)
+            carried = self.old_interactivity.carried(key)
+            if carried is not None:
+                self.written[INTERACTIVITY][key] = carried
         return decided["verdict"], decided["diagnostics"]
 
     def keep(self, txn: dict, mode: str, context: str, interactivity, cda_inputs, verdict: dict,

@@ -31,7 +31,7 @@ import { digest, fileShape, FileShape, place } from "./warm-shape";
 import { isKeptLinks, KeptLinks, keptLinkFilter, linksOf } from "./warm-links";
 
 const FORMAT = "txscan-ts-warm";
-const VERSION = 3;
+const VERSION = 4;
 
 export interface WarmSettings {
   /** the cache file (read when present, replaced after the scan) */
@@ -356,7 +356,7 @@ export class WarmCache {
     const temporary = `${this.settings.file}.${process.pid}.tmp`;
     try {
       fs.mkdirSync(path.dirname(this.settings.file), { recursive: true });
-      fs.writeFileSync(temporary, JSON.stringify(tables));
+      fs.writeFileSync(temporary, withHeader(tables));
       fs.renameSync(temporary, this.settings.file);
     } catch (e) {
       process.stderr.write(`txscan-ts: info: cache not written to ${this.settings.file}: ${(e as Error).message}\n`);
@@ -453,15 +453,39 @@ function load(file: string, key: string): Tables | undefined {
   } catch {
     return undefined;
   }
+  const end = text.indexOf("\n");
+  // a file of an earlier format (one line, no header) is out of date, not damaged
+  if (end < 0 && text.startsWith(`{"format":"${FORMAT}","version":`)) return undefined;
   try {
-    const tables = JSON.parse(text) as Tables;
-    if (tables.format !== FORMAT || tables.version !== VERSION || tables.key !== key) return undefined;
+    if (end < 0) throw new Error("no header");
+    const header = JSON.parse(text.slice(0, end)) as Header;
+    if (header.format !== FORMAT || header.version !== VERSION || header.key !== key) return undefined;
+    const body = text.slice(end + 1);
+    if (header.body !== digest(body)) throw new Error("body digest");
+    const tables = JSON.parse(body) as Tables;
+    if (tables.format !== FORMAT || tables.version !== VERSION || tables.key !== key) throw new Error("tables");
     if (!isKeptLinks(tables.links)) throw new Error("links");
     return tables;
   } catch {
     process.stderr.write(`txscan-ts: info: cache ${file} is damaged; it is rebuilt\n`);
     return undefined;
   }
+}
+
+/** The first line of the cache file. The body's digest is checked before anything in it is
+ *  trusted: the tables are read without checking every field's shape, and a change that leaves
+ *  valid JSON (a flipped character, an edited value) would otherwise reach the scan as data. */
+interface Header {
+  format: string;
+  version: number;
+  key: string;
+  body: string;
+}
+
+function withHeader(tables: Tables): string {
+  const body = JSON.stringify(tables);
+  const header: Header = { format: FORMAT, version: VERSION, key: tables.key, body: digest(body) };
+  return `${JSON.stringify(header)}\n${body}`;
 }
 
 // ------------------------------------------------------------ describing what was found

@@ -79,3 +79,82 @@ test("the IR is ready before the cache file is written; the report of what was w
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** Run `fn` and return what it wrote to stderr. */
+function stderrOf(fn) {
+  const write = process.stderr.write;
+  let text = "";
+  process.stderr.write = (chunk) => ((text += chunk), true);
+  try {
+    fn();
+  } finally {
+    process.stderr.write = write;
+  }
+  return text;
+}
+
+test("damage that leaves the cache file valid JSON is seen by the body's digest: nothing of it is used", () => {
+  // each mutation once made the warm scan fail with an internal error or reuse wrong data
+  const mutations = {
+    "a character of the last output": (t) => (t.outputs.all = t.outputs.all.replace('"line":', '"lint":')),
+    "the last output not text": (t) => (t.outputs.all = 3),
+    "a file's shape not an object": (t) => Object.values(t.files).forEach((f) => f.shape && (f.shape = 3)),
+    "a transaction's records elsewhere": (t) => Object.values(t.explicit).forEach((e) => e.transactions.forEach((r) => (r.ir = 99999))),
+  };
+  const { dir, root } = copy("nest-shop");
+  try {
+    const plain = scan(root).ir;
+    const everything = (() => {
+      const cache = warm(dir);
+      scan(root, { warm: cache.settings });
+      return cache.walked();
+    })();
+    const file = warm(dir).settings.file;
+    const good = fs.readFileSync(file, "utf8");
+    for (const [name, mutate] of Object.entries(mutations)) {
+      for (const edited of [false, true]) {
+        const end = good.indexOf("\n");
+        const tables = JSON.parse(good.slice(end + 1));
+        mutate(tables);
+        fs.writeFileSync(file, `${good.slice(0, end)}\n${JSON.stringify(tables)}`);
+        const service = path.join(root, "src", "cart", "cart.service.ts");
+        const text = fs.readFileSync(service, "utf8");
+        if (edited) fs.writeFileSync(service, `${text}\n// edited\n`);
+        try {
+          const cache = warm(dir);
+          let ir;
+          const said = stderrOf(() => (ir = scan(root, { warm: cache.settings }).ir));
+          assert.equal(ir, edited ? scan(root).ir : plain, name);
+          assert.match(said, /cache .* is damaged; it is rebuilt/, name);
+          assert.deepEqual(cache.walked(), everything, name);
+        } finally {
+          fs.writeFileSync(service, text);
+        }
+      }
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a cache file of an earlier format is out of date, not damaged: rebuilt without a word", () => {
+  const { dir, root } = copy("nest-shop");
+  try {
+    const cache = warm(dir);
+    scan(root, { warm: cache.settings });
+    const text = fs.readFileSync(cache.settings.file, "utf8");
+    const tables = JSON.parse(text.slice(text.indexOf("\n") + 1));
+    // an earlier format: one line of JSON without a header, its version first
+    fs.writeFileSync(cache.settings.file, JSON.stringify({ ...tables, version: tables.version - 1 }));
+    let ir;
+    const said = stderrOf(() => (ir = scan(root, { warm: cache.settings }).ir));
+    assert.equal(ir, scan(root).ir);
+    assert.equal(said, "");
+    assert.ok(cache.walked().length > 0);
+    // and the file written again is read by the next scan
+    scan(root, { warm: cache.settings });
+    assert.deepEqual(cache.walked(), []);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
