@@ -160,13 +160,13 @@ def test_moved_definitions_are_reused_at_their_new_lines(tmp_path):
 
 
 def test_changed_and_moved_definitions_rewalk_only_what_reaches_the_change(tmp_path):
-    """A line added inside one helper moves the helpers below it: the transactions reaching the
-    changed helper are walked again, those reaching only moved ones are reused at their new lines."""
+    """A line of code added inside one helper moves the helpers below it: the transactions reaching
+    the changed helper are walked again, those reaching only moved ones are reused at their new lines."""
     root = _copy(tmp_path)
     folder = tmp_path / "cache"
     _documents, ir_text, _walked = _outputs(root, ScanCache(folder))
     replace_once(root / "shop" / "helpers.py", "def reserve_stock(order, product, warehouse_code, quantity, ttl):\n",
-                 "def reserve_stock(order, product, warehouse_code, quantity, ttl):\n    # one more line\n")
+                 "def reserve_stock(order, product, warehouse_code, quantity, ttl):\n    ttl = ttl\n")
     documents, ir_after, walked = _outputs(root, ScanCache(folder))
     transactions = [json.loads(line) for line in ir_text.splitlines() if '"type": "transaction"' in line]
 
@@ -180,6 +180,66 @@ def test_changed_and_moved_definitions_rewalk_only_what_reaches_the_change(tmp_p
                   if reaches(t["steps"], "shop.helpers.release_stock") and t["id"] not in changed]
     assert changed and moved_only
     assert sorted(walked) == changed
+    assert (documents, ir_after) == _outputs(root, None)[:2]
+
+
+_RESERVE = "def reserve_stock(order, product, warehouse_code, quantity, ttl):\n"
+_RESERVE_DOC = '    """Move `quantity` units of `product` from free to reserved stock for `order`."""\n'
+_RESERVE_BODY = "    updated = StockLevel.objects"
+_LONG_DOC = '    """Move stock.\n\n    Units go from free to reserved.\n    """\n'
+
+
+def _comment_in_reserve_stock(root: Path) -> None:
+    replace_once(root / "shop" / "helpers.py", _RESERVE_BODY, "    # a comment line\n\n" + _RESERVE_BODY)
+
+
+def _blank_lines_out_of_reserve_stock(root: Path) -> None:
+    """The helper's docstring spans lines and a blank line of it goes: text of a string, not trivia."""
+    replace_once(root / "shop" / "helpers.py", "    Units go from free to reserved.\n\n", "    Units go from free to reserved.\n")
+
+
+def _comment_into_a_string_of_reserve_stock(root: Path) -> None:
+    replace_once(root / "shop" / "helpers.py", "    Units go from free to reserved.\n", "    Units go from free to reserved.\n    # not a comment\n")
+
+
+def _long_docstring(root: Path) -> None:
+    replace_once(root / "shop" / "helpers.py", _RESERVE + _RESERVE_DOC,
+                 _RESERVE + _LONG_DOC.replace("reserved.\n", "reserved.\n\n"))
+
+
+@pytest.mark.parametrize("lint", [False, True], ids=["scan", "lint"])
+def test_a_helper_changed_only_in_comment_and_blank_lines_is_not_walked_again(tmp_path, lint):
+    """The walks of the transactions reaching a helper whose code lines are the same are moved
+    line by line to where each code line is today (cache/trivia.py), giving what a scan without a
+    cache gives; the transactions reaching it are in the IR at their helper's new lines."""
+    outputs = _lint_outputs if lint else _outputs
+    root = _copy(tmp_path)
+    folder = tmp_path / "cache"
+    _documents, before, walked = outputs(root, ScanCache(folder))
+    assert walked
+    _comment_in_reserve_stock(root)
+    documents, ir_text, walked = outputs(root, ScanCache(folder))
+    assert walked == []
+    assert (documents, ir_text) == outputs(root, None)[:2]
+    assert ir_text != before
+    # the moved entries describe today's text: the next scan reuses them as they are
+    assert outputs(root, ScanCache(folder))[2] == []
+
+
+@pytest.mark.parametrize("edit", [_blank_lines_out_of_reserve_stock, _comment_into_a_string_of_reserve_stock],
+                         ids=["blank line out of a string", "comment-like line into a string"])
+def test_a_comment_or_blank_line_inside_a_string_is_a_change_of_code(tmp_path, edit):
+    """A line that looks like a comment or is blank is text where a string spans it, then or now:
+    the transactions reaching the helper are walked again."""
+    root = _copy(tmp_path)
+    _long_docstring(root)
+    folder = tmp_path / "cache"
+    _documents, ir_text, _walked = _outputs(root, ScanCache(folder))
+    edit(root)
+    documents, ir_after, walked = _outputs(root, ScanCache(folder))
+    transactions = [json.loads(line) for line in ir_text.splitlines() if '"type": "transaction"' in line]
+    reaching = sorted(t["id"] for t in transactions if "shop.helpers.reserve_stock" in json.dumps(t["steps"]))
+    assert reaching and sorted(walked) == reaching
     assert (documents, ir_after) == _outputs(root, None)[:2]
 
 
@@ -216,7 +276,7 @@ def test_lint_decodes_the_records_it_takes_before_its_walks_and_gives_what_a_col
     folder = tmp_path / "cache"
     _outputs(root, ScanCache(folder))
     replace_once(root / "shop" / "helpers.py", "def reserve_stock(order, product, warehouse_code, quantity, ttl):\n",
-                 "def reserve_stock(order, product, warehouse_code, quantity, ttl):\n    # one more line\n")
+                 "def reserve_stock(order, product, warehouse_code, quantity, ttl):\n    ttl = ttl\n")
     made = _recorded_reuses(monkeypatch)
     document, ir_text, walked = _lint_outputs(root, ScanCache(folder))
     assert (document, ir_text) == _lint_outputs(root, None)[:2]

@@ -35,7 +35,7 @@ from ..django.index import ModuleInfo, RepoIndex
 from ..django.thread_memo import primed_memos
 from ..django.via_chains import via_chains
 from ..process import kept_loads
-from . import index_facts, targets
+from . import index_facts, targets, trivia
 from .cachefile import Entries, Verbatim, text_digest
 
 
@@ -245,11 +245,22 @@ class DjangoReuse:
         return digest
 
     def _text_digest(self, rel: str, first: int, last: int) -> str:
+        return text_digest("".join(self._definition_lines(rel, first, last)))
+
+    def _definition_lines(self, rel: str, first: int, last: int) -> list[str]:
         lines = self._lines.get(rel)
         if lines is None:
             info = self._module_by_rel().get(rel)
             lines = self._lines[rel] = info.source.lines_with_ends if info else []
-        return text_digest("".join(lines[first - 1:last]))
+        return lines[first - 1:last]
+
+    def _layout(self, rel: str, first: int, last: int) -> str | None:
+        """The definition's code lines and where its comment and blank lines are (cache/trivia.py)."""
+        key = (rel, first, last)
+        layouts = self.__dict__.setdefault("_layouts", {})
+        if key not in layouts:
+            layouts[key] = trivia.layout(self._definition_lines(rel, first, last))
+        return layouts[key]
 
     def _module_by_rel(self) -> dict[str, ModuleInfo]:
         if not hasattr(self, "_by_rel"):
@@ -267,7 +278,8 @@ class DjangoReuse:
             found = memo[entry] = self._still_there(*entry)
         return found
 
-    def _still_there(self, rel: str, qualname: str, first: int, last: int, digest: str, imports: str) -> bool:
+    def _still_there(self, rel: str, qualname: str, first: int, last: int, digest: str, imports: str,
+                     _layout: str | None = None) -> bool:
         index = self._ctx.index
         now = index.functions.get(qualname) or index.classes.get(qualname)
         if now is None or (now.line, now.end_line) != (first, last):
@@ -367,8 +379,8 @@ class DjangoReuse:
         unique = {tuple(r[:2]): r for r in reach}
         self.written["transactions"][key] = self._as_line({
             "digest": self.digest,
-            "reach": [[*r, self._definition_digest(r[0], r[2], r[3]), self._imports.get(r[0])]
-                      for r in unique.values()],
+            "reach": [[*r, self._definition_digest(r[0], r[2], r[3]), self._imports.get(r[0]),
+                       self._layout(r[0], r[2], r[3])] for r in unique.values()],
             "parse_diagnostics": [d for _rel, qualname in unique for d in self._parse_diagnostics.get(qualname, [])],
             "callers": [[qualname, self._callers_digest(qualname)] for qualname in sorted(asked)],
         }, result)
@@ -539,7 +551,10 @@ class DjangoReuse:
                 if delta is None:
                     break
                 spans.setdefault(entry[0], []).append((entry[2], entry[3], delta))
-                reach.append([entry[0], entry[1], entry[2] + delta, entry[3] + delta, *entry[4:]])
+                if isinstance(delta, dict):  # only comment and blank lines changed: today's text and lines
+                    reach.append(self._reach_now(*entry[:2]))
+                else:
+                    reach.append([entry[0], entry[1], entry[2] + delta, entry[3] + delta, *entry[4:]])
             else:
                 # the callers last: their digest needs the whole call graph (the reach often rules the entry out)
                 if not self._same_callers(kept):
@@ -574,17 +589,35 @@ class DjangoReuse:
                 self._by_boundary.setdefault((rel, function, kind), []).append((line, key))
         return self._by_boundary
 
-    def _moved_by(self, rel: str, qualname: str, first: int, last: int, digest: str, imports: str) -> int | None:
-        """How many lines a definition read then moved (0: same place), None when it changed."""
+    def _moved_by(self, rel: str, qualname: str, first: int, last: int, digest: str, imports: str,
+                  layout: str | None = None) -> int | dict[int, int] | None:
+        """How many lines a definition read then moved (0: same place); or, when only its comment
+        and blank lines changed, where each of its code lines went (old line -> today's,
+        cache/trivia.py); None when it changed."""
         index = self._ctx.index
         now = index.functions.get(qualname) or index.classes.get(qualname)
-        if now is None or now.end_line - now.line != last - first:
+        if now is None:
             return None
         module = index.modules.get(now.module)
-        if (module is None or module.rel != rel or self._imports.get(rel) != imports
-                or self._definition_digest(rel, now.line, now.end_line) != digest):
+        if module is None or module.rel != rel or self._imports.get(rel) != imports:
             return None
-        return now.line - first
+        if now.end_line - now.line == last - first and self._definition_digest(rel, now.line, now.end_line) == digest:
+            return now.line - first
+        if layout is None:
+            return None
+        # the same changed definition is in the reach of many kept transactions: tokenized once
+        maps = self.__dict__.setdefault("_line_maps", {})
+        key = (rel, qualname, first, layout, now.line, now.end_line)
+        if key not in maps:
+            maps[key] = trivia.line_map(layout, first, self._definition_lines(rel, now.line, now.end_line), now.line)
+        return maps[key]
+
+    def _reach_now(self, rel: str, qualname: str) -> list:
+        """The reach entry of a definition as it is today."""
+        index = self._ctx.index
+        now = index.functions.get(qualname) or index.classes.get(qualname)
+        return [rel, qualname, now.line, now.end_line, self._definition_digest(rel, now.line, now.end_line),
+                self._imports.get(rel), self._layout(rel, now.line, now.end_line)]
 
     # -- autocommit call sites ------------------------------------------------------------------
     # Per function (or module's top-level code), by qualified name: the walks made of it, each
@@ -733,16 +766,17 @@ def _carried(table, key: str):
     return carried if carried is not None else table[key]
 
 
-def _new_line(moves: dict[str, list[tuple[int, int, int]]], path: str, line: int) -> int:
+def _new_line(moves: dict[str, list[tuple[int, int, int | dict[int, int]]]], path: str, line: int) -> int:
     """Today's line of an old location (`moves`: per file, old spans of definitions and how far
-    each moved; files with nothing moved are absent)."""
+    each moved, or where each of its code lines went; files with nothing moved are absent)."""
     spans = moves.get(path)
     if spans is None:
         return line
-    deltas = {delta for first, last, delta in spans if first <= line <= last}
-    if len(deltas) != 1:
+    found = {line + delta if isinstance(delta, int) else delta.get(line)
+             for first, last, delta in spans if first <= line <= last}
+    if len(found) != 1 or None in found:
         raise _Unmovable(path, line)
-    return line + deltas.pop()
+    return found.pop()
 
 
 def _moved(value, moves: dict[str, list[tuple[int, int, int]]]):
