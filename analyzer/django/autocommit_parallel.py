@@ -60,6 +60,10 @@ parsed trees, and the definition's diagnostics); what the other process found is
 entry, parsed only when a walk needs it. Each process then parses the definitions of the
 transactions it walks (the scan from the first, the helper from the last), not every candidate.
 
+Once its walks are done, or once the scan's autocommit phase has ended (the phase takes no more
+walks then), a helper forked before the index plans the rewrites of the explicit transactions from
+their IR lines, which the scan sends it when it has walked them (plans_ahead.py).
+
 It runs where analyzer/forked.py allows helpers, in cold scans (the warm cache holds no walks)
 of projects of MIN_FUNCTIONS functions or more (TXSCAN_HELPERS=1: any scan; =wait: the scan
 waits for it, up to WAIT_SECONDS, before the index and the transactions (which the helper then

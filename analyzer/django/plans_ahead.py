@@ -28,6 +28,7 @@ started planning when the scan gets there, the scan plans everything as before (
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable
 from pathlib import Path
 
@@ -99,7 +100,7 @@ class AheadPlans:
             theirs = helper.plan_keys
             if theirs is None or theirs[1] != wrappers:
                 parallel.mark_scan(helper.position, _SCAN_PLAN, 0)  # (it plans nothing from now on)
-                self.stop()
+                self.release()
                 self.not_shared = len(jobs)
                 return alone()
             position = {key: n for n, key in enumerate(theirs[0])}
@@ -129,11 +130,22 @@ class AheadPlans:
                             self.planned += 1
             return results
         finally:
-            self.stop()
+            self.release()
 
     def _take(self, key: tuple):
         self.taken += 1
         return self.helper.plans.pop(key)
+
+    def release(self) -> None:
+        """The helper is needed no more: stopped if it is still planning. Not reaped here (stop(), at
+        the scan's end): a helper that has passed on its last plan ends by itself, and reaping it
+        waits for the system to free its memory, which it does meanwhile on the other core."""
+        helper = self.helper
+        if helper.pid > 0 and not helper.plans_done:
+            try:
+                os.kill(helper.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
     def stop(self) -> None:
         """End the helper (done or not) and reap it."""
