@@ -96,7 +96,7 @@ def _damaging(helper):
 
 def _from_other_records(helper):
     """Plans under the scan's keys, for another project (other wrappers): none may be taken."""
-    root, text = helper.wait_for_records()  # noqa: F841
+    _root, text = helper.wait_for_records()
     keys = [(line.split('"id": "', 1)[1].split('"', 1)[0], ("one-shot", "read-modify-write", f"s{n}"))
             for line in text.splitlines() if '"type": "transaction"' in line for n in range(1, 9)]
     keys = [(txn, *suggestion) for txn, suggestion in keys]

@@ -48,9 +48,10 @@ _RECORDS = parallel.RECORDS_FRAME
 def send_records(helper: parallel.Helper | None, root: Path | None, entities: list, explicit: list[dict],
                  known: dict[int, tuple[dict, str]]) -> dict[int, tuple[dict, str]]:
     """Send the helper what it plans from, once the explicit transactions are walked: `root` (the
-    scan's rewrites' root; None: no rewrites, nothing sent), the entities' (models.Entity) and
-    transactions' IR records. Returns id(record) -> (record, its IR line) of the transactions' lines encoded here
-    (`known`: those the warm cache's entries encoded already), for ir.dumps not to encode them again."""
+    scan's rewrites' root; None: no rewrites, the helper told so), the entities' (models.Entity)
+    and transactions' IR records. Returns id(record) -> (record, its IR line) of the transactions'
+    lines encoded here (`known`: those the warm cache's entries encoded already), for ir.dumps not
+    to encode them again."""
     if helper is None or not helper.can_send_down():
         return {}
     if root is None or not explicit:
@@ -72,7 +73,7 @@ def send_records(helper: parallel.Helper | None, root: Path | None, entities: li
 def hand_over(helper: parallel.Helper | None) -> AheadPlans | None:
     """At the end of the scan's autocommit phase: the helper told to plan (where its records were
     sent), kept alive for the rewrites; None: nothing to plan there (the caller stops the helper)."""
-    if helper is None or not helper.plans_wanted or helper.pid <= 0 and helper.channel < 0:
+    if helper is None or not helper.plans_wanted or (helper.pid <= 0 and helper.channel < 0):
         return None
     parallel.mark_scan(helper.position, _PHASE_DONE, 0)
     helper.kept_for_plans = True
