@@ -33,7 +33,8 @@ def verified_candidates(root: Path, result, config=None, ids=None) -> list[Candi
         reuse = RewriteReuse(cache, root, result, config)
     entities = {r["name"]: r for r in result.records if r["type"] == "entity"}
     found = candidates(root, result.frontend, result.records, result.analyses, ids, reuse,
-                       then=lambda candidate: check(root, candidate, entities))
+                       then=lambda candidate: check(root, candidate, entities),
+                       ahead=getattr(result, "plans_ahead", None) if ids is None else None)
     verify(root, result.frontend, config, found, entities, cache, reuse, getattr(result, "context", None))
     if reuse is not None:
         reuse.save()
