@@ -52,11 +52,12 @@ def step_index(txn: dict) -> dict[str, dict]:
 
 
 def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, ids=None, reuse=None,
-               then=None) -> list[Candidate]:
+               then=None, texts: dict | None = None) -> list[Candidate]:
     """Every suggestion of the transactions (all, or `ids`) with the rewrite its builder made, or
     why there is none. `reuse` (analyzer.cache.rewrites.RewriteReuse) gives plans kept in the
     warm cache whose inputs did not change. `then(candidate)`, when given, runs on each planned
-    candidate where it was planned (verify.check: its parse and names checks).
+    candidate where it was planned (verify.check: its parse and names checks). `texts` (path ->
+    text) holds the files the builders read, for the checks to read them once (verify.file_text).
 
     Django's builders run on both cores where a helper process may start (shared_work.py): a
     file's candidates in one process or the other, never in both."""
@@ -70,7 +71,7 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
                     wanted.setdefault(key, suggestion)
     wrappers = frozenset(r["wrapper"].rsplit(".", 1)[-1] for r in records if r["type"] == "transaction" and r.get("wrapper"))
     project = Project(root, {r["name"]: r for r in records if r["type"] == "entity"}, wrappers)
-    texts: dict[str, str | None] = {}
+    texts = {} if texts is None else texts
     indexes: dict[str, dict[str, dict]] = {}  # a transaction's steps by id, built once for all its suggestions
     out = []
     jobs = []  # (candidate, builder, transaction, step) of the candidates to plan now
