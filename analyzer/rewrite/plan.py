@@ -3,6 +3,7 @@ the file's text. A builder that refuses gives the reason, which becomes the sugg
 
 from __future__ import annotations
 
+import functools
 import importlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -168,5 +169,8 @@ _BUILDERS = {
 }
 
 
+@functools.cache
 def _builder(module: str):
+    """The module's `rewrite`, imported once (asking importlib for every candidate cost 0.7% of
+    the rewrites phase on the 300k-line synthetic project)."""
     return importlib.import_module(f"{__package__}.{module}").rewrite
