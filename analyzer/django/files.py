@@ -142,7 +142,7 @@ def read_bytes(path: Path, max_bytes: int) -> bytes | tuple[str, str]:
         if not stat.S_ISREG(info.st_mode):
             return "unreadable", f"not a regular file ({_file_kind(info.st_mode)}); not read"
         if info.st_size > max_bytes:
-            return "too-large", f"{info.st_size} bytes is over the limit of {max_bytes}; not analysed"
+            return _too_large(info.st_size, max_bytes)
         chunks, remaining = [], max_bytes + 1
         while remaining > 0:
             chunk = os.read(fd, min(remaining, 1 << 20))
@@ -158,6 +158,10 @@ def read_bytes(path: Path, max_bytes: int) -> bytes | tuple[str, str]:
     if len(data) > max_bytes:  # grew after the check
         return "too-large", f"over the limit of {max_bytes} bytes; not analysed"
     return data
+
+
+def _too_large(size: int, max_bytes: int) -> tuple[str, str]:
+    return "too-large", f"{size} bytes is over the limit of {max_bytes}; not analysed"
 
 
 def _file_kind(mode: int) -> str:
@@ -196,6 +200,19 @@ def read_source(path: Path, root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> S
     data = read_bytes(path, max_bytes)
     if isinstance(data, tuple):
         return FileProblem(rel, *data)
+    return decoded_source(data, path, rel)
+
+
+def source_of_bytes(data: bytes, path: Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES) -> SourceFile | FileProblem:
+    """What read_source gives for a regular file holding `data` at `path` (not read: the rewrites'
+    re-analysis has the edited files' content in memory)."""
+    if len(data) > max_bytes:
+        return FileProblem(rel, *_too_large(len(data), max_bytes))
+    return decoded_source(data, path, rel)
+
+
+def decoded_source(data: bytes, path: Path, rel: str) -> SourceFile | FileProblem:
+    """The SourceFile of a file's content read at most max_bytes long, or why it is not analysed."""
     if b"\0" in data[:8192]:
         return FileProblem(rel, "decode-error", "binary content (NUL byte)")
     encoding = _declared_encoding(data)

@@ -28,15 +28,13 @@ would:
 from __future__ import annotations
 
 import json
-import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 from .. import ir
 from ..cache import index_facts
 from ..cache.cachefile import text_digest
 from ..cache.django import DjangoReuse
-from ..django.files import FileProblem, read_source
+from ..django.files import FileProblem, source_of_bytes
 from .call_graph_reuse import same_call_graph
 from .index_patch import patched_module
 
@@ -148,20 +146,14 @@ class _EditedProject(DjangoReuse):
         return out
 
 
-def edited_sources(texts: dict[str, str], max_bytes: int, root: Path | None = None) -> dict:
-    """Each edited file as the front end reads it from a copy holding `texts` (written as UTF-8,
-    read back with its declared encoding, normalised): a SourceFile (its path the one in `root`),
-    or a FileProblem. The copies are files of one flat folder (a tree of folders took longer to
-    make and remove than the files to write), named back to their paths once read."""
-    out = {}
-    with tempfile.TemporaryDirectory(prefix="txscan-rewrite-") as tmp:
-        for number, (rel, text) in enumerate(sorted(texts.items())):
-            path = Path(tmp) / f"{number}.py"
-            path.write_text(text, "utf-8")
-            found = read_source(path, Path(tmp), max_bytes)
-            out[rel] = replace(found, rel=rel) if isinstance(found, FileProblem) else \
-                replace(found, rel=rel, path=(root or Path(tmp)) / rel)
-    return out
+def edited_sources(texts: dict[str, str], max_bytes: int, root: Path) -> dict:
+    """Each edited file as the front end would read it from a copy holding `texts` (written as
+    UTF-8, read back with its declared encoding, normalised): a SourceFile (its path the one in
+    `root`), or a FileProblem. Decoded from the bytes a copy would hold, without writing them:
+    the temporary files cost more than the re-analysis' other reading (write and read back,
+    0.1 CPU s on the 300k-line synthetic project)."""
+    return {rel: source_of_bytes(text.encode("utf-8"), root / rel, rel, max_bytes)
+            for rel, text in sorted(texts.items())}
 
 
 def reanalyse(root: Path, config, texts: dict[str, str], wanted: set[str],

@@ -18,7 +18,7 @@ from .project_copy import edited_copy
 
 
 def verify(root: Path, frontend: str, config, candidates: list[Candidate], entities: dict, cache=None,
-           reuse=None, scan_context=None) -> None:
+           reuse=None, scan_context=None, texts: dict | None = None) -> None:
     """Marks each candidate's rewrite verified (or says in `refused` why not), in place.
 
     `cache` (analyzer.cache.ScanCache) is the work of the scan of `root`: re-analysis then reuses
@@ -28,14 +28,16 @@ def verify(root: Path, frontend: str, config, candidates: list[Candidate], entit
     scan: a round whose candidates are all unchanged is not re-analysed (the rounds are formed as
     without it, from every candidate).
     `scan_context` (Django: the scan's Context) shares its module facts and parsed definitions
-    with re-analysis where the edits do not reach them (django_reanalysis.py)."""
+    with re-analysis where the edits do not reach them (django_reanalysis.py).
+    `texts` (path -> text, see file_text) holds files already read during the scan's rewrites."""
+    texts = {} if texts is None else texts
     pending = []
     for candidate in candidates:
         if candidate.rewrite is None:
             if not candidate.reused and candidate.files_read and reuse is not None:
                 reuse.keep_plan(candidate, candidate.files_read)
             continue
-        if candidate.reused or candidate.checked is candidate.rewrite or check(root, candidate, entities):
+        if candidate.reused or candidate.checked is candidate.rewrite or check(root, candidate, entities, texts):
             pending.append(candidate)
         if not candidate.reused and reuse is not None:
             reuse.keep_plan(candidate, candidate.files_read)
@@ -44,15 +46,17 @@ def verify(root: Path, frontend: str, config, candidates: list[Candidate], entit
         context = reuse.round_context(batch) if reuse is not None else None
         changed = [c for c in batch if not _kept_verdict(c, reuse, context)]
         if changed:
-            _check_round(root, frontend, config, batch, cache, changed, reuse, context, scan_context)
+            _check_round(root, frontend, config, batch, cache, changed, reuse, context, scan_context, texts)
 
 
-def check(root: Path, candidate: Candidate, entities: dict) -> bool:
+def check(root: Path, candidate: Candidate, entities: dict, texts: dict | None = None) -> bool:
     """The checks before re-analysis: the rewritten files parse and the rewritten query names
-    only what its entity has. Otherwise the candidate's rewrite is dropped, with the reason."""
+    only what its entity has. Otherwise the candidate's rewrite is dropped, with the reason.
+    `texts`: see file_text."""
     if candidate.rewrite is None:
         return False
-    if not (_parses(root, candidate) and _names_known(root, candidate, entities)):
+    texts = {} if texts is None else texts
+    if not (_parses(root, candidate, texts) and _names_known(root, candidate, entities, texts)):
         return False
     candidate.checked = candidate.rewrite
     return True
@@ -68,9 +72,17 @@ def _kept_verdict(candidate: Candidate, reuse, context) -> bool:
     return True
 
 
-def _parses(root: Path, candidate: Candidate) -> bool:
+def file_text(root: Path, path: str, texts: dict) -> str:
+    """The text of the file at `path`, read once per scan's rewrites: `texts` holds those read
+    already (by the builders, plan.py, or here), the rest is read (raising what reading raises)."""
+    if path not in texts:
+        texts[path] = (root / path).read_text("utf-8")
+    return texts[path]
+
+
+def _parses(root: Path, candidate: Candidate, texts: dict) -> bool:
     for path, edits in edits_by_path(candidate.rewrite.edits).items():
-        original = (root / path).read_text("utf-8")
+        original = file_text(root, path, texts)
         try:
             text = apply(original, edits)
         except EditConflict as exc:
@@ -93,13 +105,13 @@ def _typescript_parses(path: str, text: str) -> str | None:
     return "; ".join(errors[:3]) or None
 
 
-def _names_known(root: Path, candidate: Candidate, entities: dict) -> bool:
+def _names_known(root: Path, candidate: Candidate, entities: dict, texts: dict) -> bool:
     """The rewritten query names only attributes (and lookups on them) its entity has."""
     if candidate.rewrite.kind in ("on-commit", "ts-manager"):
         return True
     entity_name = (candidate.facts["step"] or {}).get("entity")
     for path, edits in edits_by_path(candidate.rewrite.edits).items():
-        original = (root / path).read_text("utf-8")
+        original = file_text(root, path, texts)
         text = apply(original, edits)
         regions = new_line_ranges(original, edits)
         if path.endswith(".py"):
@@ -136,13 +148,14 @@ def _round(root: Path, pending: list[Candidate]) -> tuple[list[Candidate], list[
 
 
 def _check_round(root: Path, frontend: str, config, batch: list[Candidate], cache=None, checked=None,
-                 reuse=None, context=None, scan_context=None) -> None:
+                 reuse=None, context=None, scan_context=None, texts: dict | None = None) -> None:
     """Re-analyses the project with the edits of the whole `batch` and checks the claims of
     `checked` (by default, the whole batch)."""
     checked = batch if checked is None else checked
     edits = {e for c in batch for e in c.rewrite.edits}
     by_path = edits_by_path(edits)
-    originals = {path: (root / path).read_text("utf-8") for path in by_path}
+    texts = {} if texts is None else texts
+    originals = {path: file_text(root, path, texts) for path in by_path}
     new_ids = {}
     for candidate in checked:
         file, line = candidate.transaction.rsplit(":", 1)
@@ -153,9 +166,9 @@ def _check_round(root: Path, frontend: str, config, batch: list[Candidate], cach
         else:
             from .django_reanalysis import reanalyse
 
-            texts = {path: apply(originals[path], found) for path, found in by_path.items()}
+            edited = {path: apply(originals[path], found) for path, found in by_path.items()}
             tables = cache.tables("django") if cache is not None else {}
-            transactions, verdicts, records, reached = reanalyse(root, config, texts, set(new_ids.values()), tables,
+            transactions, verdicts, records, reached = reanalyse(root, config, edited, set(new_ids.values()), tables,
                                                                  by_path, originals, scan_context)
     except Exception as exc:  # noqa: BLE001 - a failed re-analysis leaves the suggestions in prose
         for candidate in checked:  # (not kept in the warm cache: the failure may not come from the inputs)
