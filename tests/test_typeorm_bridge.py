@@ -230,3 +230,102 @@ def test_a_front_end_failing_before_any_output_says_why(tmp_path, monkeypatch):
     for _ in range(5):
         with pytest.raises(bridge.FrontendUnavailable, match="exit 3.*boom"):
             bridge.run(NEST_SHOP)
+
+
+# ts-plugin's output decoded as it arrives (analyzer/typeorm/arriving_lines.py, early_work.py)
+
+def _decoded_in_chunks(data: bytes, size: int, arriving=None):
+    from analyzer.typeorm.arriving_lines import ArrivingLines
+    lines = ArrivingLines(arriving)
+    for start in range(0, len(data), size):
+        lines.add(data[start:start + size])
+        while lines.waiting():
+            lines.decode_some(budget=size)
+    lines.decode_rest()
+    return lines.records()
+
+
+def test_records_decoded_as_they_arrive_are_those_of_the_whole_output():
+    text = ir.dumps(bridge.run(NEST_SHOP))
+    text += '{"ir": 1, "type": "diagnostic", "file": "\U0001f600\u00e9\u2028.ts", "line": 1, "code": "c", "severity": "info", "message": "m"}\n'
+    data = ("\n  \n" + text.rstrip("\n")).encode("utf-8")  # blank lines, and no newline at the end
+    expected = list(ir.loads(data.decode("utf-8")))
+    for size in (1, 3, 7, 4096, len(data)):
+        seen = []
+        records = _decoded_in_chunks(data, size, seen.append)
+        assert records == expected, size
+        assert len(seen) == len(records) and all(a is b for a, b in zip(seen, records)), "each record handed over as decoded"
+
+
+def test_a_line_that_is_not_ir_stops_the_decoding_and_leaves_it_to_the_whole_output():
+    good = ir.dumps(bridge.run(NEST_SHOP)).encode("utf-8")
+    for bad in (b"{not json}\n", b"\xff\xfe\n", b'{"ir": 2}\n', b"[1]\n"):
+        assert _decoded_in_chunks(good + bad + good, 5) is None, bad
+
+
+@pytest.mark.parametrize("bad, message", [(b"{not json}", "IR line 2 is not JSON"),
+                                          (b'"\xff"', "bytes that are not UTF-8 \\(at byte")])
+def test_a_front_end_printing_what_is_not_ir_says_so_as_before(tmp_path, monkeypatch, bad, message):
+    out = tmp_path / "out"
+    out.write_bytes(b'{"ir": 1, "type": "meta", "frontend": "typeorm", "root": "r"}\n' + bad + b"\n")
+    script = tmp_path / "bad-cli.js"
+    script.write_text(f'require("fs").writeSync(1, require("fs").readFileSync({json.dumps(str(out))}));\n')
+    monkeypatch.setenv("TXSCAN_TS_PLUGIN", str(script))
+    with pytest.raises(bridge.FrontendUnavailable, match=message):
+        bridge.run(NEST_SHOP)
+
+
+def test_the_core_work_prepared_as_records_arrive_is_the_cores_own(tmp_path):
+    from analyzer.cache import ScanCache
+    from analyzer.core import Settings, analyze, classify
+    import analyzer.core as core
+
+    prepared = []
+    real_prepare = classify.prepare
+
+    def counting(txn, shared, frontend):
+        prepared.append(txn)
+        real_prepare(txn, shared, frontend)
+
+    # a cold scan with a cache folder (as `txscan scan` and the benchmark run): every transaction
+    # is prepared as it arrives, and the verdicts are those of the core alone
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(core, "prepare", counting)
+        result = scan(NEST_SHOP, Config(), "typeorm", rewrites=False, cache=ScanCache(tmp_path / "cache"))
+    transactions = [r for r in result.records if r["type"] == "transaction"]
+    assert transactions and [id(t) for t in prepared] == [id(t) for t in transactions]
+    records = list(ir.loads(result.ir_text))
+    shared: dict = {}
+    alone = {mode: analyze(records, Settings(mode), shared) for mode in ("pk", "auto")}
+    from analyzer.scan import add_excerpts
+    add_excerpts(NEST_SHOP, alone)
+    assert json.dumps(alone, sort_keys=True) == json.dumps({m: result.analyses[m] for m in alone}, sort_keys=True)
+
+    # prepared work is taken for those very records only: other records are analysed afresh
+    shared = {}
+    for txn in transactions:
+        real_prepare(txn, shared, "typeorm")
+    other = list(ir.loads(result.ir_text))
+    shared.pop("flats"), shared.pop("interactivity")
+    assert analyze(other, Settings("pk"), shared) == analyze(list(ir.loads(result.ir_text)), Settings("pk"))
+
+
+def test_the_rewrite_checker_starts_at_the_first_explicit_transaction():
+    from analyzer.rewrite import typescript_syntax
+    from analyzer.typeorm.early_work import EarlyWork
+    records = bridge.run(NEST_SHOP)
+    typescript_syntax._CHECKER.close()
+    early = EarlyWork(prepare_core=False, start_rewrite_checks=True)
+    for record in records:
+        if record["type"] != "transaction" or record["boundary"] == "autocommit":
+            early.arriving(record)
+    assert typescript_syntax._CHECKER._process is None, "no explicit transaction: no checker"
+    explicit = next(r for r in records if r["type"] == "transaction" and r["boundary"] != "autocommit")
+    early.arriving(explicit)
+    process = typescript_syntax._CHECKER._process
+    assert process is not None and process.poll() is None
+    assert typescript_syntax.parse_errors("a.ts", "const x = ;\n"), "the started process answers"
+    assert typescript_syntax._CHECKER._process is process
+    fed = [r for r in records if r["type"] != "meta" and (r["type"] != "transaction" or r["boundary"] == "autocommit")]
+    assert set(early.lines) == {id(r) for r in [*fed, explicit]}
+    assert all(early.lines[id(r)] == (r, ir.line(r)) for r in fed)
