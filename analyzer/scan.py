@@ -37,7 +37,6 @@ class ScanResult:
     ir_written: str | None = field(default=None, repr=False)  # ir.dumps(records), kept from the round trip
     record_digests: dict | None = field(default=None, repr=False)  # id(record) -> (record, digest of its IR line)
     context: object = field(default=None, repr=False)  # Django: the front end's Context, shared with re-analysis of rewrites
-    plans_ahead: object = field(default=None, repr=False)  # Django: rewrite plans made by the autocommit helper (django/plans_ahead.py)
 
     @property
     def ir_text(self) -> str:
@@ -256,7 +255,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
     started = time.perf_counter()
     with timing.phase("detect"):
         frontend = frontend or detect_frontend(root)
-    walked = context = plans_ahead = None
+    walked = context = None
     known_lines = read_lines = None  # id(record) -> (record, its IR line), of records the warm cache held as lines
     round_tripped = False  # the records are those a JSON round trip of their IR text would give back
     core_shared: dict | None = None  # the core's per-transaction work done ahead (TypeScript)
@@ -293,21 +292,14 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
             from .django import frontend as django_frontend
 
         options = django_options(config, autocommit)
-        if rewrites:  # planned by the autocommit helper once its walks are done, where there is one
-            options.rewrites_root = root
         reuse = DjangoReuse(cache.tables("django")) if cache is not None else None
         result = django_frontend.scan(root, options, reuse)
-        plans_ahead = result.plans_ahead
-        if plans_ahead is not None:
-            ending.append(plans_ahead.stop)  # (stopped when the rewrites are planned, or here)
         if reuse is not None:
             with timing.phase("cache"):
                 cache.keep_in_background("django", reuse.written)  # written while the scan goes on
         records, files, lines = result.records, result.files, result.lines
         walked = reuse.walked if reuse is not None else None
         known_lines, read_lines = reuse.take_lines() if reuse is not None else (None, None)
-        if result.known_lines:  # (encoded for the helper's plans)
-            known_lines = {**(known_lines or {}), **result.known_lines}
         context = reuse.context if reuse is not None else None  # shared with rewrites' re-analysis
     # The same input gives the same IR wherever it is checked out: the root is named, not located.
     for record in records:
@@ -344,7 +336,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
             add_excerpts(root, analyses, config.max_file_bytes)
     result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started, cache=cache,
                         walked=walked, ir_written=ir_text, record_digests=core_reuse.by_record if core_reuse is not None else None,
-                        context=context, plans_ahead=plans_ahead)
+                        context=context)
     if rewrites:
         # Code is shown only for rewrites that re-analysis of the rewritten project confirmed.
         with timing.phase("imports"):
@@ -352,7 +344,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
 
         with timing.phase("rewrites"), timing.muted(), short_lived():
             attach(result, config)
-        result.context = result.plans_ahead = None  # (the caller keeps the result, not the front end's work)
+        result.context = None  # (the caller keeps the result, not the front end's work)
         result.seconds = time.perf_counter() - started
     return result
 

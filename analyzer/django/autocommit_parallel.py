@@ -60,10 +60,6 @@ parsed trees, and the definition's diagnostics); what the other process found is
 entry, parsed only when a walk needs it. Each process then parses the definitions of the
 transactions it walks (the scan from the first, the helper from the last), not every candidate.
 
-Once its walks are done, or once the scan's autocommit phase has ended (the phase takes no more
-walks then), a helper forked before the index plans the rewrites of the explicit transactions from
-their IR lines, which the scan sends it when it has walked them (plans_ahead.py).
-
 It runs where analyzer/forked.py allows helpers, in cold scans (the warm cache holds no walks)
 of projects of MIN_FUNCTIONS functions or more (TXSCAN_HELPERS=1: any scan; =wait: the scan
 waits for it, up to WAIT_SECONDS, before the index and the transactions (which the helper then
@@ -94,9 +90,7 @@ _POSITION = struct.Struct("<q")
 # index, its next boundary candidate, and whether its autocommit phase has started
 # (_mark_scan(), _scan_reached()).
 _SCAN_TRANSACTION, _SCAN_FILE, _SCAN_CANDIDATE, _SCAN_AUTOCOMMIT = (n * _POSITION.size for n in range(4))
-# Three more for the rewrite plans the helper makes once its walks are done (plans_ahead.py).
-PLAN_SLOTS = tuple(n * _POSITION.size for n in range(4, 7))
-_PAGE = 7 * _POSITION.size
+_PAGE = 4 * _POSITION.size
 # Kinds of the frames the helper writes: an autocommit walk (key, cache entry), an explicit
 # transaction's walk (its position, what the scan takes), the end of the transactions, and a
 # module it indexed (its file's number, (warm-cache entry, facts)), and the end of its share of the
@@ -110,10 +104,6 @@ _CANDIDATE, _CANDIDATES_DONE = "candidate", "candidates-done"
 # DecidedFacts), read by the helper before its walks: the scan's phase takes it instead of reading
 # it again.
 _DECIDED_FACTS = "decided-facts"
-# The rewrite plans' frames (plans_ahead.py): the helper's keys, a plan, the end of its planning;
-# and the scan's records the helper plans from (sent down).
-PLAN_FRAMES = ("plan-keys", "plan", "plans-done")
-RECORDS_FRAME = "records"
 
 
 def wanted(function_count: int) -> bool:
@@ -131,7 +121,7 @@ def start(ctx, boundaries: list, reuse, transactions: list | None = None,
         if early.in_helper:  # pragma: no cover - the helper process
             if wanted(len(ctx.index.functions)):
                 _helper_main(ctx, boundaries, reuse, early.channel, early.position, transactions or [],
-                             walk_transaction, early)
+                             walk_transaction)
             os._exit(0)
         early.indexing = False
         early._end_ahead()
@@ -267,13 +257,6 @@ def _scan_reached(position: mmap.mmap, slot: int, number: int) -> bool:
     return _POSITION.unpack_from(position, slot)[0] > number
 
 
-def marked(position: mmap.mmap, slot: int) -> int | None:
-    """The number last marked at `slot` (_mark_scan()), None when none was."""
-    value = _POSITION.unpack_from(position, slot)[0]
-    return value - 1 if value > 0 else None
-
-
-
 def _quiet() -> None:  # pragma: no cover - runs in the helper
     """Nothing the helper does reaches the scan's output."""
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -290,7 +273,7 @@ def _channel() -> int:
 
 
 def _helper_main(ctx, boundaries: list, reuse, channel: int, position: mmap.mmap, transactions: list,
-                 walk_transaction: Callable | None, early: Helper | None = None) -> None:  # pragma: no cover - runs in the helper
+                 walk_transaction: Callable | None) -> None:  # pragma: no cover - runs in the helper
     status = 0
     try:
         _quiet()
@@ -298,10 +281,6 @@ def _helper_main(ctx, boundaries: list, reuse, channel: int, position: mmap.mmap
         if transactions and walk_transaction is not None:
             _walk_transactions(ctx, reuse, channel, position, transactions, walk_transaction)
         _send(channel, (_TRANSACTIONS_DONE, None, None))
-        if early is not None:  # then the rewrites of the scan's explicit transactions, when it sends them
-            from . import plans_ahead
-
-            plans_ahead.plan_in_helper(early)
     except BaseException:  # noqa: BLE001 - the scan walks what did not arrive
         status = 1
     finally:
@@ -348,8 +327,6 @@ def _walk_all(ctx, boundaries: list, reuse, channel: int,
     modules = phase.module_level_orm()
     _send(channel, (_DECIDED_FACTS, None, phase.decided_facts()))
     for qualname in walkable:
-        if _scan_reached(position, PLAN_SLOTS[0], 0):
-            return  # the scan's phase has ended, taking no more walks: on to the rewrite plans
         phase.walks.function(ctx.index.functions[qualname])
     # Module-level code last, and only until the scan's phase starts: it walks that code first
     # (one module of netbox takes 0.45 s; walked by both at once, it cost the scan's phase as much).
@@ -414,13 +391,6 @@ class Helper:
         self.ahead = ahead      # the process indexing ahead (index_ahead()), while its modules are read
         self.ahead_offset = 0   # how much of its channel has been read
         self.arrived_ahead = 0  # modules the process ahead passed on (taken or not)
-        # The rewrite plans made once the walks are done (plans_ahead.py): whether the scan sent its
-        # records, whether it keeps the helper for them past the phase, and what arrived.
-        self.plans_wanted = False
-        self.kept_for_plans = False
-        self.plan_keys: tuple | None = None   # (keys in the helper's order, its project's wrappers)
-        self.plans: dict[tuple, tuple] = {}
-        self.plans_done = False
 
     # -- the index, shared ----------------------------------------------------------------
     def index_add(self, number: int, index, source):
@@ -687,46 +657,6 @@ class Helper:
         self.taken_transactions += 1
         return result
 
-    # -- the rewrite plans (plans_ahead.py) -------------------------------------------------
-    def can_send_down(self) -> bool:
-        return self.down >= 0
-
-    def send_down(self, frame_content: tuple) -> bool:
-        """A frame for the helper; False when it could not be sent."""
-        self._down(frame_content)
-        return self.down >= 0
-
-    def read(self) -> None:
-        self._read()
-
-    def wait_for_plans(self, seconds: float, keys: list | None = None) -> None:
-        """Until the helper has passed on the plans of `keys` (all: None), or ended its planning, or
-        ended, or `seconds` passed."""
-        self._wait_until(lambda: self.plans_done or (keys is not None and all(k in self.plans for k in keys)),
-                         seconds)
-        self._read()
-
-    def wait_for_records(self) -> tuple | None:  # pragma: no cover - runs in the helper
-        """The records the scan sends down for the rewrite plans (it sends them once its explicit
-        transactions are walked; the helper has nothing else to do until then); None: it plans none."""
-        arrived: dict = {}
-
-        def records() -> tuple | None:
-            if os.getppid() != self.scan_pid:
-                raise TimeoutError("the scan's records did not arrive")  # the scan has ended
-            if marked(self.position, PLAN_SLOTS[1]) == 0:
-                return (None,)  # the scan plans everything itself, or reads this helper no more
-            for end, (kind, _key, content) in _frames(self.down, self.down_offset):
-                if kind == RECORDS_FRAME:
-                    arrived["records"] = (content,)
-                self.down_offset = end
-            return arrived.get("records")
-
-        found = forked.poll(records, WAIT_SECONDS, first_delay=0.0005, longest_delay=0.02)
-        if found is None:
-            raise TimeoutError("the scan's records did not arrive")
-        return found[0]
-
     def take(self, key: str) -> list[dict]:
         """The walks of `key` arrived so far and not taken before."""
         self._read()
@@ -756,12 +686,6 @@ class Helper:
                     self.candidates_done = True
                 elif kind == _DECIDED_FACTS:
                     self.decided = content
-                elif kind == PLAN_FRAMES[0]:
-                    self.plan_keys = content
-                elif kind == PLAN_FRAMES[1]:
-                    self.plans[key] = content
-                elif kind == PLAN_FRAMES[2]:
-                    self.plans_done = True
                 else:
                     raise ValueError(f"unknown frame {kind!r}")
                 self.offset = end
@@ -770,20 +694,13 @@ class Helper:
             self._close()
 
     def stop(self) -> None:
-        """End the helper (done or not) and reap it; its file goes with it. Not while the scan keeps
-        it for the rewrite plans (plans_ahead.py, which stops it)."""
-        if self.kept_for_plans:
-            return
+        """End the helper (done or not) and reap it; its file goes with it."""
         if self.pid > 0:
             forked.stop(self.pid)
             self.pid = 0
         self._close()
 
     def _close(self) -> None:
-        # The helper is read no more: it walks no more, plans nothing and does not wait for records
-        # (plans_ahead.py), whether it is stopped now or not (a damaged channel).
-        _mark_scan(self.position, PLAN_SLOTS[0], 0)
-        _mark_scan(self.position, PLAN_SLOTS[1], 0)
         self._end_ahead()
         if self.channel >= 0:
             os.close(self.channel)
@@ -814,7 +731,3 @@ class SharedReuse:
 
     def sites_arrived(self, key: str) -> list[dict]:
         return self._helper.take(key)
-
-
-# (for plans_ahead.py, which shares this module's page and frames)
-mark_scan, scan_reached, send, frames = _mark_scan, _scan_reached, _send, _frames

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from .. import forked, timing
 from ..ir import diagnostic
 from ..process import modules_imported, phase_boundary
-from . import autocommit_parallel, plans_ahead
+from . import autocommit_parallel
 from .files import DEFAULT_EXCLUDES, DEFAULT_MAX_BYTES, FileProblem, python_sources
 from .index import RepoIndex
 from .summaries import release as release_summaries  # (imports no libcst)
@@ -38,9 +38,6 @@ class Options:
     extra_effects: dict = field(default_factory=dict)      # [tool.txscan.effects]
     extra_statements: dict = field(default_factory=dict)   # [tool.txscan.statements]
     autocommit: bool = True    # also report ORM call sites outside transactions (boundary `autocommit`)
-    # The root the scan's rewrites read files under (scan.scan's `root`; None: no rewrites): the
-    # autocommit helper then plans the explicit transactions' rewrites once its walks are done.
-    rewrites_root: Path | None = None
 
 
 @dataclass
@@ -48,9 +45,6 @@ class FrontendResult:
     records: list[dict]
     files: list[dict] = field(default_factory=list)   # {"path", "lines", "sha256"...} for the store
     lines: int = 0
-    # id(record) -> (record, its IR line) of transactions encoded for the helper's plans (for ir.dumps)
-    known_lines: dict = field(default_factory=dict)
-    plans_ahead: object = None  # plans_ahead.AheadPlans: the rewrite plans the helper is making
 
 
 def _source_roots(rels: list[str]) -> list[str]:
@@ -97,7 +91,7 @@ def scan(root: Path, options: Options = Options(), reuse=None, read_already: dic
     # transactions from the last.
     ahead = autocommit_parallel.index_ahead(reuse, sources, prefix) if options.autocommit else None
     try:
-        lap = _import_analysis(lap, rewrites=options.rewrites_root is not None)
+        lap = _import_analysis(lap)
         early = autocommit_parallel.before_index(reuse, sources, prefix, ahead) if options.autocommit else None
     except BaseException:
         if ahead is not None:
@@ -112,18 +106,12 @@ def scan(root: Path, options: Options = Options(), reuse=None, read_already: dic
             early.stop()
 
 
-def _import_analysis(lap: float, rewrites: bool = False) -> float:
+def _import_analysis(lap: float) -> float:
     """Import the modules past the index, counted as imports: the start of the index's lap moved
-    past them. `rewrites`: the rewrites' modules too, which the scan needs at its end: imported
-    here, beside the process indexing ahead, they are also the autocommit helper's, forked after
-    this, which plans the rewrites (plans_ahead.py) as soon as its walks are done."""
+    past them."""
     started = time.perf_counter()
     with timing.phase("imports"):
         from . import boundaries, context, library_models, models, project, transactions  # noqa: F401
-        if rewrites:
-            from ..rewrite import attach, plan  # noqa: F401
-
-            plan.import_builders("django")
     modules_imported()
     return lap + (time.perf_counter() - started)
 
@@ -241,8 +229,6 @@ def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: st
     # them from the first; what it made is taken here, the rest is walked here.
     helper = autocommit_parallel.start(ctx, list(unique.values()), reuse, ordered, walk_one, early) \
         if options.autocommit else None
-    known_lines: dict = {}
-    ahead = None
     try:
         for number, boundary in enumerate(ordered):
             taken = helper.transaction(number, ctx, reuse) if helper is not None else None
@@ -250,8 +236,6 @@ def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: st
             if txn is not None:
                 transactions.append((txn, txn_diagnostics))
             diagnostics.extend(problems)
-        known_lines = plans_ahead.send_records(helper, options.rewrites_root, entities,
-                                               [txn for txn, _ in transactions], getattr(reuse, "lines", {}))
         lap = timing.lap("walk", lap)
         if options.autocommit:
             phase_boundary(walks=True)  # the transactions' walks live to the scan's end
@@ -261,25 +245,19 @@ def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: st
             transactions += [(txn, []) for txn in autocommit_transactions(
                 ctx, list(unique.values()), [txn for txn, _ in transactions], shared,
                 None if helper is None else helper.decided_facts())]
-            ahead = plans_ahead.hand_over(helper)  # (the helper plans from here on, if not before)
             timing.lap("autocommit", lap)
     finally:
-        if helper is not None and ahead is None:
+        if helper is not None:
             helper.stop()
-    try:
-        release_summaries(ctx)
-        diagnostics.extend(ctx.diagnostics)
-        records = [{"ir": 1, "type": "meta", "frontend": "django", "root": root.name}]
-        records += [e.ir() for e in entities]
-        for txn, txn_diagnostics in transactions:
-            records.append(txn)
-            diagnostics.extend(txn_diagnostics)
-        records += _dedupe(diagnostics)
-    except BaseException:
-        if ahead is not None:
-            ahead.stop()
-        raise
-    return FrontendResult(records, files, total_lines, known_lines, ahead)
+    release_summaries(ctx)
+    diagnostics.extend(ctx.diagnostics)
+    records = [{"ir": 1, "type": "meta", "frontend": "django", "root": root.name}]
+    records += [e.ir() for e in entities]
+    for txn, txn_diagnostics in transactions:
+        records.append(txn)
+        diagnostics.extend(txn_diagnostics)
+    records += _dedupe(diagnostics)
+    return FrontendResult(records, files, total_lines)
 
 
 def _walk(ctx: Context, boundary: Boundary) -> tuple[dict | None, list[dict], list[dict], frozenset[str]]:

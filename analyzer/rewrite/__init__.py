@@ -34,8 +34,7 @@ def verified_candidates(root: Path, result, config=None, ids=None) -> list[Candi
     entities = {r["name"]: r for r in result.records if r["type"] == "entity"}
     texts: dict[str, str] = {}  # the files planning read, read once for the checks too
     found = candidates(root, result.frontend, result.records, result.analyses, ids, reuse,
-                       then=lambda candidate: check(root, candidate, entities, texts), texts=texts,
-                       ahead=getattr(result, "plans_ahead", None) if ids is None else None)
+                       then=lambda candidate: check(root, candidate, entities, texts), texts=texts)
     verify(root, result.frontend, config, found, entities, cache, reuse, getattr(result, "context", None), texts)
     if reuse is not None:
         reuse.save()

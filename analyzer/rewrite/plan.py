@@ -53,7 +53,7 @@ def step_index(txn: dict) -> dict[str, dict]:
 
 
 def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, ids=None, reuse=None,
-               then=None, ahead=None, texts: dict | None = None) -> list[Candidate]:
+               then=None, texts: dict | None = None) -> list[Candidate]:
     """Every suggestion of the transactions (all, or `ids`) with the rewrite its builder made, or
     why there is none. `reuse` (analyzer.cache.rewrites.RewriteReuse) gives plans kept in the
     warm cache whose inputs did not change. `then(candidate)`, when given, runs on each planned
@@ -61,9 +61,7 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
     text) holds the files the builders read, for the checks to read them once (verify.file_text).
 
     Django's builders run on both cores where a helper process may start (shared_work.py): a
-    file's candidates in one process or the other, never in both. `ahead`
-    (django/plans_ahead.py): the plans another process made from the same records, taken by
-    candidate; it plans the rest."""
+    file's candidates in one process or the other, never in both."""
     transactions = {r["id"]: r for r in records if r["type"] == "transaction" and (ids is None or r["id"] in ids)}
     wanted: dict[tuple, dict] = {}
     for analysis in analyses.values():
@@ -100,14 +98,8 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
             then(candidate)
         return candidate.rewrite, candidate.refused, candidate.files_read, candidate.checked
 
-    def on_both_cores() -> list:
-        return work_shared(jobs, plan, key=lambda job: job[3]["file"])
-
     # (TypeScript checks talk to one long-lived node process, which two processes cannot share)
-    if ahead is not None:
-        shared = ahead.work(jobs, plan, [(job[0].transaction, *job[0].suggestion) for job in jobs], wrappers, on_both_cores)
-    else:
-        shared = on_both_cores() if frontend == "django" else map(plan, jobs)
+    shared = work_shared(jobs, plan, key=lambda job: job[3]["file"]) if frontend == "django" else map(plan, jobs)
     for job, planned in zip(jobs, shared):
         candidate = job[0]  # (the helper's candidates are copies: what they found is put here)
         candidate.rewrite, candidate.refused, candidate.files_read, candidate.checked = planned
@@ -175,13 +167,6 @@ _BUILDERS = {
     ("django", "one-shot", "read-modify-write"): "python_f_expression",
     ("typeorm", "one-shot", "read-modify-write"): "typescript_increment",
 }
-
-
-def import_builders(frontend: str) -> None:
-    """Import the builders of `frontend` now (a process forked after this holds them already)."""
-    for (builders_frontend, _kind, _pattern), module in _BUILDERS.items():
-        if builders_frontend == frontend:
-            _builder(module)
 
 
 @functools.cache
