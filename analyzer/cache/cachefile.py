@@ -10,10 +10,11 @@ line of its own: `table<TAB>key as JSON<TAB>value as JSON<TAB>check` (JSON escap
 newlines inside strings, so neither splits a line). The check is a CRC-32 of the key's and the
 value's text, compared when the entry is decoded: a changed character that leaves valid JSON
 (which the code reading an entry would take as data of another shape) makes the entry absent,
-like one that is not JSON. An entry is decoded when a scan first asks for it
-(`txscan lint` never reads the autocommit walks, a warm scan never the entries of changed
-files), and an entry written back unchanged is written as the text it was read from, not
-encoded again. The last line counts the entries, so a file cut short is seen as damaged.
+like one that is not JSON. An entry is held as its line's text after the key (value and
+check), so reading the file and writing back what was not decoded cost what they cost without
+checks. An entry is decoded when a scan first asks for it (`txscan lint` never reads the
+autocommit walks, a warm scan never the entries of changed files), and an entry written back
+unchanged is written as the text it was read from, not encoded again. The last line counts the entries, so a file cut short is seen as damaged.
 """
 
 from __future__ import annotations
@@ -62,28 +63,32 @@ def entry_check(key, text: str) -> str:
     return f"{zlib.crc32(text.encode('utf-8', 'surrogatepass'), start):08x}"
 
 
+def _checked_value(key, stored: str) -> str | None:
+    """The value's text of an entry held as `value<TAB>check`, None when the check fails."""
+    value, tab, check = stored.rpartition("\t")
+    return value if tab and entry_check(key, value) == check else None
+
+
 class Entries(Mapping):
-    """One table of a cache file: its entries' texts, each decoded on first use.
+    """One table of a cache file: its entries' texts (`value<TAB>check`), each decoded on first use.
 
     An entry whose text turns out not to be JSON, or not the text its check was made of, is
     absent (said once): it is computed again and written anew."""
 
-    def __init__(self, damage: _Damage, texts: dict[str, str], checks: dict[str, str]) -> None:
+    def __init__(self, damage: _Damage, texts: dict[str, str]) -> None:
         self._damage = damage
         self._texts = texts
-        self._checks = checks
         self._decoded: dict[str, object] = {}
-        # id(decoded value) -> (value, its text, its check)
-        self.read_texts: dict[int, tuple[object, str, str]] = {}
+        self.read_texts: dict[int, tuple[object, str]] = {}  # id(decoded value) -> (value, its text)
         self.loads: Callable[[str], object] = json.loads  # a user of the table may decode its own way
 
     def __getitem__(self, key: str):
         if key in self._decoded:
             return self._decoded[key]
-        text = self._texts[key]
-        check = self._checks[key]
+        stored = self._texts[key]
         try:
-            if entry_check(key, text) != check:
+            text = _checked_value(key, stored)
+            if text is None:
                 raise ValueError("check")
             value = self.loads(text)
         except ValueError:  # json.JSONDecodeError too
@@ -91,27 +96,26 @@ class Entries(Mapping):
             self._damage.say()
             raise KeyError(key) from None
         self._decoded[key] = value
-        self.read_texts[id(value)] = (value, text, check)
+        self.read_texts[id(value)] = (value, stored)
         return value
 
     def carried(self, key: str) -> Verbatim | None:
         """The entry to write back as it was read, without decoding (nor checking) it; None when
         there is no such entry."""
-        text = self._texts.get(key)
-        return Verbatim(text, self._checks[key]) if text is not None else None
+        stored = self._texts.get(key)
+        return Verbatim(stored) if stored is not None else None
 
-    def texts(self) -> Iterator[tuple[str, str, str]]:
-        """(key, the entry's text as read, its check) of every entry, decoded or not."""
-        checks = self._checks
-        return ((key, text, checks[key]) for key, text in self._texts.items())
+    def texts(self) -> Iterator[tuple[str, str]]:
+        """(key, the entry's text as read: value and check) of every entry, decoded or not."""
+        return iter(self._texts.items())
 
     def decoded(self, key: str):
         """The value of `key` if it was decoded, else None (never decodes)."""
         return self._decoded.get(key)
 
     def text(self, key: str) -> str | None:
-        """The entry's text as read, None when there is no such entry (never decodes nor checks
-        it: `in` and `carried` are for that; to read it, index the table)."""
+        """The entry's text as read (value and check), None when there is no such entry; never
+        decodes nor checks it: to read the entry, index the table."""
         return self._texts.get(key)
 
     def __iter__(self) -> Iterator[str]:
@@ -180,25 +184,23 @@ def _tables(damage: _Damage, kinds: dict, lines: list[str]) -> dict | None:
     if not isinstance(end, dict) or end.get("entries") != len(lines):
         return None
     texts: dict[str, dict[str, str]] = {n: {} for n, kind in kinds.items() if kind == _ENTRIES}
-    checks: dict[str, dict[str, str]] = {n: {} for n in texts}
     tables: dict = {}
     for line in lines:
-        parts = line.split("\t", 3)
-        if len(parts) != 4 or parts[0] not in kinds:
+        parts = line.split("\t", 2)
+        if len(parts) != 3 or parts[0] not in kinds:
             return None
-        table, key, value, check = parts
+        table, key, stored = parts
         try:
             if kinds[table] == _ENTRIES:
-                key = _key(key)
-                texts[table][key] = value
-                checks[table][key] = check
-            elif entry_check("", value) != check:
+                texts[table][_key(key)] = stored
+                continue
+            value = _checked_value("", stored)
+            if value is None:
                 return None
-            else:
-                tables[table] = json.loads(value)
+            tables[table] = json.loads(value)
         except (json.JSONDecodeError, TypeError):
             return None
-    tables.update({n: Entries(damage, t, checks[n]) for n, t in texts.items()})
+    tables.update({n: Entries(damage, t) for n, t in texts.items()})
     return tables
 
 
@@ -211,28 +213,28 @@ def _key(text: str):
 
 
 class Verbatim:
-    """An entry to write as the JSON text it was read as, with its check (`Entries.carried`),
-    never decoded: what a scan carries over to the next one without reading it."""
+    """An entry to write as the text it was read as, value and check (`Entries.carried`), never
+    decoded: what a scan carries over to the next one without reading it."""
 
-    __slots__ = ("check", "text")
+    __slots__ = ("text",)
 
-    def __init__(self, text: str, check: str) -> None:
+    def __init__(self, text: str) -> None:
         self.text = text
-        self.check = check
 
     def value(self, key):
         """The entry decoded, None when its text is not what its check was made of or not JSON."""
-        if entry_check(key, self.text) != self.check:
+        text = _checked_value(key, self.text)
+        if text is None:
             return None
         try:
-            return json.loads(self.text)
+            return json.loads(text)
         except json.JSONDecodeError:
             return None
 
 
-def _read_texts(read: Mapping) -> dict[int, tuple[object, str, str]]:
-    """id(decoded value) -> (value, its text, its check), of every entry decoded from the file read."""
-    texts: dict[int, tuple[object, str, str]] = {}
+def _read_texts(read: Mapping) -> dict[int, tuple[object, str]]:
+    """id(decoded value) -> (value, its text as read), of every entry decoded from the file read."""
+    texts: dict[int, tuple[object, str]] = {}
     for table in read.values():
         if isinstance(table, Entries):
             texts.update(table.read_texts)
@@ -244,21 +246,16 @@ def _lines(tables: dict, read: Mapping) -> Iterator[str]:
     for table, value in tables.items():
         if isinstance(value, Entries) and value is read.get(table):
             # a table kept whole, as it was read: every entry's text as read (none decoded here)
-            for key, text, check in value.texts():
-                yield f"{table}\t{_encode_key(key)}\t{text}\t{check}\n"
+            for key, stored in value.texts():
+                yield f"{table}\t{_encode_key(key)}\t{stored}\n"
         elif isinstance(value, Mapping):
             before = read.get(table)
             for key, entry in value.items():
-                if type(entry) is Verbatim:
-                    text, check = entry.text, entry.check
-                else:
-                    kept = _text_read(entry, texts, before, key)
-                    if kept is not None:
-                        text, check = kept
-                    else:
-                        text = _encode(entry)
-                        check = entry_check(key, text)
-                yield f"{table}\t{_encode_key(key)}\t{text}\t{check}\n"
+                stored = entry.text if type(entry) is Verbatim else _text_read(entry, texts, before, key)
+                if stored is None:
+                    text = _encode(entry)
+                    stored = f"{text}\t{entry_check(key, text)}"
+                yield f"{table}\t{_encode_key(key)}\t{stored}\n"
         else:
             text = _encode(value)
             yield f"{table}\t\t{text}\t{entry_check('', text)}\n"
@@ -283,17 +280,17 @@ def worth_a_process(tables: dict, read: Mapping | None) -> bool:
     return anew * 4 > total
 
 
-def _text_read(entry, texts: dict, before, key: str) -> tuple[str, str] | None:
-    """The text `entry` was read from, with its check: it is a value decoded from the file, or a
-    new list of the values decoded for the same key (a function's autocommit walks, gathered
+def _text_read(entry, texts: dict, before, key: str) -> str | None:
+    """The text `entry` was read from (value and check): it is a value decoded from the file, or
+    a new list of the values decoded for the same key (a function's autocommit walks, gathered
     again)."""
     kept = texts.get(id(entry))
     if kept is not None and kept[0] is entry:
-        return kept[1], kept[2]
+        return kept[1]
     if type(entry) is list and isinstance(before, Entries):
         old = before.decoded(key)
         if type(old) is list and len(old) == len(entry) and all(a is b for a, b in zip(old, entry)):
-            return texts[id(old)][1:]
+            return texts[id(old)][1]
     return None
 
 
