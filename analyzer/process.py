@@ -134,6 +134,13 @@ def acyclic_phase() -> Iterator[None]:
         yield
         return
     phase_boundary()
+    with _without_passes():
+        yield
+
+
+@contextmanager
+def _without_passes() -> Iterator[None]:
+    """The collector off for the work inside, and what is alive when it ends frozen."""
     gc.disable()
     try:
         yield
@@ -187,9 +194,5 @@ def acyclic_work() -> Iterator[None]:
     if not _boundaries_apply():
         yield
         return
-    gc.disable()
-    try:
+    with _without_passes():
         yield
-    finally:
-        gc.freeze()
-        gc.enable()

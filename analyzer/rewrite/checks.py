@@ -37,6 +37,11 @@ def _parse_problem(path: str, text: str) -> str | None:
         parse_unchecked(text)
     except cst.ParserSyntaxError as exc:
         return f"{path}:{exc.raw_line}: {exc.message}"
+    return compile_problem(path, text)
+
+
+def compile_problem(path: str, text: str) -> str | None:
+    """What Python's compiler refuses in the text, None when it compiles."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -4,7 +4,6 @@ re-analysis decoded in memory. Each answer is compared with the slow path it rep
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import libcst as cst
@@ -40,13 +39,7 @@ def _validated_problem(path: str, text: str) -> str | None:
         cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         return f"{path}:{exc.raw_line}: {exc.message}"
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(text, path, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return f"{path}:{exc.lineno}: {exc.msg}"
-    return None
+    return checks.compile_problem(path, text)
 
 
 def _statements(text: str) -> list[str]:
