@@ -164,18 +164,11 @@ class _TypeScriptRecords:
         #: else, their keys in the order a JSON round trip in Python gives (analyzer/typeorm/bridge.py)
         self.as_round_tripped = False
 
-    @property
-    def held_elsewhere(self) -> bool:
-        """Whether the records are also held elsewhere (an in-memory cache): the scan then decodes
-        its own copy again (`as_round_tripped` is false)."""
-        return self._kept
-
-    def take(self, arriving: Callable[[dict], None] | None = None) -> tuple[list[dict], list[str] | None]:
-        """The records, and the transactions ts-plugin walked (None: no cache). `arriving` is
-        handed each record decoded from ts-plugin's output as it comes (bridge.Run.records)."""
+    def take(self) -> tuple[list[dict], list[str] | None]:
+        """The records, and the transactions ts-plugin walked (None: no cache)."""
         if self._run is None:
             return self._done, []
-        records = self._run.records(arriving)
+        records = self._run.records()
         self.as_round_tripped = self._run.keys_in_python_order and not self._kept
         return records, self._finish(records)
 
@@ -258,7 +251,6 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
     walked = context = None
     known_lines = read_lines = None  # id(record) -> (record, its IR line), of records the warm cache held as lines
     round_tripped = False  # the records are those a JSON round trip of their IR text would give back
-    core_shared: dict | None = None  # the core's per-transaction work done ahead (TypeScript)
     if frontend == "typeorm":
         with timing.phase("typescript"):
             pending = _typescript_records(root, config, cache, autocommit, walk_files)
@@ -269,21 +261,14 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
                 if rewrites:
                     from .rewrite import attach as _  # noqa: F401 (imported now, used after the core)
             files = _typescript_files(root, config)
-            from .typeorm.early_work import EarlyWork
-
-            early = EarlyWork(prepare_core=not pending.held_elsewhere and not _reuses_verdicts(cache),
-                              start_rewrite_checks=rewrites)
             with timing.phase("typescript"):
-                records, walked = pending.take(early.arriving)
+                records, walked = pending.take()
         except BaseException:
             pending.stop()
             raise
         # node writes its warm cache file after the IR: the scan goes on meanwhile, and waits for it at its end
         ending.append(pending.finish)
         round_tripped = pending.as_round_tripped
-        known_lines = early.lines  # the records' lines, encoded as they came (the meta record's is not)
-        if round_tripped:  # (records decoded again are other objects: the core works on them as before)
-            core_shared = early.core_shared
         lines = sum(f["lines"] for f in files)
     else:
         with timing.phase("imports"):
@@ -323,7 +308,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
         known_lines = read_lines = None
     with timing.phase("core"):
         with acyclic_phase():
-            shared = core_shared if core_shared is not None else {}  # what both CDA modes share (core/classify.py)
+            shared: dict = {}  # what both CDA modes share (core/classify.py)
             core_reuse = _core_reuse(cache, ir_text, records, frontend)
             analyses = {mode: analyze(records, Settings(mode, config.cda_entities), shared, core_reuse)
                         for mode in cda_modes}
@@ -347,15 +332,6 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
         result.context = None  # (the caller keeps the result, not the front end's work)
         result.seconds = time.perf_counter() - started
     return result
-
-
-def _reuses_verdicts(cache: ScanCache | None) -> bool:
-    """Whether the core will find verdicts of an earlier scan to reuse (as _core_reuse finds them)."""
-    if cache is None or cache.folder is None:
-        return False
-    from .core.reuse import holds_verdicts
-
-    return holds_verdicts(cache.tables("core"))
 
 
 def _core_reuse(cache: ScanCache | None, ir_text: str, records: list[dict], frontend: str):

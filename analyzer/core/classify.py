@@ -47,21 +47,6 @@ def _cda_inputs(flat) -> list[list]:
     return cda_mod.statement_inputs(statements, weights)
 
 
-def prepare(txn: dict, shared: dict, frontend: str) -> None:
-    """One transaction's share of what both CDA modes share (its flat steps, interactivity and
-    CDA inputs) worked out ahead, into `shared`, for `analyze` with the same `shared` and this
-    very record (a TypeScript scan: as its record arrives, while ts-plugin walks on). The same
-    work `analyze` does; only for scans that reuse no earlier verdicts (those would answer)."""
-    flats = shared.setdefault("flats", {})
-    flat = flats.get(txn["id"])
-    if flat is None:
-        flat = flats[txn["id"]] = flatten(txn["steps"])
-    decided = shared.setdefault("interactivity", {})
-    if txn["id"] not in decided:
-        decided[txn["id"]] = _interactivity(flat, txn["boundary"] == AUTOCOMMIT, frontend)
-    shared.setdefault("prepared_inputs", {})[id(txn)] = (txn, _cda_inputs(flat))
-
-
 def analyze(records: list[dict], settings: Settings = Settings(), shared: dict | None = None,
             reuse: CoreReuse | None = None) -> dict:
     """`shared`: what does not depend on the settings (each transaction's flat steps,
@@ -87,12 +72,7 @@ def analyze(records: list[dict], settings: Settings = Settings(), shared: dict |
     inputs = shared.get("cda_inputs")
     if inputs is None:
         inputs = shared["cda_inputs"] = {}
-        prepared = shared.pop("prepared_inputs", {})  # by prepare(), for these very records
         for txn in transactions:
-            ahead = prepared.get(id(txn))
-            if ahead is not None and ahead[0] is txn:
-                inputs[txn["id"]] = ahead[1]
-                continue
             kept = reuse.cda_inputs(txn) if reuse is not None else None
             inputs[txn["id"]] = kept if kept is not None else _cda_inputs(flat_of(txn))
     cdas = cda_mod.compute(settings.cda_mode, [i for t in transactions for i in inputs[t["id"]]],

@@ -34,13 +34,6 @@ INTERACTIVITY = "interactivity"
 BASE = "pk"  # the mode whose verdicts are kept whole; the others' as what differs from them
 
 
-def holds_verdicts(tables: Mapping) -> bool:
-    """Whether the cache's core tables hold verdicts read from its file (CoreReuse would answer
-    from them); a cold scan's do not."""
-    old = tables.get(TABLE)
-    return isinstance(old, Entries) and len(old) > 0
-
-
 class CoreReuse:
     """One scan's use of the core cache: reads `tables` (an earlier scan's), writes `written`."""
 

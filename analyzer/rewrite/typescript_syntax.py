@@ -105,17 +105,6 @@ _CHECKER = _Checker()
 atexit.register(_CHECKER.close)
 
 
-def start_checker() -> None:
-    """Start the checking process now, ahead of the first request: a TypeScript scan does so
-    while ts-plugin still runs (analyzer/typeorm/early_work.py), where node's and the parser's
-    start-up cost no wall time. Nothing is said if it cannot start: the first request says why."""
-    try:
-        with _CHECKER._lock:
-            _CHECKER._running()
-    except (Unavailable, OSError):
-        pass
-
-
 @functools.lru_cache(maxsize=256)
 def facts(path: str, text: str, line: int | None = None) -> dict:
     request = {"path": path, "text": text, **({"line": line} if line is not None else {})}

@@ -17,11 +17,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from .. import ir
-from .arriving_lines import ArrivingLines, widen_pipe
 
 
 class FrontendUnavailable(Exception):
@@ -94,25 +92,18 @@ class Run:
             self._stderr.close()
             raise FrontendUnavailable(f"cannot run node ({command[0]}): {exc.strerror or exc}") from exc
 
-    def records(self, arriving: Callable[[dict], None] | None = None) -> list[dict]:
-        """The IR records ts-plugin printed (within the timeout from its start). Records are
-        decoded as their lines come (ts-plugin prints the explicit transactions before its
-        autocommit walks, ts-plugin/src/cli.ts) and each is handed to `arriving`, in the
-        output's order, while node walks on. The list returned holds those very records, unless
-        the output is not IR: then it is decoded again whole, to say why as a whole decode does."""
-        lines = ArrivingLines(arriving)
+    def records(self) -> list[dict]:
+        """The IR records ts-plugin printed (within the timeout from its start)."""
         try:
-            stdout = self._read_output(lines)
+            stdout = self._read_output()
         except BaseException:
             self.stop()
             raise
         if not stdout or self._process.poll() not in (None, 0):
             self.finish()  # nothing printed, or a failure: the exit status says what went wrong (raises)
         try:
-            records = lines.records()
-            if records is None:  # a line that is not IR, found again here with the whole output's error
-                text = stdout.decode("utf-8")
-                records = list(ir.loads(text))
+            text = stdout.decode("utf-8")
+            records = list(ir.loads(text))
             for number, record in enumerate(records, 1):
                 if not isinstance(record, dict) or record.get("type") not in _RECORD_TYPES:
                     raise ValueError(f"record {number} has no known type")
@@ -154,32 +145,21 @@ class Run:
             self._process.wait()
         self._close()
 
-    def _read_output(self, lines: ArrivingLines) -> bytes:
-        """Everything node prints, to its end, read as it comes (node waits while a pipe is full).
-        What came is decoded between reads, a batch at a time, and only while nothing more is
-        waiting in the pipe: node is never kept waiting for the decoding."""
+    def _read_output(self) -> bytes:
+        """Everything node prints, to its end, read as it comes (node waits while a pipe is full)."""
         chunks = []
         pipe = self._process.stdout
-        widen_pipe(pipe.fileno())
         with selectors.DefaultSelector() as selector:
             selector.register(pipe, selectors.EVENT_READ)
             while True:
                 left = self._deadline - time.monotonic()
-                if left <= 0:
-                    self.stop()
-                    raise FrontendUnavailable(f"the TypeScript front end did not finish within {self._timeout:g} s")
-                if not selector.select(0 if lines.waiting() else left):
-                    if lines.waiting():
-                        lines.decode_some()
-                        continue
+                if left <= 0 or not selector.select(left):
                     self.stop()
                     raise FrontendUnavailable(f"the TypeScript front end did not finish within {self._timeout:g} s")
                 chunk = os.read(pipe.fileno(), 1 << 20)
                 if not chunk:
-                    lines.decode_rest()
                     return b"".join(chunks)
                 chunks.append(chunk)
-                lines.add(chunk)
 
     def _close(self) -> None:
         if self._process.stdout is not None:

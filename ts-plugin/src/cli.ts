@@ -8,7 +8,7 @@ import * as fs from "fs";
 import { DEFAULTS, scanBeforeCacheSave } from "./scan";
 import { ScanOptions } from "./program";
 import { catalogOf, UserCatalog } from "./settings";
-import { writeAllAndClose, writeAllOf } from "./print-ir";
+import { writeAllAndClose } from "./print-ir";
 
 const USAGE = "usage: txscan-ts [--settings JSON] [--tsconfig FILE] [--max-file-bytes N] [--depth N] [--cache FILE --cache-key KEY [--cache-report FILE]] PATH";
 const INTERNAL_ERROR = 3;
@@ -118,20 +118,12 @@ function main(argv: string[]): void {
   const finalDepth = options.depth;
   const warm = cache.file !== undefined ? { file: cache.file, key: cache.key!, report: cache.report, partial: finalDepth === Number.POSITIVE_INFINITY,
     output: (options as { autocommit?: boolean }).autocommit === false ? "explicit" as const : "all" as const } : undefined;
-  // The IR's first lines (meta, entities, explicit transactions) are printed as soon as the
-  // explicit walks are done: the caller decodes and classifies them while the autocommit walks
-  // run (analyzer/scan.py). The rest follows, the same bytes as the whole IR printed at once.
-  let printed = 0;
-  const { result, saveCache } = scanBeforeCacheSave(root, { ...options, warm }, (head) => {
-    writeAllOf(1, head);
-    printed = head.length;
-  });
-  // The rest of the IR on stdout, and stdout closed: the caller has all of it (end of file) and
-  // goes on with it while the warm cache file is written (vendure's core: 27 MB, about 0.2 s).
-  // Written with fs.writeSync: process.stdout, which may write a pipe asynchronously, is never
-  // made (nothing is printed after this; the descriptor's number may then be reused by the
-  // cache's file).
-  writeAllAndClose(1, printed ? result.ir.slice(printed) : result.ir);
+  const { result, saveCache } = scanBeforeCacheSave(root, { ...options, warm });
+  // The IR on stdout, and stdout closed: the caller has all of it (end of file) and goes on with
+  // it while the warm cache file is written (vendure's core: 27 MB, about 0.2 s). Written with
+  // fs.writeSync: process.stdout, which may write a pipe asynchronously, is never made (nothing
+  // is printed after this; the descriptor's number may then be reused by the cache's file).
+  writeAllAndClose(1, result.ir);
   saveCache();
 }
 

@@ -171,27 +171,10 @@ export function renderIr(
   transactions: TransactionRecord[],
   diagnostics: DiagnosticRecord[],
 ): string {
-  // explicit transactions first, then autocommit ones (analyzer/ir sort_key)
-  const explicit = transactions.filter((t) => !isAutocommit(t));
-  return renderIrHead(meta, entities, explicit) + renderIrTail(transactions.filter(isAutocommit), diagnostics);
-}
-
-const isAutocommit = (t: TransactionRecord) => t.boundary === "autocommit";
-
-/** The IR's first lines: the meta record, the entities and the explicit transactions, each line
- *  ended. The scan prints them before its autocommit walks (src/cli.ts); `renderIr` is this text
- *  followed by `renderIrTail`'s. */
-export function renderIrHead(meta: MetaRecord, entities: EntityRecord[], explicit: TransactionRecord[]): string {
-  if (explicit.some(isAutocommit)) throw new Error("an autocommit transaction among the explicit ones");
   const ents = [...entities].sort((a, b) => cmp(a.name, b.name) || cmp(a.file, b.file) || cmp(a.line, b.line));
-  const txs = [...explicit].sort(byPlace);
-  return [meta, ...ents, ...txs].map((r) => canonicalJson(r) + "\n").join("");
-}
-
-/** The IR's last lines (after `renderIrHead`'s): the autocommit transactions, then the diagnostics. */
-export function renderIrTail(autocommit: TransactionRecord[], diagnostics: DiagnosticRecord[]): string {
-  if (!autocommit.every(isAutocommit)) throw new Error("an explicit transaction among the autocommit ones");
-  const txs = [...autocommit].sort(byPlace);
+  // explicit transactions first, then autocommit ones (analyzer/ir sort_key)
+  const autocommit = (t: TransactionRecord) => (t.boundary === "autocommit" ? 1 : 0);
+  const txs = [...transactions].sort((a, b) => autocommit(a) - autocommit(b) || cmp(a.file, b.file) || cmp(a.line, b.line) || cmp(a.function, b.function) || cmp(a.id, b.id));
   const seen = new Set<string>();
   const diags: DiagnosticRecord[] = [];
   for (const d of [...diagnostics].sort(
@@ -202,9 +185,6 @@ export function renderIrTail(autocommit: TransactionRecord[], diagnostics: Diagn
     seen.add(key);
     diags.push(d);
   }
-  return [...txs, ...diags].map((r) => canonicalJson(r) + "\n").join("");
-}
-
-function byPlace(a: TransactionRecord, b: TransactionRecord): number {
-  return cmp(a.file, b.file) || cmp(a.line, b.line) || cmp(a.function, b.function) || cmp(a.id, b.id);
+  const lines = [meta, ...ents, ...txs, ...diags].map(canonicalJson);
+  return lines.join("\n") + "\n";
 }

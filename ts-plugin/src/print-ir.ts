@@ -6,15 +6,9 @@ import * as fs from "fs";
  *  12 MB more at the end of the scan, where its warm cache is written). */
 const CHUNK_CHARS = 1 << 20;
 
-/** Write `text` (UTF-8) to the descriptor `fd` in pieces, then close it (writeAllOf). */
+/** Write `text` (UTF-8) to the descriptor `fd` in pieces, then close it. A piece never ends
+ *  between the two halves of a surrogate pair (each half alone would be written as U+FFFD). */
 export function writeAllAndClose(fd: number, text: string, chunkChars = CHUNK_CHARS): void {
-  writeAllOf(fd, text, chunkChars);
-  fs.closeSync(fd);
-}
-
-/** Write `text` (UTF-8) to the descriptor `fd` in pieces. A piece never ends between the two
- *  halves of a surrogate pair (each half alone would be written as U+FFFD). */
-export function writeAllOf(fd: number, text: string, chunkChars = CHUNK_CHARS): void {
   for (let start = 0; start < text.length; ) {
     let end = Math.min(text.length, start + chunkChars);
     const last = text.charCodeAt(end - 1);
@@ -22,6 +16,7 @@ export function writeAllOf(fd: number, text: string, chunkChars = CHUNK_CHARS): 
     writeAll(fd, Buffer.from(text.slice(start, end), "utf8"));
     start = end;
   }
+  fs.closeSync(fd);
 }
 
 function writeAll(fd: number, bytes: Buffer): void {

@@ -6,7 +6,7 @@ import { autocommitTransactions, UnitReuse } from "./autocommit";
 import { BoundaryFinder } from "./boundaries";
 import { EntityIndex } from "./entities";
 import { HandleTypes } from "./handles";
-import { canonicalJson, DiagnosticRecord, EntityRecord, MetaRecord, renderIr, renderIrHead, renderIrTail, TransactionRecord } from "./ir";
+import { canonicalJson, DiagnosticRecord, EntityRecord, MetaRecord, renderIr, TransactionRecord } from "./ir";
 import { lineOf, OriginResolver } from "./names";
 import { relPath, ScanOptions, setupProgram } from "./program";
 import { SyntaxOutline } from "./syntax-outline";
@@ -44,12 +44,8 @@ export function scan(root: string, options: ScanSettings = {}): ScanResult {
 
 /** A scan whose warm cache is not yet written: `saveCache` writes it (the command line prints
  *  the IR first, so that the caller reads it while the cache file is written). Which
- *  transactions were walked (the cache report) is written before this returns.
- *  `printHead`, when given, is handed the IR's first lines (renderIrHead: meta, entities,
- *  explicit transactions) as soon as the explicit walks are done, before the autocommit walks:
- *  the caller goes on with them meanwhile. `result.ir` still holds the whole IR, those lines first. */
-export function scanBeforeCacheSave(root: string, options: ScanSettings = {},
-  printHead?: (head: string) => void): { result: ScanResult; saveCache: () => void } {
+ *  transactions were walked (the cache report) is written before this returns. */
+export function scanBeforeCacheSave(root: string, options: ScanSettings = {}): { result: ScanResult; saveCache: () => void } {
   const opts: ScanOptions = { ...options, root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth, tsconfig: options.tsconfig };
   const timings = new PhaseTimer();
   const warm = options.warm && !options.walkFiles ? new WarmCache(path.resolve(root), options.warm, opts.exclude ?? [], opts.maxFileBytes) : undefined;
@@ -62,16 +58,10 @@ export function scanBeforeCacheSave(root: string, options: ScanSettings = {},
     const ir = canonicalJson(metaOf(root)) + unchanged.slice(unchanged.indexOf("\n"));
     return { result: { ir, ...recordsOf(ir) }, saveCache: () => warm.save(unchanged) };
   }
-  const head = printHead && ((explicit: TransactionRecord[], entities: EntityRecord[]) => {
-    const text = renderIrHead(metaOf(root), entities, explicit);
-    printHead(text);
-    return text;
-  });
-  const found = analyse(opts, options, warm, timings, head);
+  const found = analyse(opts, options, warm, timings);
   timings.writeIfAsked();
   collectReleasedProgram();
-  const ir = found.head !== undefined ? found.head + renderIrTail(found.transactions.slice(found.explicitCount), found.diagnostics)
-    : renderIr(metaOf(root), found.entities, found.transactions, found.diagnostics);
+  const ir = renderIr(metaOf(root), found.entities, found.transactions, found.diagnostics);
   warm?.writeReport();
   return { result: { ir, transactions: found.transactions, diagnostics: found.diagnostics }, saveCache: () => warm?.save(ir) };
 }
@@ -81,15 +71,10 @@ interface Findings {
   entities: EntityRecord[];
   transactions: TransactionRecord[];
   diagnostics: DiagnosticRecord[];
-  /** the IR's first lines, printed before the autocommit walks (when asked for) */
-  head?: string;
-  /** how many of `transactions` the explicit walks found (the first ones) */
-  explicitCount: number;
 }
 
 /** The program built, its transactions found and walked: the records, the program left behind. */
-function analyse(opts: ScanOptions, options: ScanSettings, warm: WarmCache | undefined, timings: PhaseTimer,
-  printHead?: (explicit: TransactionRecord[], entities: EntityRecord[]) => string): Findings {
+function analyse(opts: ScanOptions, options: ScanSettings, warm: WarmCache | undefined, timings: PhaseTimer): Findings {
   const setup = warm ? warm.recordOutside(() => setupProgram(opts)) : setupProgram(opts);
   collectLargeGarbage();
   timings.lap("ts-program");
@@ -150,9 +135,6 @@ function analyse(opts: ScanOptions, options: ScanSettings, warm: WarmCache | und
     diagnostics.push(...found);
   }
   timings.lap("ts-walk");
-  const explicitCount = transactions.length;
-  const entityRecords = entities.records();
-  const head = printHead?.(transactions, entityRecords);
   if (options.autocommit !== false) {
     // an autocommit walk follows no call into another function, so the explicit walks'
     // recordings would serve none of it: released before the call graph is built
@@ -175,7 +157,7 @@ function analyse(opts: ScanOptions, options: ScanSettings, warm: WarmCache | und
   }
   // the last walk's notes hold nodes of its file
   warm?.reads.reset();
-  return { entities: entityRecords, transactions, diagnostics, head, explicitCount };
+  return { entities: entities.records(), transactions, diagnostics };
 }
 
 /** What the walks consult that was found over the whole program (warm-cache.ts compares it):
