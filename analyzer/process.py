@@ -182,17 +182,3 @@ def leave(status: int) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status)
-
-
-@contextmanager
-def acyclic_work() -> Iterator[None]:
-    """Work inside a phase that makes no reference cycles and whose survivors stay to the scan's
-    end or are freed by their reference count (a transaction's walk: tests/test_walk_cycles.py
-    checks that it leaves no cyclic garbage): it runs without collector passes, which only
-    traversed what it made (about a tenth of saleor's walk CPU), and what is alive when it ends
-    is frozen, as at a phase boundary but without a young pass first."""
-    if not _boundaries_apply():
-        yield
-        return
-    with _without_passes():
-        yield

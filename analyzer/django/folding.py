@@ -8,9 +8,10 @@ else (inputs, query results, calls) stays unknown and both arms are walked as be
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
-from . import literals
 from .node_types import NAME, NUMBER_OR_STRING
 from .values import Val
 
@@ -24,7 +25,7 @@ def literal_value(val: Val | None):
     if any(kind != "constant" for kind, _ in val.sources):
         return UNKNOWN
     try:
-        return literals.literal_eval(val.text)
+        return ast.literal_eval(val.text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return UNKNOWN
 
@@ -48,7 +49,7 @@ def _value(node, env: dict[str, Val]):
         return literal_value(env.get(node.value))
     if kind in NUMBER_OR_STRING:
         try:
-            return literals.literal_eval(node.value)
+            return ast.literal_eval(node.value)
         except (ValueError, SyntaxError):
             return UNKNOWN
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):

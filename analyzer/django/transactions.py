@@ -11,7 +11,6 @@ import re
 
 import libcst as cst
 
-from ..process import acyclic_work
 from .boundaries import Boundary
 from .context import Context, ParsedModule
 from .caller_arguments import caller_arguments
@@ -116,14 +115,6 @@ def walk_transaction(ctx: Context, parsed: ParsedModule,
     """The transaction, its diagnostics, and the qualified names of the definitions its walk
     reached (its own function and every function followed, directly or through a summary):
     the transaction's IR changes only when one of those definitions does."""
-    # The walk makes no reference cycles (literals.py): the collector's passes during it found
-    # nothing to free (process.acyclic_work).
-    with acyclic_work():
-        return _walk_transaction(ctx, parsed, boundary)
-
-
-def _walk_transaction(ctx: Context, parsed: ParsedModule,
-                      boundary: Boundary) -> tuple[dict, list[dict], frozenset[str]]:
     recorder = Recorder()
     function_node = boundary.function_node
     owner_qualname = boundary.function if function_node is not None else parsed.info.name
@@ -200,9 +191,16 @@ def _after_marker(function_node, marker) -> list:
     """Statements after `set_autocommit(False)` in the block that holds it, up to commit/rollback."""
     if function_node is None:
         return []
-    finder = _StatementsAfter(marker)
-    function_node.visit(finder)
-    found = finder.found
+    found: list = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
+            if marker in node.body and not found:
+                found.extend(node.body[node.body.index(marker) + 1:])
+                return False
+            return True
+
+    function_node.visit(Finder())
     # The transaction ends at the first commit()/rollback() of that block; what follows runs
     # in autocommit again.
     for index, statement in enumerate(found):
@@ -211,22 +209,6 @@ def _after_marker(function_node, marker) -> list:
         if _contains_commit(statement):  # `try: ... commit() except: rollback()`
             return found[:index + 1]
     return found
-
-
-class _StatementsAfter(cst.CSTVisitor):
-    """The statements after `marker` in the first block that holds it. (A class made at each
-    call would be a reference cycle the walk leaves behind: process.acyclic_work.)"""
-
-    def __init__(self, marker) -> None:
-        super().__init__()
-        self.marker = marker
-        self.found: list = []
-
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
-        if self.marker in node.body and not self.found:
-            self.found.extend(node.body[node.body.index(self.marker) + 1:])
-            return False
-        return True
 
 
 _COMMIT = re.compile(r"\b(commit|rollback)\(")

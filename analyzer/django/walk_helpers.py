@@ -5,7 +5,6 @@ from __future__ import annotations
 import libcst as cst
 
 from .context import Context
-from . import literals
 from .node_types import BINARY_OPERATION, INDENTED_BLOCK, LEAVING, NUMBER_OR_STRING, SIMPLE_STATEMENT_LINE, \
     SIMPLE_STATEMENT_SUITE
 from .syntax import dotted as _dotted
@@ -113,6 +112,6 @@ def _api(chain: tuple[str, ...], final: str) -> str:
 
 def _literal_string(node) -> str | None:
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = literals.string_value(node)
+        value = node.evaluated_value
         return value if isinstance(value, str) else None
     return None

@@ -35,7 +35,6 @@ from .tasks import TasksMixin
 from .orm_querysets import QuerySetsMixin
 from .folding import UNKNOWN as UNDECIDED
 from .folding import fold, literal_value
-from . import literals
 from .registries import registered_models
 from .walk_helpers import _exits, _merge, _raises, _statements, _text
 from .summaries import (
@@ -478,7 +477,7 @@ class Walker(CallsMixin, DispatchMixin, FormsMixin, DeletionMixin, InstancesMixi
     _e_Integer = _e_Float = _e_Imaginary = _e_SimpleString
 
     def _e_ConcatenatedString(self, node) -> Val:
-        value = literals.string_value(node)
+        value = node.evaluated_value
         return constant(repr(value) if isinstance(value, str) else _code(node))
 
     def _e_Ellipsis(self, node) -> Val:
