@@ -134,13 +134,6 @@ def acyclic_phase() -> Iterator[None]:
         yield
         return
     phase_boundary()
-    with _without_passes():
-        yield
-
-
-@contextmanager
-def _without_passes() -> Iterator[None]:
-    """The collector off for the work inside, and what is alive when it ends frozen."""
     gc.disable()
     try:
         yield

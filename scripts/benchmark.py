@@ -47,8 +47,6 @@ from pathlib import Path
 
 from benchmark_edits import insert_statement, typescript_module
 
-REPO = Path(__file__).resolve().parents[1]
-
 _SCAN = r"""
 import os, time
 began = time.time()

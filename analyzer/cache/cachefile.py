@@ -14,7 +14,8 @@ like one that is not JSON. An entry is held as its line's text after the key (va
 check), so reading the file and writing back what was not decoded cost what they cost without
 checks. An entry is decoded when a scan first asks for it (`txscan lint` never reads the
 autocommit walks, a warm scan never the entries of changed files), and an entry written back
-unchanged is written as the text it was read from, not encoded again. The last line counts the entries, so a file cut short is seen as damaged.
+unchanged is written as the text it was read from, not encoded again. The last line counts the
+entries, so a file cut short is seen as damaged.
 """
 
 from __future__ import annotations

@@ -93,6 +93,9 @@ class DjangoReuse:
         self._records_ahead: dict[int, dict] = {}  # id(kept entry) -> its record, decoded then
         self.records_decoded_ahead = 0
         self.records_taken_ahead = 0
+        self._layouts: dict[tuple, str | None] = {}  # (rel, first, last) -> trivia.layout
+        # the same changed definition is in the reach of many kept transactions: tokenized once
+        self._line_maps: dict[tuple, dict[int, int] | None] = {}
 
     def _loads(self, text: str):
         """A kept entry or record decoded: outside the walks, without collector passes over it
@@ -257,10 +260,9 @@ class DjangoReuse:
     def _layout(self, rel: str, first: int, last: int) -> str | None:
         """The definition's code lines and where its comment and blank lines are (cache/trivia.py)."""
         key = (rel, first, last)
-        layouts = self.__dict__.setdefault("_layouts", {})
-        if key not in layouts:
-            layouts[key] = trivia.layout(self._definition_lines(rel, first, last))
-        return layouts[key]
+        if key not in self._layouts:
+            self._layouts[key] = trivia.layout(self._definition_lines(rel, first, last))
+        return self._layouts[key]
 
     def _module_by_rel(self) -> dict[str, ModuleInfo]:
         if not hasattr(self, "_by_rel"):
@@ -512,9 +514,8 @@ class DjangoReuse:
 
     def _result(self, entry: dict, made_now: bool = False) -> tuple | None:
         """The (record, diagnostics, front-end diagnostics) a kept entry holds, None when its line
-        does not decode. `made_now`: an
-        entry this scan made (a kept one moved), its line decoded as what a walk makes is: left to
-        the collector's young passes (process.kept_loads would first collect all the walks'
+        does not decode. `made_now`: an entry this scan made (a kept one moved), its line decoded
+        as what a walk makes is: left to the collector's young passes (process.kept_loads would first collect all the walks'
         garbage in full, to freeze one record)."""
         text = entry.get("line")
         if not isinstance(text, str):
@@ -605,12 +606,11 @@ class DjangoReuse:
             return now.line - first
         if layout is None:
             return None
-        # the same changed definition is in the reach of many kept transactions: tokenized once
-        maps = self.__dict__.setdefault("_line_maps", {})
         key = (rel, qualname, first, layout, now.line, now.end_line)
-        if key not in maps:
-            maps[key] = trivia.line_map(layout, first, self._definition_lines(rel, now.line, now.end_line), now.line)
-        return maps[key]
+        if key not in self._line_maps:
+            self._line_maps[key] = trivia.line_map(layout, first, self._definition_lines(rel, now.line, now.end_line),
+                                                   now.line)
+        return self._line_maps[key]
 
     def _reach_now(self, rel: str, qualname: str) -> list:
         """The reach entry of a definition as it is today."""

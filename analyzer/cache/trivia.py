@@ -38,8 +38,8 @@ def _continued(line: str) -> bool:
 def layout(lines: list[str]) -> str | None:
     """`code digest:offsets of the other lines:gaps` of a definition's lines (with their ends),
     None when a line continues on the next (a backslash at its end) or ends otherwise than with a
-    newline but the last (str.splitlines cuts at form feeds and other separators too). A gap is `n=digest` of the
-    lines between code lines n-1 and n (0-based)."""
+    newline but the last (str.splitlines cuts at form feeds and other separators too). A gap is
+    `n=digest` of the lines between code lines n-1 and n (0-based)."""
     code, others, gaps = [], [], {}
     for offset, line in enumerate(lines):
         if _continued(line) or (not line.endswith("\n") and offset < len(lines) - 1):

@@ -116,9 +116,13 @@ class _Autocommit:
     def _holds_orm(self, fn: FunctionInfo) -> bool:
         known = self.function_facts(fn)
         if known[0] is None:
-            told = self.decided.functions.get(fn.qualname, (None, None))[0]
+            told = self._told(fn)[0]
             known[0] = told if told is not None else self.evidence.holds_orm(fn, enclosing_class(self.index, fn))
         return known[0]
+
+    def _told(self, fn: FunctionInfo) -> tuple | list:
+        """[holds ORM code, callees] of `fn` as another process read them (None: not told)."""
+        return self.decided.functions.get(fn.qualname, (None, None))
 
     def decided_facts(self) -> DecidedFacts:
         """What was read off functions and modules so far (`decided` of another phase over the
@@ -146,7 +150,7 @@ class _Autocommit:
         if fn.qualname not in self.static:
             known = self.function_facts(fn)
             if known[1] is None:
-                told = self.decided.functions.get(fn.qualname, (None, None))[1]
+                told = self._told(fn)[1]
                 known[1] = list(told) if told is not None else \
                     sorted(self.static_callees(fn, enclosing_class(self.index, fn)))
             self.static[fn.qualname] = set(known[1])

@@ -58,7 +58,7 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
     why there is none. `reuse` (analyzer.cache.rewrites.RewriteReuse) gives plans kept in the
     warm cache whose inputs did not change. `then(candidate)`, when given, runs on each planned
     candidate where it was planned (verify.check: its parse and names checks). `texts` (path ->
-    text) holds the files the builders read, for the checks to read them once (verify.file_text).
+    text) holds the files the builders read, for the checks to read them once (file_text).
 
     Django's builders run on both cores where a helper process may start (shared_work.py): a
     file's candidates in one process or the other, never in both."""
@@ -151,13 +151,20 @@ def _build(builder, root: Path, texts: dict, txn: dict, step: dict, project: Pro
         return None, f"the rewrite failed ({type(exc).__name__}: {exc})"[:300]
 
 
-def _text(root: Path, path: str, texts: dict) -> str:
+def file_text(root: Path, path: str, texts: dict) -> str:
+    """The text of the file at `path`, read once per scan's rewrites: `texts` holds those read
+    already (by the builders or the checks), the rest is read (raising what reading raises)."""
     if path not in texts:
-        try:
-            texts[path] = (root / path).read_text("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise Refused(f"{path} cannot be read") from exc
+        texts[path] = (root / path).read_text("utf-8")
     return texts[path]
+
+
+def _text(root: Path, path: str, texts: dict) -> str:
+    """file_text for a builder: a file that cannot be read refuses the rewrite."""
+    try:
+        return file_text(root, path, texts)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise Refused(f"{path} cannot be read") from exc
 
 
 # Builders by (front end, suggestion kind, pattern): the module whose `rewrite` builds it,

@@ -13,7 +13,7 @@ from ..core import graph as graph_mod
 from ..core.flatten import flatten
 from . import checks, typescript_syntax
 from .edits import EditConflict, apply, edits_by_path, map_line, new_line_ranges
-from .plan import Candidate, step_index
+from .plan import Candidate, file_text, step_index
 from .project_copy import edited_copy
 
 
@@ -29,7 +29,7 @@ def verify(root: Path, frontend: str, config, candidates: list[Candidate], entit
     without it, from every candidate).
     `scan_context` (Django: the scan's Context) shares its module facts and parsed definitions
     with re-analysis where the edits do not reach them (django_reanalysis.py).
-    `texts` (path -> text, see file_text) holds files already read during the scan's rewrites."""
+    `texts` (path -> text, see plan.file_text) holds files already read during the scan's rewrites."""
     texts = {} if texts is None else texts
     pending = []
     for candidate in candidates:
@@ -46,16 +46,15 @@ def verify(root: Path, frontend: str, config, candidates: list[Candidate], entit
         context = reuse.round_context(batch) if reuse is not None else None
         changed = [c for c in batch if not _kept_verdict(c, reuse, context)]
         if changed:
-            _check_round(root, frontend, config, batch, cache, changed, reuse, context, scan_context, texts)
+            _check_round(root, frontend, config, batch, texts, cache, changed, reuse, context, scan_context)
 
 
-def check(root: Path, candidate: Candidate, entities: dict, texts: dict | None = None) -> bool:
+def check(root: Path, candidate: Candidate, entities: dict, texts: dict) -> bool:
     """The checks before re-analysis: the rewritten files parse and the rewritten query names
     only what its entity has. Otherwise the candidate's rewrite is dropped, with the reason.
-    `texts`: see file_text."""
+    `texts`: see plan.file_text."""
     if candidate.rewrite is None:
         return False
-    texts = {} if texts is None else texts
     if not (_parses(root, candidate, texts) and _names_known(root, candidate, entities, texts)):
         return False
     candidate.checked = candidate.rewrite
@@ -70,14 +69,6 @@ def _kept_verdict(candidate: Candidate, reuse, context) -> bool:
     candidate.rewrite = replace(candidate.rewrite, verified=True) if verdict["verified"] else None
     candidate.reused = "verified"
     return True
-
-
-def file_text(root: Path, path: str, texts: dict) -> str:
-    """The text of the file at `path`, read once per scan's rewrites: `texts` holds those read
-    already (by the builders, plan.py, or here), the rest is read (raising what reading raises)."""
-    if path not in texts:
-        texts[path] = (root / path).read_text("utf-8")
-    return texts[path]
 
 
 def _parses(root: Path, candidate: Candidate, texts: dict) -> bool:
@@ -147,14 +138,13 @@ def _round(root: Path, pending: list[Candidate]) -> tuple[list[Candidate], list[
     return batch, later
 
 
-def _check_round(root: Path, frontend: str, config, batch: list[Candidate], cache=None, checked=None,
-                 reuse=None, context=None, scan_context=None, texts: dict | None = None) -> None:
+def _check_round(root: Path, frontend: str, config, batch: list[Candidate], texts: dict, cache=None, checked=None,
+                 reuse=None, context=None, scan_context=None) -> None:
     """Re-analyses the project with the edits of the whole `batch` and checks the claims of
     `checked` (by default, the whole batch)."""
     checked = batch if checked is None else checked
     edits = {e for c in batch for e in c.rewrite.edits}
     by_path = edits_by_path(edits)
-    texts = {} if texts is None else texts
     originals = {path: file_text(root, path, texts) for path in by_path}
     new_ids = {}
     for candidate in checked:

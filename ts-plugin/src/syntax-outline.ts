@@ -1,9 +1,10 @@
 // The nodes the entity index, the boundary finder and the class hierarchy look at, gathered in
 // one walk of the application's trees, in source order (entities.ts, boundaries.ts,
 // hierarchy.ts): each of their passes read these lists, where they walked every tree again (on
-// vendure's core, six or seven walks of 639 files). Each call is kept with its owner: the function (arrow, function expression or
-// declaration, method) whose body holds it with no such function in between, which is the call
-// set a walk of that body that stops at nested functions would meet.
+// vendure's core, six or seven walks of 639 files). Each call is kept with its owner: the
+// function (arrow, function expression or declaration, method) whose body holds it with no such
+// function in between, which is the call set a walk of that body that stops at nested functions
+// would meet.
 import * as ts from "typescript";
 
 /** The functions that own calls: a constructor's or accessor's calls are those of the function
