@@ -10,9 +10,11 @@ process with the walker watched. Every callee walk a re-walked transaction makes
 - reaching: its walk reached a definition the edit changed (one the cache finds neither unchanged
   nor only moved): it has to be walked again;
 - unchanged: it reached none; only the outermost such walks are counted (the walks inside them are
-  part of their time). A summary kept from the last scan could stand for one of them only where
-  the walk was cacheable at all (summaries.make_summary: it did not use a foreign-key read done
-  before the call, nor repeat an instance begun before it, nor was cut), which `cacheable` counts.
+  part of their time).
+A summary kept from the last scan could stand for an unchanged walk only where the walk was
+cacheable at all (summaries.make_summary: it did not use a foreign-key read done before the call,
+nor repeat an instance begun before it, nor was cut): `unchanged_cacheable` counts the outermost
+of those, inside an uncacheable unchanged walk too: the most kept summaries could save.
 Seconds are wall seconds of this process (quote them as shares, with the profiler's overhead
 absent but the watching's present); counts do not move with machine load. A measuring tool, not a
 test: quote its figures, never assert on them.
@@ -110,7 +112,22 @@ class WalkWatch:
         reaching = {w["id"] for w in self.walks if w["reached"] & changed}
         # outermost walks reaching no changed definition: their parent reached one (or is the body)
         outermost = [w for w in self.walks if w["id"] not in reaching and (w["parent"] == 0 or w["parent"] in reaching)]
-        cacheable = [w for w in outermost if w["cacheable"]]
+        # what kept summaries could stand for: the outermost cacheable walks reaching no changed
+        # definition, also those inside an unchanged walk that was not cacheable itself
+        by_id = {w["id"]: w for w in self.walks}
+
+        def servable(w) -> bool:
+            return w["id"] not in reaching and w["cacheable"]
+
+        def under_servable(w) -> bool:
+            parent = by_id.get(w["parent"])
+            while parent is not None:
+                if servable(parent):
+                    return True
+                parent = by_id.get(parent["parent"])
+            return False
+
+        cacheable = [w for w in self.walks if servable(w) and not under_servable(w)]
         return {
             "changed": sorted(changed),
             "transactions_walked": self.transactions,
@@ -121,7 +138,7 @@ class WalkWatch:
             "changed_walks": [{"function": w["function"], "calls": w["calls"], "cacheable": w["cacheable"]}
                               for w in self.walks if w["function"] in changed],
             "unchanged_outermost": _totals(outermost),
-            "unchanged_outermost_cacheable": _totals(cacheable),
+            "unchanged_cacheable": _totals(cacheable),
             "unchanged_outermost_top": [
                 {"function": f, "seconds": round(s, 3)} for f, s in sorted(
                     _by_function(outermost).items(), key=lambda item: -item[1])[:10]],
