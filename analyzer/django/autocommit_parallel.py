@@ -77,7 +77,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 
-from .. import forked
+from .. import forked, timing
 
 # Below this many functions the walks take less than starting a process over the heap does.
 MIN_FUNCTIONS = 200
@@ -192,7 +192,8 @@ def index_ahead(reuse, sources: list, package_prefix: str) -> Ahead | None:
         status = 1
         try:
             _quiet()
-            Helper(0, channel, position, reuse=reuse, sources=sources).index_share(package_prefix)
+            with timing.phase("index ahead"):
+                Helper(0, channel, position, reuse=reuse, sources=sources).index_share(package_prefix)
             status = 0
         finally:
             os._exit(status)
@@ -283,7 +284,8 @@ def _helper_main(ctx, boundaries: list, reuse, channel: int, position: mmap.mmap
         _quiet()
         _walk_all(ctx, boundaries, reuse, channel, position)
         if transactions and walk_transaction is not None:
-            _walk_transactions(ctx, reuse, channel, position, transactions, walk_transaction)
+            with timing.phase("helper transactions"):
+                _walk_transactions(ctx, reuse, channel, position, transactions, walk_transaction)
         _send(channel, (_TRANSACTIONS_DONE, None, None))
     except BaseException:  # noqa: BLE001 - the scan walks what did not arrive
         status = 1
@@ -325,11 +327,13 @@ def _walk_all(ctx, boundaries: list, reuse, channel: int,
     reuse.sites_walk = passing_on
     phase = _Autocommit(ctx, boundaries, [], reuse)
     phase.walks = CallSites(ctx, phase.walkable, phase.site_records, reuse)
-    walkable = [qualname for qualname in sorted(ctx.index.functions, reverse=True) if phase.walkable(qualname)]
-    for fn in ctx.index.functions.values():
-        phase.callees(fn)
-    modules = phase.module_level_orm()
-    _send(channel, (_DECIDED_FACTS, None, phase.decided_facts()))
+    with timing.phase("helper facts"):
+        walkable = [qualname for qualname in sorted(ctx.index.functions, reverse=True) if phase.walkable(qualname)]
+        for fn in ctx.index.functions.values():
+            phase.callees(fn)
+        modules = phase.module_level_orm()
+        _send(channel, (_DECIDED_FACTS, None, phase.decided_facts()))
+    timing.mark("helper walks")  # (to the phase's end, where the helper is killed: no end is traced)
     for qualname in walkable:
         phase.walks.function(ctx.index.functions[qualname])
     # Module-level code last, and only until the scan's phase starts: it walks that code first
