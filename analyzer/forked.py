@@ -24,6 +24,8 @@ import time
 from collections.abc import Callable
 from typing import NoReturn, TypeVar
 
+from . import timing
+
 T = TypeVar("T")
 
 ENV = "TXSCAN_HELPERS"
@@ -67,6 +69,7 @@ def fork() -> int | None:
         return None
     if pid == 0:
         gc.freeze()
+        timing.mark("forked")
     return pid
 
 

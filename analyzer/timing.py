@@ -3,6 +3,12 @@
 Phases are measured only when asked (`TXSCAN_TIMINGS_FILE` names a file the JSON object of
 phase -> seconds is written to, by the process that ran the scan), so outputs never carry wall
 times: the same input keeps giving byte-identical JSON, store rows and reports.
+
+`TXSCAN_TRACE_FILE` names a file every process of a scan (the scan, its helper and the process
+indexing ahead, django/autocommit_parallel.py) appends its phases to as they end, and moments
+(mark()) as they pass: one line `pid start end name` each, in perf_counter seconds, which all
+processes of one machine share. scripts/trace_timeline.py draws them, one row per process: the
+critical path and where a core waits.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from contextlib import contextmanager
 
 _seconds: dict[str, float] = {}
 _muted = 0
+TRACE_VARIABLE = "TXSCAN_TRACE_FILE"
 
 
 @contextmanager
@@ -29,6 +36,21 @@ def phase(name: str) -> Iterator[None]:
 def add(name: str, seconds: float) -> None:
     if not _muted:
         _seconds[name] = _seconds.get(name, 0.0) + seconds
+        _trace(name, seconds)
+
+
+def mark(name: str) -> None:
+    """A moment of the scan (a process forked, a helper's walks begun), traced when asked."""
+    _trace(name, 0.0)
+
+
+def _trace(name: str, seconds: float) -> None:
+    target = os.environ.get(TRACE_VARIABLE)
+    if target:
+        now = time.perf_counter()
+        # appended line by line: helper processes end with os._exit, which flushes nothing
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()} {now - seconds:.6f} {now:.6f} {name}\n")
 
 
 @contextmanager

@@ -538,3 +538,48 @@ def test_a_helper_that_fails_to_search_boundaries_leaves_them_to_the_scan(monkey
     assert shared == alone
     assert forked_early[0].taken_candidates == 0
     assert list(reuse_shared.written["boundaries"].items()) == list(reuse_alone.written["boundaries"].items())
+
+
+def test_facts_the_helper_sends_after_the_phase_began_are_taken_from_then_on(monkeypatch):
+    """The helper's facts (which functions hold ORM code, whom each calls, which modules run
+    queries at module level) arriving while the scan's autocommit phase reads them: those read
+    before are the scan's own, the rest the helper's, and the output is a scan alone's."""
+    root = SAMPLES / "django" / "shop"
+    monkeypatch.setenv(ENV, "0")
+    read_alone = []  # the facts of a scan alone, as the helper would send them
+    records = autocommit._Autocommit.records
+
+    def keeping_facts(self):
+        made = records(self)
+        read_alone.append(self.decided_facts())
+        return made
+
+    monkeypatch.setattr(autocommit._Autocommit, "records", keeping_facts)
+    alone = ir.dumps(frontend.scan(root, frontend.Options(), DjangoReuse({})).records)
+    monkeypatch.setattr(autocommit._Autocommit, "records", records)
+    facts = read_alone[0]
+    assert len(facts.functions) > 3
+
+    channel = autocommit_parallel._channel()
+    helper = autocommit_parallel.Helper(0, channel)  # the scan's side; the frame below is what the helper writes
+    monkeypatch.setattr(autocommit_parallel, "FACTS_LOOK_SECONDS", 0.0)
+    read_here = []
+    holds_orm = orm_evidence.OrmEvidence.holds_orm
+
+    def arriving_after_two(self, fn, owner):
+        read_here.append(fn.qualname)
+        if len(read_here) == 2:
+            autocommit_parallel._send(channel, (autocommit_parallel._DECIDED_FACTS, None, facts))
+        return holds_orm(self, fn, owner)
+
+    monkeypatch.setattr(orm_evidence.OrmEvidence, "holds_orm", arriving_after_two)
+    phase = autocommit.autocommit_transactions
+    monkeypatch.setattr(autocommit, "autocommit_transactions",
+                        lambda ctx, boundaries, explicit, reuse, _decided: phase(ctx, boundaries, explicit, reuse,
+                                                                                 helper.decided_facts()))
+    try:
+        told = ir.dumps(frontend.scan(root, frontend.Options(), DjangoReuse({})).records)
+    finally:
+        helper.stop()
+    assert told == alone
+    assert len(read_here) == 2  # the two read before the facts arrived; every later one was told

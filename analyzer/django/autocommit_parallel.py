@@ -74,9 +74,10 @@ import os
 import pickle
 import struct
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 
-from .. import forked
+from .. import forked, timing
 
 # Below this many functions the walks take less than starting a process over the heap does.
 MIN_FUNCTIONS = 200
@@ -84,6 +85,9 @@ MIN_FUNCTIONS = 200
 # (below it, the index takes less than the helper's own models and boundaries do).
 MIN_FILES = 50
 WAIT_SECONDS = 600
+# How often the autocommit phase looks for the helper's facts while they have not arrived (it asks
+# for them function by function; a look is a system call or two).
+FACTS_LOOK_SECONDS = 0.0005
 _LENGTH = struct.Struct("<I")
 _POSITION = struct.Struct("<q")
 # The shared page: a slot each for the scan's position among the transactions, its next file to
@@ -188,7 +192,8 @@ def index_ahead(reuse, sources: list, package_prefix: str) -> Ahead | None:
         status = 1
         try:
             _quiet()
-            Helper(0, channel, position, reuse=reuse, sources=sources).index_share(package_prefix)
+            with timing.phase("index ahead"):
+                Helper(0, channel, position, reuse=reuse, sources=sources).index_share(package_prefix)
             status = 0
         finally:
             os._exit(status)
@@ -279,7 +284,8 @@ def _helper_main(ctx, boundaries: list, reuse, channel: int, position: mmap.mmap
         _quiet()
         _walk_all(ctx, boundaries, reuse, channel, position)
         if transactions and walk_transaction is not None:
-            _walk_transactions(ctx, reuse, channel, position, transactions, walk_transaction)
+            with timing.phase("helper transactions"):
+                _walk_transactions(ctx, reuse, channel, position, transactions, walk_transaction)
         _send(channel, (_TRANSACTIONS_DONE, None, None))
     except BaseException:  # noqa: BLE001 - the scan walks what did not arrive
         status = 1
@@ -321,11 +327,13 @@ def _walk_all(ctx, boundaries: list, reuse, channel: int,
     reuse.sites_walk = passing_on
     phase = _Autocommit(ctx, boundaries, [], reuse)
     phase.walks = CallSites(ctx, phase.walkable, phase.site_records, reuse)
-    walkable = [qualname for qualname in sorted(ctx.index.functions, reverse=True) if phase.walkable(qualname)]
-    for fn in ctx.index.functions.values():
-        phase.callees(fn)
-    modules = phase.module_level_orm()
-    _send(channel, (_DECIDED_FACTS, None, phase.decided_facts()))
+    with timing.phase("helper facts"):
+        walkable = [qualname for qualname in sorted(ctx.index.functions, reverse=True) if phase.walkable(qualname)]
+        for fn in ctx.index.functions.values():
+            phase.callees(fn)
+        modules = phase.module_level_orm()
+        _send(channel, (_DECIDED_FACTS, None, phase.decided_facts()))
+    timing.mark("helper walks")  # (to the phase's end, where the helper is killed: no end is traced)
     for qualname in walkable:
         phase.walks.function(ctx.index.functions[qualname])
     # Module-level code last, and only until the scan's phase starts: it walks that code first
@@ -370,6 +378,7 @@ class Helper:
         self.transactions: dict[int, tuple] = {}
         self.transactions_done = False
         self.decided = None  # autocommit.DecidedFacts, read by the helper (_DECIDED_FACTS)
+        self._next_facts_look = 0.0  # (arrived_facts())
         self.received = 0
         self.taken_transactions = 0
         # Sharing the index (before_index()): the scan's modules go `down` to the helper.
@@ -564,12 +573,22 @@ class Helper:
         _mark_scan(self.position, _SCAN_AUTOCOMMIT, 0)  # (the helper walks no more module-level code)
         return SharedReuse(reuse, self)
 
-    def decided_facts(self):
+    def decided_facts(self) -> ToldFacts:
         """What the autocommit phase reads off functions and modules, as the helper read it before
-        its walks (autocommit.DecidedFacts; None until it has arrived: the scan reads it itself)."""
+        its walks (autocommit.DecidedFacts), asked for fact by fact: they may arrive after the phase
+        has begun, and each fact asked for before is read by the scan itself (ToldFacts)."""
+        return ToldFacts(self)
+
+    def arrived_facts(self):
+        """The helper's autocommit.DecidedFacts, None while they have not arrived (the channel is
+        looked at again at most every FACTS_LOOK_SECONDS: the phase asks for each function's)."""
         from .autocommit import DecidedFacts
 
-        self._read()
+        if not isinstance(self.decided, DecidedFacts):
+            now = time.perf_counter()
+            if now >= self._next_facts_look:
+                self._next_facts_look = now + FACTS_LOOK_SECONDS
+                self._read()
         return self.decided if isinstance(self.decided, DecidedFacts) else None
 
     def _wait(self, seconds: float) -> None:
@@ -714,6 +733,29 @@ class Helper:
         self.transactions.clear()
         if self.position is not None and not self.position.closed:
             self.position.close()
+
+
+class ToldFacts:
+    """The helper's DecidedFacts as the scan's autocommit phase asks for them (`functions` and
+    `modules`, each read with get()): a fact not there yet is asked again of the channel, so the
+    facts the helper sends after the phase has begun are taken from then on. The helper reads
+    them while the scan walks the explicit transactions, and sent them only just after the
+    phase began in about half of healthchecks' cold scans: taken all or nothing at the start, the
+    scan then read every fact itself (about 25 ms, on its critical path) and the helper's were lost."""
+
+    def __init__(self, helper: Helper) -> None:
+        self.functions = _ToldTable(helper, "functions")
+        self.modules = _ToldTable(helper, "modules")
+
+
+class _ToldTable:
+    def __init__(self, helper: Helper, table: str) -> None:
+        self._helper = helper
+        self._table = table
+
+    def get(self, key: str, default=None):
+        facts = self._helper.arrived_facts()
+        return default if facts is None else getattr(facts, self._table).get(key, default)
 
 
 class SharedReuse:
