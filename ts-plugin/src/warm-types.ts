@@ -20,12 +20,8 @@ const FORMAT = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseFullyQual
 export function inferredSignature(checker: ts.TypeChecker, fn: ts.SignatureDeclaration): string | undefined {
   const signature = checker.getSignatureFromDeclaration(fn);
   if (!signature) return undefined;
-  const predicate = checker.getTypePredicateOfSignature(signature);
-  const text = [
-    checker.signatureToString(signature, undefined, FORMAT),
-    checker.typeToString(checker.getReturnTypeOfSignature(signature), undefined, FORMAT),
-    predicate ? `${predicate.kind}:${predicate.parameterName ?? ""}:${predicate.type ? checker.typeToString(predicate.type, undefined, FORMAT) : ""}` : "",
-  ].join("\u0000");
+  // the printed signature holds its type parameters, parameters, return type and type predicate
+  const text = checker.signatureToString(signature, undefined, FORMAT);
   return AMBIGUOUS.test(text) ? undefined : text;
 }
 
