@@ -10,7 +10,8 @@
 // `this.x =` in its body, and a body declaring types (or functions, which may gain properties)
 // could return them printed by a name that stays the same when they change.
 // The text is compared only when it names nothing by a name the body could give a new meaning:
-// `typeof x` and anonymous classes are refused (`undefined`: the unit's tokens count as its type).
+// `typeof x`, `unique symbol` and anonymous classes are refused (`undefined`: a change of the
+// unit's code then walks everything, as a change of the shape does).
 import * as ts from "typescript";
 
 const FORMAT = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseFullyQualifiedType | ts.TypeFormatFlags.WriteTypeArgumentsOfSignature;
