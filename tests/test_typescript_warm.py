@@ -234,6 +234,10 @@ export function draft() {
   order.status = "draft";
   return order;
 }
+
+export function label(id: number) {
+  return `order ${id}`;
+}
 """
 
 LEDGER = """import { DataSource } from "typeorm";
@@ -291,3 +295,11 @@ def test_code_that_changes_an_inferred_return_type_changes_its_users_as_a_cold_s
 
     assert '"entity": "Order"' in reopen(cold_ir)
     assert '"entity": "Invoice"' in reopen(_outputs(root, None)[1])
+
+
+def test_an_inferred_return_type_no_walk_read_is_not_kept_and_its_change_walks_everything(inferred):
+    """No signature is kept for a function no walk entered (the cold scan asks the checker only
+    for those): a change of its code cannot be told apart from a change of its type."""
+    root, folder, (_, _, cold_walked) = inferred
+    replace_once(root / "src" / "targets.ts", "  return `order ${id}`;", "  const shown = id;\n  return `order ${shown}`;")
+    assert sorted(_warm_equals_cold(root, folder)) == sorted(cold_walked)
