@@ -265,9 +265,9 @@ export class WarmCache {
   private signatureOf(unit: string): string | null {
     const known = this.signatures[unit];
     if (known !== undefined) return known;
-    const hash = unit.lastIndexOf("#");
-    const sf = this.program?.getSourceFile(path.resolve(this.rootDir, unit.slice(0, hash)));
-    const fn = sf && unitFunction(sf, Number(unit.slice(hash + 1)));
+    const { rel, n } = unitParts(unit);
+    const sf = this.program?.getSourceFile(path.resolve(this.rootDir, rel));
+    const fn = sf && unitFunction(sf, Number(n));
     const text = fn && ts.isFunctionLike(fn) && this.program ? inferredSignature(this.program.getTypeChecker(), fn) ?? null : null;
     return (this.signatures[unit] = text);
   }
@@ -280,9 +280,7 @@ export class WarmCache {
     if (this.partial && this.typesAsBefore && old) {
       for (const [unit, text] of Object.entries(old.signatures)) {
         if (this.signatures[unit] !== undefined) continue;
-        const hash = unit.lastIndexOf("#");
-        const rel = unit.slice(0, hash);
-        const n = unit.slice(hash + 1);
+        const { rel, n } = unitParts(unit);
         const code = this.files[rel]?.shape?.signed?.[n];
         if (code !== undefined && code === old.files[rel]?.shape?.signed?.[n]) this.signatures[unit] = text;
       }
@@ -295,8 +293,8 @@ export class WarmCache {
 
   /** Whether a unit (`file#n`) is one whose signature stands for its code. */
   private signed(unit: string): boolean {
-    const hash = unit.lastIndexOf("#");
-    return this.files[unit.slice(0, hash)]?.shape?.signed?.[unit.slice(hash + 1)] !== undefined;
+    const { rel, n } = unitParts(unit);
+    return this.files[rel]?.shape?.signed?.[n] !== undefined;
   }
 
   /** Which `new`s the class hierarchy asks the checker about (warm-links.ts): while the
@@ -388,8 +386,8 @@ export class WarmCache {
 
   /** `file#n`: the digest of the file's unit number n today. */
   private unitDigest(unit: string): string | undefined {
-    const hash = unit.lastIndexOf("#");
-    return this.files[unit.slice(0, hash)]?.shape?.units[Number(unit.slice(hash + 1))];
+    const { rel, n } = unitParts(unit);
+    return this.files[rel]?.shape?.units[Number(n)];
   }
 
   private reach(): [string, string][] {
@@ -509,6 +507,12 @@ function sameProbes(probes: Probe[]): boolean {
     if (now !== was) return false;
   }
   return true;
+}
+
+/** A unit's key `file#n` (warm-reads.ts): the file relative to the root and the unit's number. */
+function unitParts(unit: string): { rel: string; n: string } {
+  const hash = unit.lastIndexOf("#");
+  return { rel: unit.slice(0, hash), n: unit.slice(hash + 1) };
 }
 
 function isKeptSignatures(value: unknown): value is Record<string, string | null> {
