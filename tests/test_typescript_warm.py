@@ -214,3 +214,92 @@ def test_a_source_outside_the_scanned_files_that_the_program_reads_is_compared(t
     (root / "src" / "test" / "statuses.ts").write_text('export const ARCHIVED = "closed";\n')
     walked = _warm_equals_cold(root, folder)
     assert "src/orders.service.ts:15" in walked
+
+
+# A helper whose return type is inferred: its signature, not its code, is what other functions
+# see of it. `reopen` uses that type without calling it (its walk never enters the helper).
+INVOICE = """import { Column, Entity, PrimaryGeneratedColumn } from "typeorm";
+
+@Entity()
+export class Invoice {
+  @PrimaryGeneratedColumn() id!: number;
+  @Column() status!: string;
+}
+"""
+
+TARGETS = """import { Order } from "./order.entity";
+
+export function draft() {
+  const order = new Order();
+  order.status = "draft";
+  return order;
+}
+
+export function label(id: number) {
+  return `order ${id}`;
+}
+"""
+
+LEDGER = """import { DataSource } from "typeorm";
+import { draft } from "./targets";
+
+export class LedgerService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async open(): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.save(draft());
+    });
+  }
+
+  async reopen(order: ReturnType<typeof draft>): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.save(order);
+    });
+  }
+}
+"""
+
+
+@pytest.fixture
+def inferred(tmp_path):
+    """A project whose helper's return type is inferred, scanned once with a cache."""
+    root = typeorm_project(tmp_path / "ledger", {"order.entity.ts": ENTITY, "invoice.entity.ts": INVOICE,
+                                                 "targets.ts": TARGETS, "ledger.service.ts": LEDGER})
+    folder = tmp_path / "cache"
+    cold = _outputs(root, ScanCache(folder))
+    assert _explicit(cold[2]) == ["src/ledger.service.ts:8", "src/ledger.service.ts:14"]
+    return root, folder, cold
+
+
+def test_code_that_keeps_an_inferred_return_type_walks_only_what_reaches_it(inferred):
+    root, folder, _ = inferred
+    replace_once(root / "src" / "targets.ts", '  order.status = "draft";\n', '  order.status = "new";\n  order.total = 0;\n')
+    assert _warm_equals_cold(root, folder) == ["src/ledger.service.ts:8"]
+    # a comment is not code: the shape stays, and only the unit's own walks go again
+    replace_once(root / "src" / "targets.ts", "  order.total", "  // why\n  order.total")
+    assert _warm_equals_cold(root, folder) == ["src/ledger.service.ts:8"]
+
+
+def test_code_that_changes_an_inferred_return_type_changes_its_users_as_a_cold_scan(inferred):
+    root, folder, (_, cold_ir, cold_walked) = inferred
+    replace_once(root / "src" / "targets.ts", 'import { Order } from "./order.entity";',
+                 'import { Invoice } from "./invoice.entity";')
+    replace_once(root / "src" / "targets.ts", "new Order()", "new Invoice()")
+    walked = _warm_equals_cold(root, folder)
+    assert sorted(walked) == sorted(cold_walked)
+
+    # `reopen`, whose walk never enters the helper, now saves an invoice
+    def reopen(ir_text: str) -> str:
+        return next(line for line in ir_text.splitlines() if '"id": "src/ledger.service.ts:14"' in line)
+
+    assert '"entity": "Order"' in reopen(cold_ir)
+    assert '"entity": "Invoice"' in reopen(_outputs(root, None)[1])
+
+
+def test_an_inferred_return_type_no_walk_read_is_not_kept_and_its_change_walks_everything(inferred):
+    """No signature is kept for a function no walk entered (the cold scan asks the checker only
+    for those): a change of its code cannot be told apart from a change of its type."""
+    root, folder, (_, _, cold_walked) = inferred
+    replace_once(root / "src" / "targets.ts", "  return `order ${id}`;", "  const shown = id;\n  return `order ${shown}`;")
+    assert sorted(_warm_equals_cold(root, folder)) == sorted(cold_walked)

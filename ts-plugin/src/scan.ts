@@ -155,6 +155,8 @@ function analyse(opts: ScanOptions, options: ScanSettings, warm: WarmCache | und
     diagnostics.push(...auto.diagnostics);
     timings.lap("ts-autocommit");
   }
+  warm?.keepSignatures();
+  timings.lap("ts-warm-signatures");
   // the last walk's notes hold nodes of its file
   warm?.reads.reset();
   return { entities: entities.records(), transactions, diagnostics };

@@ -14,7 +14,9 @@
 //   (entities, boundaries and wrappers, providers, implementations; `fingerprint`, named
 //   without lines) too: each transaction and autocommit unit whose units are all unchanged
 //   (same text, wherever they moved) is reused, its records moved to today's lines
-//   (warm-moves.ts), the others are walked;
+//   (warm-moves.ts), the others are walked; a function whose return type is inferred and whose
+//   code changed must also have the signature the last scan kept for it (warm-types.ts; kept
+//   for the units the walks read), or everything is walked;
 // - otherwise everything is walked.
 // A scan with the cache writes the same bytes as one without (tests/test_typescript_warm.py).
 import * as fs from "fs";
@@ -27,11 +29,12 @@ import { listFiles, MAX_NESTING, nestingDepth, readRegularFile, relPath } from "
 import { ScopeCounter } from "./scope";
 import { ReadLog } from "./warm-reads";
 import { Moves, Unmovable } from "./warm-moves";
-import { digest, fileShape, FileShape, place } from "./warm-shape";
+import { digest, fileShape, FileShape, place, unitFunction } from "./warm-shape";
 import { isKeptLinks, KeptLinks, keptLinkFilter, linksOf } from "./warm-links";
+import { inferredSignature } from "./warm-types";
 
 const FORMAT = "txscan-ts-warm";
-const VERSION = 4;
+const VERSION = 5;
 
 export interface WarmSettings {
   /** the cache file (read when present, replaced after the scan) */
@@ -78,6 +81,9 @@ interface Tables {
   autocommit: Record<string, Entry>;
   /** the `new`s that linked a class below a type, per file (warm-links.ts) */
   links: KeptLinks;
+  /** the inferred signature (warm-types.ts) of each unit whose signature stands for its code
+   *  and that a kept walk read: `file#n` -> its text (null: not comparable) */
+  signatures: Record<string, string | null>;
 }
 
 const TS_SOURCE = /\.(ts|tsx|mts|cts)$/;
@@ -95,6 +101,12 @@ export class WarmCache {
   private autocommit: Record<string, Entry> = {};
   private outputs: Record<string, string> = {};
   private links: KeptLinks = {};
+  /** this scan's signatures of units (Tables.signatures): those computed so far, all of them once the walks are done */
+  private signatures: Record<string, string | null> = {};
+  /** the program, while signatures may be asked of it (takeShapes to keepSignatures) */
+  private program: ts.Program | undefined;
+  /** every unit whose code changed lends its callers what it lent before (its signature) */
+  private typesAsBefore = false;
   /** `new`s the class hierarchy asked the checker about (undefined: no program was built) */
   private newsAsked: number | undefined;
   /** the last scan is reused whole (nothing but comments between statements changed) */
@@ -228,13 +240,68 @@ export class WarmCache {
     this.outside = [...this.outside, ...extra.sort((a, b) => (a[1] < b[1] ? -1 : 1))];
     const shapes = Object.keys(this.files).sort().map((rel) => [rel, this.files[rel].shape?.shape ?? this.files[rel].content]);
     this.project = digest(JSON.stringify([this.settings.key, this.listing, shapes, this.outside]));
+    this.program = program;
+    this.typesAsBefore = this.old !== undefined && this.old.project === this.project && this.sameSignatures(this.old);
+  }
+
+  /** With the same shapes: whether each unit whose signature stands for its code and whose
+   *  code changed has the signature it had (kept when a walk read it; a unit without one counts
+   *  as changed). The first difference ends the comparison. */
+  private sameSignatures(old: Tables): boolean {
+    for (const [rel, entry] of Object.entries(this.files)) {
+      const before = old.files[rel];
+      if (!entry.shape?.signed || before?.content === entry.content) continue;
+      for (const [n, code] of Object.entries(entry.shape.signed)) {
+        if (before?.shape?.signed?.[n] === code) continue;
+        const unit = `${rel}#${n}`;
+        const was = old.signatures[unit];
+        if (was === undefined || was === null || this.signatureOf(unit) !== was) return false;
+      }
+    }
+    return true;
+  }
+
+  /** A unit's signature today (computed once per scan). */
+  private signatureOf(unit: string): string | null {
+    const known = this.signatures[unit];
+    if (known !== undefined) return known;
+    const { rel, n } = unitParts(unit);
+    const sf = this.program?.getSourceFile(path.resolve(this.rootDir, rel));
+    const fn = sf && unitFunction(sf, Number(n));
+    const text = fn && ts.isFunctionLike(fn) && this.program ? inferredSignature(this.program.getTypeChecker(), fn) ?? null : null;
+    return (this.signatures[unit] = text);
+  }
+
+  /** The walks are done: the signatures of the units their entries read are kept for the next
+   *  scan (what is kept of the last scan still holds while every type is as then; the others
+   *  are asked of the checker now, walks' types already known to it). */
+  keepSignatures(): void {
+    const old = this.old;
+    if (this.partial && this.typesAsBefore && old) {
+      for (const [unit, text] of Object.entries(old.signatures)) {
+        if (this.signatures[unit] !== undefined) continue;
+        const { rel, n } = unitParts(unit);
+        const code = this.files[rel]?.shape?.signed?.[n];
+        if (code !== undefined && code === old.files[rel]?.shape?.signed?.[n]) this.signatures[unit] = text;
+      }
+    }
+    for (const entry of [...Object.values(this.explicit), ...Object.values(this.autocommit)]) {
+      for (const [unit] of entry.reach) if (this.signed(unit)) this.signatureOf(unit);
+    }
+    this.program = undefined;
+  }
+
+  /** Whether a unit (`file#n`) is one whose signature stands for its code. */
+  private signed(unit: string): boolean {
+    const { rel, n } = unitParts(unit);
+    return this.files[rel]?.shape?.signed?.[n] !== undefined;
   }
 
   /** Which `new`s the class hierarchy asks the checker about (warm-links.ts): while the
    *  project's shapes are as in the last scan, those of unchanged files that linked then. */
   structuralLinkFilter(): ((n: ts.NewExpression) => boolean) | undefined {
     const old = this.old;
-    if (!old || old.project !== this.project) return undefined;
+    if (!old || old.project !== this.project || !this.typesAsBefore) return undefined;
     return keptLinkFilter(this.rootDir, old.links, (rel) => old.files[rel] !== undefined && old.files[rel].content === this.files[rel]?.content);
   }
 
@@ -250,7 +317,7 @@ export class WarmCache {
   begin(found: unknown): void {
     this.fingerprint = digest(describe(found, this.rootDir, (file, line) => this.lineName(file, line)));
     const old = this.old;
-    this.partial = this.settings.partial && old !== undefined && old.project === this.project && old.fingerprint === this.fingerprint;
+    this.partial = this.settings.partial && old !== undefined && old.project === this.project && this.typesAsBefore && old.fingerprint === this.fingerprint;
     if (this.partial && old) this.moves = new Moves(old.files, this.files);
   }
 
@@ -319,8 +386,8 @@ export class WarmCache {
 
   /** `file#n`: the digest of the file's unit number n today. */
   private unitDigest(unit: string): string | undefined {
-    const hash = unit.lastIndexOf("#");
-    return this.files[unit.slice(0, hash)]?.shape?.units[Number(unit.slice(hash + 1))];
+    const { rel, n } = unitParts(unit);
+    return this.files[rel]?.shape?.units[Number(n)];
   }
 
   private reach(): [string, string][] {
@@ -352,6 +419,7 @@ export class WarmCache {
       explicit: this.whole && old ? movedEntries(old.explicit, (e) => this.moved(e)) : this.explicit,
       autocommit: { ...carried, ...this.autocommit },
       links: this.whole && old ? unchangedLinks(old, this.files) : this.links,
+      signatures: this.whole && old ? old.signatures : this.signatures,
     };
     const temporary = `${this.settings.file}.${process.pid}.tmp`;
     try {
@@ -441,6 +509,17 @@ function sameProbes(probes: Probe[]): boolean {
   return true;
 }
 
+/** A unit's key `file#n` (warm-reads.ts): the file relative to the root and the unit's number. */
+function unitParts(unit: string): { rel: string; n: string } {
+  const hash = unit.lastIndexOf("#");
+  return { rel: unit.slice(0, hash), n: unit.slice(hash + 1) };
+}
+
+function isKeptSignatures(value: unknown): value is Record<string, string | null> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) &&
+    Object.values(value).every((v) => typeof v === "string" || v === null);
+}
+
 function shaped(entry: FileEntry, sf: ts.SourceFile): FileEntry {
   if ((sf as unknown as { parseDiagnostics?: unknown[] }).parseDiagnostics?.length) return entry;
   return { ...entry, shape: fileShape(sf) };
@@ -465,6 +544,7 @@ function load(file: string, key: string): Tables | undefined {
     const tables = JSON.parse(raw.toString("utf8", end + 1)) as Tables;
     if (tables.format !== FORMAT || tables.version !== VERSION || tables.key !== key) throw new Error("tables");
     if (!isKeptLinks(tables.links)) throw new Error("links");
+    if (!isKeptSignatures(tables.signatures)) throw new Error("signatures");
     return tables;
   } catch {
     process.stderr.write(`txscan-ts: info: cache ${file} is damaged; it is rebuilt\n`);

@@ -7,10 +7,13 @@
 // it is reused only while it is the same.
 // The *shape* is everything else: the file's text with each unit replaced by a placeholder
 // (declarations, signatures, decorators, imports, initializers). A function whose return type
-// is inferred lends its body's type to its callers: its placeholder holds the body's tokens
-// (and whether a line break comes before each), so that a change of code in it changes the
-// shape, and a comment or blank line added in it does not (nothing of txscan outside the walks
-// that read the body reads its text). Comments between top-level statements are in neither;
+// is inferred lends its body's type to its callers. When that type is all it lends (a function or
+// method seen by name, `lendsOnlyItsSignature` below), the digest of its body's tokens is
+// kept beside the shape (`signed`), and the warm cache compares the signature the checker infers
+// when they change (warm-types.ts); otherwise its placeholder holds the tokens themselves (and
+// whether a line break comes before each). Either way a change of code in it is seen, and a
+// comment or blank line added in it is not (nothing of txscan outside the walks that read the
+// body reads its text). Comments between top-level statements are in neither;
 // nor is the space between the members of a top-level class and between a member's decorators
 // and modifiers (*trivia* there: comments, blank lines) beyond whether it breaks the line:
 // nothing reads its text but autocommit's prefilter (whose answer for the member is part of the
@@ -33,6 +36,9 @@ export interface FileShape {
   placed: string;
   /** digest of each unit's body text, in the order of the file */
   units: string[];
+  /** the units whose return type is inferred and whose signature is compared instead of their
+   *  code (warm-types.ts): unit number -> digest of the body's tokens */
+  signed?: Record<string, string>;
   /** anchors, flat: [line, column] (0-based) of each */
   anchors: number[];
   /** one letter per anchor: S, E (statement), O, C (unit body), A, B (normalised trivia) */
@@ -102,6 +108,8 @@ export interface Layout {
   positions: number[];
   kinds: string;
   bodies: ts.Block[];
+  /** units whose return type is inferred and which lend only their signature: number -> digest of their tokens */
+  signed: Map<number, string>;
   ordinal: Map<ts.Block, number>;
   shape: string;
   placed: string;
@@ -123,6 +131,7 @@ function buildLayout(sf: ts.SourceFile): Layout {
   const positions: number[] = [];
   let kinds = "";
   const bodies: ts.Block[] = [];
+  const signed = new Map<number, string>();
   const anchor = (pos: number, kind: string) => {
     positions.push(pos);
     kinds += kind;
@@ -153,8 +162,17 @@ function buildLayout(sf: ts.SourceFile): Layout {
     };
     const placeUnit = (fn: ts.Node, body: ts.Block): void => {
       const bodyStart = body.getStart(sf);
-      // a body whose return type is inferred: its tokens are the shape (a comment in it is not)
-      const inferred = typed(fn) ? "" : tokens(sf, body) ?? text.slice(bodyStart, body.end);
+      let inferred = "";
+      if (!typed(fn)) {
+        // a body whose return type is inferred: its tokens are the shape (a comment in it is
+        // not), unless all it lends is its signature: then the signature is compared instead,
+        // once the program is built (warm-cache.ts), and the tokens are kept to know when
+        const code = tokens(sf, body);
+        if (code !== undefined && lendsOnlyItsSignature(sf, fn, body)) {
+          signed.set(bodies.length, digest(code));
+          inferred = "\u21d0";
+        } else inferred = code ?? text.slice(bodyStart, body.end);
+      }
       out += text.slice(cursor, bodyStart) + "{\u2026" + inferred + "}";
       cursor = body.end;
       anchor(bodyStart, "O");
@@ -197,7 +215,7 @@ function buildLayout(sf: ts.SourceFile): Layout {
     anchors.push(at.line, at.character);
   }
   return {
-    positions, kinds, bodies, ordinal: new Map(bodies.map((b, i) => [b, i])), shape: digest(shapeText.join("\u0000")), placed: digest(placedText.join("\u0000")),
+    positions, kinds, bodies, signed, ordinal: new Map(bodies.map((b, i) => [b, i])), shape: digest(shapeText.join("\u0000")), placed: digest(placedText.join("\u0000")),
     anchors,
   };
 }
@@ -218,10 +236,46 @@ function lineStarts(sf: ts.SourceFile): readonly number[] {
 /** The shape, units and anchors of one parsed file. */
 export function fileShape(sf: ts.SourceFile): FileShape {
   const layout = layoutOf(sf);
-  return {
+  const shape: FileShape = {
     shape: layout.shape, placed: layout.placed,
     units: layout.bodies.map((b) => digest(sf.text.slice(b.getStart(sf), b.end))), anchors: layout.anchors, kinds: layout.kinds,
   };
+  if (layout.signed.size) shape.signed = Object.fromEntries(layout.signed);
+  return shape;
+}
+
+/** The function of a file's unit number n. */
+export function unitFunction(sf: ts.SourceFile, n: number): ts.Node | undefined {
+  return layoutOf(sf).bodies[n]?.parent;
+}
+
+/** Whether a function whose return type is inferred lends its callers nothing but its signature
+ *  (warm-types.ts): a function or class method of a TypeScript file, or a function held by a
+ *  variable or a class property, whose body declares no type and no function. Not a function
+ *  passed as an argument (its return type takes part in inferring the call's), nor one of an
+ *  object literal (which may be one), nor JavaScript (a body there may declare a class's members). */
+function lendsOnlyItsSignature(sf: ts.SourceFile, fn: ts.Node, body: ts.Block): boolean {
+  if (!TYPESCRIPT.test(sf.fileName) || sf.isDeclarationFile) return false;
+  const parent = fn.parent;
+  const named = ts.isFunctionDeclaration(fn) ||
+    ((ts.isMethodDeclaration(fn) || ts.isGetAccessorDeclaration(fn)) && ts.isClassDeclaration(parent)) ||
+    ((ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && (ts.isVariableDeclaration(parent) || ts.isPropertyDeclaration(parent)) && parent.initializer === fn);
+  return named && !declaresNames(body);
+}
+
+const TYPESCRIPT = /\.(ts|mts|cts)$/;
+
+/** Whether a body declares a type or a function (whose name the signature's text could print). */
+function declaresNames(body: ts.Node): boolean {
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (ts.isClassLike(n) || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n) || ts.isEnumDeclaration(n) ||
+      ts.isModuleDeclaration(n) || ts.isFunctionDeclaration(n)) found = true;
+    else ts.forEachChild(n, visit);
+  };
+  ts.forEachChild(body, visit);
+  return found;
 }
 
 /** A unit's number in its file. */

@@ -27,8 +27,14 @@ export class Orders {
 }
 `;
 
-function shape(text) {
-  return fileShape(ts.createSourceFile("a.ts", text, ts.ScriptTarget.Latest, true));
+function shape(text, name = "a.ts") {
+  return fileShape(ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true));
+}
+
+/** What a scan without the checker compares of a file: its shape and the code of its units whose
+ *  signature stands for their code. */
+function typing(s) {
+  return JSON.stringify([s.shape, s.signed ?? {}]);
 }
 
 test("units are the bodies of functions, numbered in order", () => {
@@ -39,23 +45,52 @@ test("units are the bodies of functions, numbered in order", () => {
   assert.deepEqual(opens, [3, 7, 12, 15]);
 });
 
-test("a body whose return type is inferred is in the shape by its tokens: code changes it, comments do not", () => {
+test("a function whose return type is inferred keeps its tokens apart from the shape: code changes them, comments do not", () => {
   const before = shape(SOURCE);
+  assert.deepEqual(Object.keys(before.signed), ["1"]);
   const commented = shape(SOURCE.replace('  return manager.count("order");\n', '  // how many\n\n  return manager.count("order");\n'));
-  assert.equal(commented.shape, before.shape);
+  assert.equal(typing(commented), typing(before));
   assert.notEqual(commented.units[1], before.units[1]);
-  assert.notEqual(shape(SOURCE.replace('  return manager.count("order");\n', '  return\n  manager.count("order");\n')).shape, before.shape);
+  const split = shape(SOURCE.replace('  return manager.count("order");\n', '  return\n  manager.count("order");\n'));
+  assert.equal(split.shape, before.shape);
+  assert.notEqual(split.signed["1"], before.signed["1"]);
+});
+
+test("an inferred body lending more than its signature keeps its tokens in the shape", () => {
+  const body = '  return manager.count("order");\n';
+  const lending = [
+    // passed as an argument: its return type takes part in the call's inference
+    ["export const counted = wrap(async (manager: EntityManager) => {\n" + body + "});\n", "a.ts"],
+    // a method of an object literal (which may be an argument)
+    ["export const counts = { async all(manager: EntityManager) {\n" + body + "} };\n", "a.ts"],
+    // a body declaring a type (printed by a name that stays when it changes)
+    ["export function kinds() {\n  class Kind { a = 1; }\n  return new Kind();\n}\n", "a.ts"],
+    // JavaScript: a body may declare a class's members
+    ["export function Kind() {\n  this.a = 1;\n}\n", "a.js"],
+  ];
+  for (const [source, name] of lending) {
+    const before = shape(source, name);
+    assert.equal(before.signed, undefined, source);
+    assert.notEqual(shape(source.replace(/\n}/, "\n  void 0;\n}"), name).shape, before.shape, source);
+  }
+  // held by a variable, or a method of a class: its signature is compared instead
+  for (const source of ["export const all = async (manager: EntityManager) => {\n" + body + "};\n",
+    "export class Counts {\n  async all(manager: EntityManager) {\n" + body + "  }\n}\n"]) {
+    const before = shape(source);
+    assert.deepEqual(Object.keys(before.signed), ["0"], source);
+    assert.equal(shape(source.replace(body, "  void 0;\n" + body)).shape, before.shape, source);
+  }
 });
 
 test("tokens of an inferred body are read as the parser reads them: templates, divisions, regular expressions", () => {
   const body = (line) => shape(SOURCE.replace('  return manager.count("order");\n', line));
   const template = '  return `/*${id}*/ //${manager.count("order")}// order`;\n';
   // what follows a substitution is template text, not a comment
-  assert.notEqual(body(template.replace("// order", "// line")).shape, body(template).shape);
-  assert.equal(body("  // the count\n" + template).shape, body(template).shape);
+  assert.notEqual(typing(body(template.replace("// order", "// line"))), typing(body(template)));
+  assert.equal(typing(body("  // the count\n" + template)), typing(body(template)));
   const slashes = '  return (await manager.count("order")) / 2 + "a/b".split(/\\/\\/*/).length;\n';
-  assert.notEqual(body(slashes.replace("/*/", "/+/")).shape, body(slashes).shape);
-  assert.equal(body("  /* half */\n" + slashes).shape, body(slashes).shape);
+  assert.notEqual(typing(body(slashes.replace("/*/", "/+/"))), typing(body(slashes)));
+  assert.equal(typing(body("  /* half */\n" + slashes)), typing(body(slashes)));
 });
 
 test("a changed unit changes only that unit's digest", () => {
@@ -103,9 +138,10 @@ test("a member's comment that autocommit's prefilter would read is in the shape 
   assert.notEqual(calls.shape, plain.shape);
 });
 
-test("a body whose return type is inferred, a signature and a declaration are the shape", () => {
+test("the code of a body whose return type is inferred, a signature and a declaration are compared without the checker", () => {
   const before = shape(SOURCE);
-  for (const [from, to] of [['manager.count("order")', 'manager.count("line")'], ["id: number)", "id: string)"],
+  assert.notEqual(typing(shape(SOURCE.replace('manager.count("order")', 'manager.count("line")'))), typing(before));
+  for (const [from, to] of [["id: number)", "id: string)"],
     ["private readonly manager", "private manager"]]) {
     assert.notEqual(shape(SOURCE.replace(from, to)).shape, before.shape, `${from} -> ${to}`);
   }

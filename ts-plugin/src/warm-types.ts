@@ -1,0 +1,30 @@
+// What a body whose return type is inferred lends its callers, as the warm cache compares it
+// (warm-cache.ts): the function's signature as the checker infers it, printed.
+//
+// Such a body is a unit like any other, and only the walks that read it need it again when its
+// code changes, provided everything it lends outside itself is as before. Outside its body a
+// function is seen only through its type: its signature (type parameters, parameters, the
+// inferred return type, an inferred type predicate). Only functions whose type is seen by name
+// qualify (warm-shape.ts `lendsOnlyItsSignature`): a function passed as an argument lends its
+// return type to the inference of the call too, a JavaScript function may declare a class by
+// `this.x =` in its body, and a body declaring types (or functions, which may gain properties)
+// could return them printed by a name that stays the same when they change.
+// The text is compared only when it names nothing by a name the body could give a new meaning:
+// `typeof x`, `unique symbol` and anonymous classes are refused (`undefined`: a change of the
+// unit's code then walks everything, as a change of the shape does).
+import * as ts from "typescript";
+
+const FORMAT = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseFullyQualifiedType | ts.TypeFormatFlags.WriteTypeArgumentsOfSignature;
+
+/** The function's signature as its callers see it, or undefined when the text cannot tell two
+ *  different types apart. */
+export function inferredSignature(checker: ts.TypeChecker, fn: ts.SignatureDeclaration): string | undefined {
+  const signature = checker.getSignatureFromDeclaration(fn);
+  if (!signature) return undefined;
+  // the printed signature holds its type parameters, parameters, return type and type predicate
+  const text = checker.signatureToString(signature, undefined, FORMAT);
+  return AMBIGUOUS.test(text) ? undefined : text;
+}
+
+/** Names the body could change the meaning of while the text stays the same. */
+const AMBIGUOUS = /\btypeof\b|\(Anonymous|\bunique symbol\b/;
