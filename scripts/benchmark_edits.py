@@ -72,9 +72,11 @@ def typescript_module() -> str:
 
 def insert_statement(path: Path, line: int, typescript_module: str | None = None) -> int:
     """Insert the benchmark's statement into `path` in the function holding `line` (module
-    docstring); return the inserted line's number."""
-    text = path.read_text("utf-8")
+    docstring); return the inserted line's number. Every other byte stays as it was, line endings
+    included (a file with CRLF endings rewritten with LF ones would be a change of every line)."""
+    text = path.read_bytes().decode("utf-8")
     lines = text.splitlines(keepends=True)
+    ending = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"  # the file's own
     if path.suffix == ".py":
         anchor = _python_anchor(text, line)
         statement = PYTHON_STATEMENT
@@ -85,16 +87,16 @@ def insert_statement(path: Path, line: int, typescript_module: str | None = None
         statement = TYPESCRIPT_STATEMENT
     if anchor is None:
         if lines and not lines[-1].endswith("\n"):
-            lines[-1] += "\n"
-        lines.append(statement + "\n")
+            lines[-1] += ending
+        lines.append(statement + ending)
         at = len(lines)
     else:
         end, start = anchor
         first = lines[start - 1]
         indent = first[: len(first) - len(first.lstrip(" \t"))]
-        lines.insert(end, f"{indent}{statement}\n")
+        lines.insert(end, f"{indent}{statement}{ending}")
         at = end + 1
-    path.write_text("".join(lines), "utf-8")
+    path.write_bytes("".join(lines).encode("utf-8"))
     return at
 
 

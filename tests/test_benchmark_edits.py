@@ -119,6 +119,21 @@ def test_python_header_lines_put_the_statement_in_the_body(tmp_path):
     ast.parse(source.read_text())
 
 
+def test_crlf_files_keep_their_line_endings(tmp_path):
+    # Rewritten with LF endings, every line of the file would change: a warm scan would then
+    # measure a whole-file change, not one statement.
+    source = tmp_path / "services.py"
+    before = b"def pay(order):\r\n    order.save()\r\n\r\n\r\ndef ship(order):\r\n    order.save()\r\n"
+    source.write_bytes(before)
+    assert edits.insert_statement(source, 2) == 3
+    after = source.read_bytes()
+    assert after == before.replace(b"    order.save()\r\n\r\n", b"    order.save()\r\n    _benchmark_edit = 1\r\n\r\n", 1)
+    broken = tmp_path / "broken.py"
+    broken.write_bytes(b"def f(:\r\n    pass")
+    assert edits.insert_statement(broken, 1) == 3
+    assert broken.read_bytes() == b"def f(:\r\n    pass\r\n_benchmark_edit = 1\r\n"
+
+
 def test_a_file_that_does_not_parse_gets_the_statement_at_its_end(tmp_path):
     source = tmp_path / "broken.py"
     source.write_text("def f(:\n    pass")
