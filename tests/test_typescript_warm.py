@@ -261,11 +261,37 @@ export class LedgerService {
 """
 
 
-@pytest.fixture
-def inferred(tmp_path):
+# The same helpers as members of an object literal passed to a call whose result a variable
+# holds, as TypeORM's custom repositories are (`getRepository(Item).extend({...})`): other code
+# sees them through the variable's type.
+CUSTOM_TARGETS = """import { Order } from "./order.entity";
+
+function custom<Methods>(methods: Methods & ThisType<Methods>): Methods {
+  return methods;
+}
+
+export const targets = custom({
+  draft() {
+    const order = new Order();
+    order.status = "draft";
+    return order;
+  },
+  label(id: number) {
+    return `order ${id}`;
+  },
+});
+"""
+
+CUSTOM_LEDGER = LEDGER.replace('import { draft } from "./targets";', 'import { targets } from "./targets";') \
+    .replace("manager.save(draft())", "manager.save(targets.draft())").replace("typeof draft>", "typeof targets.draft>")
+
+
+@pytest.fixture(params=["function", "custom repository"])
+def inferred(tmp_path, request):
     """A project whose helper's return type is inferred, scanned once with a cache."""
+    targets, ledger = (TARGETS, LEDGER) if request.param == "function" else (CUSTOM_TARGETS, CUSTOM_LEDGER)
     root = typeorm_project(tmp_path / "ledger", {"order.entity.ts": ENTITY, "invoice.entity.ts": INVOICE,
-                                                 "targets.ts": TARGETS, "ledger.service.ts": LEDGER})
+                                                 "targets.ts": targets, "ledger.service.ts": ledger})
     folder = tmp_path / "cache"
     cold = _outputs(root, ScanCache(folder))
     assert _explicit(cold[2]) == ["src/ledger.service.ts:8", "src/ledger.service.ts:14"]

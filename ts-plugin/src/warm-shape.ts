@@ -259,8 +259,31 @@ function lendsOnlyItsSignature(sf: ts.SourceFile, fn: ts.Node, body: ts.Block): 
   const parent = fn.parent;
   const named = ts.isFunctionDeclaration(fn) ||
     ((ts.isMethodDeclaration(fn) || ts.isGetAccessorDeclaration(fn)) && ts.isClassDeclaration(parent)) ||
-    ((ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && (ts.isVariableDeclaration(parent) || ts.isPropertyDeclaration(parent)) && parent.initializer === fn);
+    ((ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && (ts.isVariableDeclaration(parent) || ts.isPropertyDeclaration(parent)) && parent.initializer === fn) ||
+    lentThrough(fn) !== undefined;
   return named && !declaresNames(body);
+}
+
+/** Where a member of an object literal lends its type when that literal is seen only through one
+ *  variable: the literal is the variable's initializer, or the only argument of the call that is
+ *  (TypeORM's custom repositories: `const items = source.getRepository(Item).extend({ byId(id)
+ *  {...} })`, whose type is the repository's and the literal's). Its callers then see the
+ *  function through the variable's type, and the members beside it through the literal's (the
+ *  literal's type holds each member's, parameters typed by the context included): both are
+ *  compared (warm-types.ts). A literal among several arguments is not: its members' types may
+ *  type the other arguments' functions, which neither type shows. */
+export function lentThrough(fn: ts.Node): { literal: ts.ObjectLiteralExpression; variable: ts.VariableDeclaration } | undefined {
+  const member = ts.isMethodDeclaration(fn) || ts.isGetAccessorDeclaration(fn) ? fn
+    : (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && ts.isPropertyAssignment(fn.parent) && fn.parent.initializer === fn ? fn.parent
+      : undefined;
+  const literal = member?.parent;
+  if (!literal || !ts.isObjectLiteralExpression(literal)) return undefined;
+  const call = ts.isCallExpression(literal.parent) && literal.parent.arguments.length === 1 && literal.parent.arguments[0] === literal
+    ? literal.parent : undefined;
+  const variable = (call ?? literal).parent;
+  if (!ts.isVariableDeclaration(variable) || variable.initializer !== (call ?? literal) || !ts.isIdentifier(variable.name) ||
+    variable.type !== undefined) return undefined;
+  return { literal, variable };
 }
 
 const TYPESCRIPT = /\.(ts|mts|cts)$/;

@@ -5,7 +5,10 @@
 // code changes, provided everything it lends outside itself is as before. Outside its body a
 // function is seen only through its type: its signature (type parameters, parameters, the
 // inferred return type, an inferred type predicate). Only functions whose type is seen by name
-// qualify (warm-shape.ts `lendsOnlyItsSignature`): a function passed as an argument lends its
+// qualify (warm-shape.ts `lendsOnlyItsSignature`), or through one variable (a member of an
+// object literal that variable holds, itself or as the only argument of a call, as custom
+// repositories are: the literal's type and the variable's are printed after the signature).
+// A function passed as an argument lends its
 // return type to the inference of the call too, a JavaScript function may declare a class by
 // `this.x =` in its body, and a body declaring types (or functions, which may gain properties)
 // could return them printed by a name that stays the same when they change.
@@ -13,6 +16,7 @@
 // `typeof x`, `unique symbol` and anonymous classes are refused (`undefined`: a change of the
 // unit's code then walks everything, as a change of the shape does).
 import * as ts from "typescript";
+import { lentThrough } from "./warm-shape";
 
 const FORMAT = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseFullyQualifiedType | ts.TypeFormatFlags.WriteTypeArgumentsOfSignature;
 
@@ -22,7 +26,14 @@ export function inferredSignature(checker: ts.TypeChecker, fn: ts.SignatureDecla
   const signature = checker.getSignatureFromDeclaration(fn);
   if (!signature) return undefined;
   // the printed signature holds its type parameters, parameters, return type and type predicate
-  const text = checker.signatureToString(signature, undefined, FORMAT);
+  let text = checker.signatureToString(signature, undefined, FORMAT);
+  const lent = lentThrough(fn);
+  if (lent) {
+    // a member of an object literal seen through a variable (warm-shape.ts lentThrough): the
+    // literal's type (its members', contextual parameter types included) and the variable's
+    text += `\n${checker.typeToString(checker.getTypeAtLocation(lent.literal), undefined, FORMAT)}` +
+      `\n${checker.typeToString(checker.getTypeAtLocation(lent.variable.name), undefined, FORMAT)}`;
+  }
   return AMBIGUOUS.test(text) ? undefined : text;
 }
 

@@ -61,8 +61,10 @@ test("an inferred body lending more than its signature keeps its tokens in the s
   const lending = [
     // passed as an argument: its return type takes part in the call's inference
     ["export const counted = wrap(async (manager: EntityManager) => {\n" + body + "});\n", "a.ts"],
-    // a method of an object literal (which may be an argument)
-    ["export const counts = { async all(manager: EntityManager) {\n" + body + "} };\n", "a.ts"],
+    // a method of an object literal that is one of several arguments (it may type the others),
+    // or that no variable holds
+    ["export const counts = wrap({ async all(manager: EntityManager) {\n" + body + "} }, 1);\n", "a.ts"],
+    ["register({ async all(manager: EntityManager) {\n" + body + "} });\n", "a.ts"],
     // a body declaring a type (printed by a name that stays when it changes)
     ["export function kinds() {\n  class Kind { a = 1; }\n  return new Kind();\n}\n", "a.ts"],
     // JavaScript: a body may declare a class's members
@@ -73,9 +75,12 @@ test("an inferred body lending more than its signature keeps its tokens in the s
     assert.equal(before.signed, undefined, source);
     assert.notEqual(shape(source.replace(/\n}/, "\n  void 0;\n}"), name).shape, before.shape, source);
   }
-  // held by a variable, or a method of a class: its signature is compared instead
+  // held by a variable, a method of a class, or a member of an object literal a variable holds
+  // (a custom repository's): its signature is compared instead
   for (const source of ["export const all = async (manager: EntityManager) => {\n" + body + "};\n",
-    "export class Counts {\n  async all(manager: EntityManager) {\n" + body + "  }\n}\n"]) {
+    "export class Counts {\n  async all(manager: EntityManager) {\n" + body + "  }\n}\n",
+    "export const counts = { async all(manager: EntityManager) {\n" + body + "} };\n",
+    "export const counts = source.getRepository(Order).extend({ all: async (manager: EntityManager) => {\n" + body + "} });\n"]) {
     const before = shape(source);
     assert.deepEqual(Object.keys(before.signed), ["0"], source);
     assert.equal(shape(source.replace(body, "  void 0;\n" + body)).shape, before.shape, source);

@@ -64,3 +64,21 @@ test("a function with properties the body gives it is printed with them", () => 
 test("a type printed as `typeof` a name is not compared (the name's meaning is not in the text)", () => {
   assert.equal(signature(`export class Order { id = 0; }\nexport function kind() { return Order; }\n`, "kind"), undefined);
 });
+
+test("a member of an object literal a variable holds lends the literal's type and the variable's", () => {
+  // a custom repository: the members beside it see it through `this`, callers through the variable
+  const source = `export class Order { id = 0; }
+export class Invoice { id = 0; total = 0; }
+function custom<Methods>(methods: Methods & ThisType<Methods>): Methods { return methods; }
+export const orders = custom({
+  pick() { return new Order(); },
+  again() { return this.pick().id; },
+});
+`;
+  const before = signature(source, "again");
+  assert.ok(before);
+  assert.equal(signature(source.replace("return this.pick().id;", "void 0;\n    return this.pick().id;"), "again"), before);
+  // a change of the sibling's type is seen from here too (this one's own stays `(): number`)
+  assert.notEqual(signature(source.replace("new Order()", "new Invoice()"), "again"), before);
+  assert.match(before, /\{ pick\(\): [^;]*\.Order; again\(\): number; \}/);
+});
