@@ -11,10 +11,16 @@ const { scan, scanBeforeCacheSave } = require("../dist/scan");
 
 const { SAMPLES, sampleApps } = require("./helpers");
 
-function copy(sample) {
+/** Runs `fn(dir, root)` on a copy of a sample (`root`, inside the scratch folder `dir`, which
+ *  is removed afterwards), as helpers.js withApp does for inline apps. */
+function withCopy(sample, fn) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "txscan-warm-"));
-  fs.cpSync(path.join(SAMPLES, sample), path.join(dir, sample), { recursive: true });
-  return { dir, root: path.join(dir, sample) };
+  try {
+    fs.cpSync(path.join(SAMPLES, sample), path.join(dir, sample), { recursive: true });
+    return fn(dir, path.join(dir, sample));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function warm(dir, output = "all") {
@@ -24,60 +30,51 @@ function warm(dir, output = "all") {
 
 for (const { name: sample } of sampleApps()) {
   test(`sample ${sample}: warm scans give the IR of a scan without a cache`, () => {
-    const { dir, root } = copy(sample);
-    try {
-      const cache = warm(dir);
-      const plain = scan(root).ir;
-      assert.equal(scan(root, { warm: cache.settings }).ir, plain);
-      assert.ok(cache.walked().length > 0);
-      assert.equal(scan(root, { warm: cache.settings }).ir, plain);
-      assert.deepEqual(cache.walked(), []);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    withCopy(sample, (dir, root) => {
+    const cache = warm(dir);
+    const plain = scan(root).ir;
+    assert.equal(scan(root, { warm: cache.settings }).ir, plain);
+    assert.ok(cache.walked().length > 0);
+    assert.equal(scan(root, { warm: cache.settings }).ir, plain);
+    assert.deepEqual(cache.walked(), []);
+    });
   });
 }
 
 test("a scan reused whole names the root it was given", () => {
-  const { dir, root } = copy("nest-shop");
-  try {
-    const cache = warm(dir);
-    scan(root, { warm: cache.settings });
-    const other = path.join(dir, "moved");
-    fs.renameSync(root, other);
-    const ir = scan(other, { warm: cache.settings }).ir;
-    assert.equal(JSON.parse(ir.split("\n")[0]).root, other);
-    assert.equal(ir, scan(other).ir);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  withCopy("nest-shop", (dir, root) => {
+  const cache = warm(dir);
+  scan(root, { warm: cache.settings });
+  const other = path.join(dir, "moved");
+  fs.renameSync(root, other);
+  const ir = scan(other, { warm: cache.settings }).ir;
+  assert.equal(JSON.parse(ir.split("\n")[0]).root, other);
+  assert.equal(ir, scan(other).ir);
+  });
 });
 
 test("the IR is ready before the cache file is written; the report of what was walked before both", () => {
   // the command line prints the IR, then writes the cache file (src/cli.ts): the Python side
   // reads the IR while the file is written
-  const { dir, root } = copy("nest-shop");
-  try {
-    for (const round of ["cold", "reused whole"]) {
-      const cache = warm(dir);
-      // the cache file is replaced by a rename: a new file (inode) once written
-      const inode = () => (fs.existsSync(cache.settings.file) ? fs.statSync(cache.settings.file).ino : undefined);
-      const before = inode();
-      if (fs.existsSync(cache.settings.report)) fs.rmSync(cache.settings.report);
-      const { result, saveCache } = scanBeforeCacheSave(root, { warm: cache.settings });
-      assert.equal(result.ir, scan(root).ir, round);
-      assert.ok(fs.existsSync(cache.settings.report), round);
-      assert.equal(inode(), before, round);
-      saveCache();
-      assert.notEqual(inode(), before, round);
-      const written = fs.readFileSync(cache.settings.file, "utf8");
-      // what scan() writes: the same file
-      scan(root, { warm: cache.settings });
-      assert.equal(fs.readFileSync(cache.settings.file, "utf8"), written, round);
-    }
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+  withCopy("nest-shop", (dir, root) => {
+  for (const round of ["cold", "reused whole"]) {
+    const cache = warm(dir);
+    // the cache file is replaced by a rename: a new file (inode) once written
+    const inode = () => (fs.existsSync(cache.settings.file) ? fs.statSync(cache.settings.file).ino : undefined);
+    const before = inode();
+    if (fs.existsSync(cache.settings.report)) fs.rmSync(cache.settings.report);
+    const { result, saveCache } = scanBeforeCacheSave(root, { warm: cache.settings });
+    assert.equal(result.ir, scan(root).ir, round);
+    assert.ok(fs.existsSync(cache.settings.report), round);
+    assert.equal(inode(), before, round);
+    saveCache();
+    assert.notEqual(inode(), before, round);
+    const written = fs.readFileSync(cache.settings.file, "utf8");
+    // what scan() writes: the same file
+    scan(root, { warm: cache.settings });
+    assert.equal(fs.readFileSync(cache.settings.file, "utf8"), written, round);
   }
+  });
 });
 
 /** Run `fn` and return what it wrote to stderr. */
@@ -101,60 +98,54 @@ test("damage that leaves the cache file valid JSON is seen by the body's digest:
     "a file's shape not an object": (t) => Object.values(t.files).forEach((f) => f.shape && (f.shape = 3)),
     "a transaction's records elsewhere": (t) => Object.values(t.explicit).forEach((e) => e.transactions.forEach((r) => (r.ir = 99999))),
   };
-  const { dir, root } = copy("nest-shop");
-  try {
-    const plain = scan(root).ir;
-    const everything = (() => {
-      const cache = warm(dir);
-      scan(root, { warm: cache.settings });
-      return cache.walked();
-    })();
-    const file = warm(dir).settings.file;
-    const good = fs.readFileSync(file, "utf8");
-    for (const [name, mutate] of Object.entries(mutations)) {
-      for (const edited of [false, true]) {
-        const end = good.indexOf("\n");
-        const tables = JSON.parse(good.slice(end + 1));
-        mutate(tables);
-        fs.writeFileSync(file, `${good.slice(0, end)}\n${JSON.stringify(tables)}`);
-        const service = path.join(root, "src", "cart", "cart.service.ts");
-        const text = fs.readFileSync(service, "utf8");
-        if (edited) fs.writeFileSync(service, `${text}\n// edited\n`);
-        try {
-          const cache = warm(dir);
-          let ir;
-          const said = stderrOf(() => (ir = scan(root, { warm: cache.settings }).ir));
-          assert.equal(ir, edited ? scan(root).ir : plain, name);
-          assert.match(said, /cache .* is damaged; it is rebuilt/, name);
-          assert.deepEqual(cache.walked(), everything, name);
-        } finally {
-          fs.writeFileSync(service, text);
-        }
+  withCopy("nest-shop", (dir, root) => {
+  const plain = scan(root).ir;
+  const everything = (() => {
+    const cache = warm(dir);
+    scan(root, { warm: cache.settings });
+    return cache.walked();
+  })();
+  const file = warm(dir).settings.file;
+  const good = fs.readFileSync(file, "utf8");
+  for (const [name, mutate] of Object.entries(mutations)) {
+    for (const edited of [false, true]) {
+      const end = good.indexOf("\n");
+      const tables = JSON.parse(good.slice(end + 1));
+      mutate(tables);
+      fs.writeFileSync(file, `${good.slice(0, end)}\n${JSON.stringify(tables)}`);
+      const service = path.join(root, "src", "cart", "cart.service.ts");
+      const text = fs.readFileSync(service, "utf8");
+      if (edited) fs.writeFileSync(service, `${text}\n// edited\n`);
+      try {
+        const cache = warm(dir);
+        let ir;
+        const said = stderrOf(() => (ir = scan(root, { warm: cache.settings }).ir));
+        assert.equal(ir, edited ? scan(root).ir : plain, name);
+        assert.match(said, /cache .* is damaged; it is rebuilt/, name);
+        assert.deepEqual(cache.walked(), everything, name);
+      } finally {
+        fs.writeFileSync(service, text);
       }
     }
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
   }
+  });
 });
 
 test("a cache file of an earlier format is out of date, not damaged: rebuilt without a word", () => {
-  const { dir, root } = copy("nest-shop");
-  try {
-    const cache = warm(dir);
-    scan(root, { warm: cache.settings });
-    const text = fs.readFileSync(cache.settings.file, "utf8");
-    const tables = JSON.parse(text.slice(text.indexOf("\n") + 1));
-    // an earlier format: one line of JSON without a header, its version first
-    fs.writeFileSync(cache.settings.file, JSON.stringify({ ...tables, version: tables.version - 1 }));
-    let ir;
-    const said = stderrOf(() => (ir = scan(root, { warm: cache.settings }).ir));
-    assert.equal(ir, scan(root).ir);
-    assert.equal(said, "");
-    assert.ok(cache.walked().length > 0);
-    // and the file written again is read by the next scan
-    scan(root, { warm: cache.settings });
-    assert.deepEqual(cache.walked(), []);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  withCopy("nest-shop", (dir, root) => {
+  const cache = warm(dir);
+  scan(root, { warm: cache.settings });
+  const text = fs.readFileSync(cache.settings.file, "utf8");
+  const tables = JSON.parse(text.slice(text.indexOf("\n") + 1));
+  // an earlier format: one line of JSON without a header, its version first
+  fs.writeFileSync(cache.settings.file, JSON.stringify({ ...tables, version: tables.version - 1 }));
+  let ir;
+  const said = stderrOf(() => (ir = scan(root, { warm: cache.settings }).ir));
+  assert.equal(ir, scan(root).ir);
+  assert.equal(said, "");
+  assert.ok(cache.walked().length > 0);
+  // and the file written again is read by the next scan
+  scan(root, { warm: cache.settings });
+  assert.deepEqual(cache.walked(), []);
+  });
 });
