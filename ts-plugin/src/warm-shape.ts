@@ -6,20 +6,20 @@
 // number is the same function wherever it moved. A unit's digest is its text: a walk that read
 // it is reused only while it is the same.
 // The *shape* is everything else: the file's text with each unit replaced by a placeholder
-// (declarations, signatures, decorators, imports, initializers). A function whose return type
-// is inferred lends its body's type to its callers. When that type is all it lends (a function or
-// method seen by name, `lendsOnlyItsSignature` below), the digest of its body's tokens is
-// kept beside the shape (`signed`), and the warm cache compares the signature the checker infers
-// when they change (warm-types.ts); otherwise its placeholder holds the tokens themselves (and
-// whether a line break comes before each). Either way a change of code in it is seen, and a
-// comment or blank line added in it is not (nothing of txscan outside the walks that read the
-// body reads its text). Comments between top-level statements are in neither;
-// nor is the space between the members of a top-level class and between a member's decorators
-// and modifiers (*trivia* there: comments, blank lines) beyond whether it breaks the line:
-// nothing reads its text but autocommit's prefilter (whose answer for the member is part of the
-// shape instead). Two digests of the shape are kept: without positions (the project-wide
-// facts: a unit that grows by a line moves what follows, it changes no type) and with them and
-// every character (a scan reused whole must also have every position it reports unchanged).
+// (declarations, signatures, decorators, imports, initializers). A function whose return type is
+// inferred lends its body's type to its callers. When that type is all it lends (a function or
+// method seen by name, or through one variable: `lendsOnlyItsSignature` below), the digest of its
+// body's tokens is kept beside the shape (`signed`), and the warm cache compares the signature the
+// checker infers when they change (warm-types.ts); otherwise its placeholder holds the tokens
+// themselves (and whether a line break comes before each). Either way a change of code in it is
+// seen, and a comment or blank line added in it is not (nothing of txscan outside the walks that
+// read the body reads its text). Comments between top-level statements are in neither; nor is the
+// space between the members of a top-level class and between a member's decorators and modifiers
+// (*trivia* there: comments, blank lines) beyond whether it breaks the line: nothing reads its text
+// but autocommit's prefilter (whose answer for the member is part of the shape instead). Two
+// digests of the shape are kept: without positions (the project-wide facts: a unit that grows by a
+// line moves what follows, it changes no type) and with them and every character (a scan reused
+// whole must also have every position it reports unchanged).
 //
 // *Anchors* cut a file into spans whose text is the same whenever the shape is: statement
 // starts (S) and ends (E), unit bodies' braces (O, C), and the ends of normalised trivia (A, B).
@@ -250,10 +250,12 @@ export function unitFunction(sf: ts.SourceFile, n: number): ts.Node | undefined 
 }
 
 /** Whether a function whose return type is inferred lends its callers nothing but its signature
- *  (warm-types.ts): a function or class method of a TypeScript file, or a function held by a
- *  variable or a class property, whose body declares no type and no function. Not a function
- *  passed as an argument (its return type takes part in inferring the call's), nor one of an
- *  object literal (which may be one), nor JavaScript (a body there may declare a class's members). */
+ *  (warm-types.ts; with the types it lends through, for a member of an object literal held by
+ *  one variable, `lentThrough`): a function or class method of a TypeScript file, or a function
+ *  held by a variable or a class property, whose body declares no type and no function. Not a
+ *  function passed as an argument (its return type takes part in inferring the call's), nor a
+ *  member of any other object literal (which may be one of several arguments), nor JavaScript
+ *  (a body there may declare a class's members). */
 function lendsOnlyItsSignature(sf: ts.SourceFile, fn: ts.Node, body: ts.Block): boolean {
   if (!TYPESCRIPT.test(sf.fileName) || sf.isDeclarationFile) return false;
   const parent = fn.parent;
@@ -264,6 +266,12 @@ function lendsOnlyItsSignature(sf: ts.SourceFile, fn: ts.Node, body: ts.Block): 
   return named && !declaresNames(body);
 }
 
+/** The object literal a member of it is in, and the one variable that literal is seen through. */
+export interface LentThrough {
+  literal: ts.ObjectLiteralExpression;
+  variable: ts.VariableDeclaration;
+}
+
 /** Where a member of an object literal lends its type when that literal is seen only through one
  *  variable: the literal is the variable's initializer, or the only argument of the call that is
  *  (TypeORM's custom repositories: `const items = source.getRepository(Item).extend({ byId(id)
@@ -272,7 +280,7 @@ function lendsOnlyItsSignature(sf: ts.SourceFile, fn: ts.Node, body: ts.Block): 
  *  literal's type holds each member's, parameters typed by the context included): both are
  *  compared (warm-types.ts). A literal among several arguments is not: its members' types may
  *  type the other arguments' functions, which neither type shows. */
-export function lentThrough(fn: ts.Node): { literal: ts.ObjectLiteralExpression; variable: ts.VariableDeclaration } | undefined {
+export function lentThrough(fn: ts.Node): LentThrough | undefined {
   const member = ts.isMethodDeclaration(fn) || ts.isGetAccessorDeclaration(fn) ? fn
     : (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && ts.isPropertyAssignment(fn.parent) && fn.parent.initializer === fn ? fn.parent
       : undefined;
