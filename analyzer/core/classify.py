@@ -34,10 +34,13 @@ def _interactivity(flat, autocommit: bool, frontend: str) -> tuple[str, list[dic
         # An autocommit transaction is one call site, one request to the database: one-shot by
         # definition (TAXONOMY.md), even when Django runs it as a read and a conditional insert.
         return interactivity.ONE_SHOT, [], []
-    deps = graph_mod.build(flat)
-    verdict, reasons = interactivity.classify(flat, deps)
-    after_commit = suggestions.on_commit(flat, deps, frontend) if verdict == interactivity.STRICT else []
-    return verdict, reasons, after_commit
+    reasons = interactivity.effect_reasons(flat)
+    if reasons is not None:
+        # strictly interactive whatever depends on what: of the dependencies, only which effects'
+        # results later steps use is needed, and that is found without the graph
+        return interactivity.STRICT, reasons, suggestions.on_commit(flat, graph_mod.effects_used_later(flat), frontend)
+    verdict, reasons = interactivity.classify(flat, graph_mod.build(flat))
+    return verdict, reasons, []
 
 
 def _cda_inputs(flat) -> list[list]:

@@ -21,20 +21,29 @@ def _pattern(edge_kind: str, source_step: dict) -> str:
     return "dependent-key" if edge_kind == "data-key" else "read-modify-write"
 
 
+def effect_reasons(flat: list[FlatStep]) -> list[dict] | None:
+    """The reasons of a transaction with an effect, strictly interactive whatever its
+    dependencies are (sorted, one per effect site); None when it has no effect."""
+    effects = [fs.step for fs in flat if fs.node == "effect"]
+    if not effects:
+        return None
+    reasons = {
+        (e["category"], e["callee"], e["file"], e["line"]): {
+            "category": e["category"], "callee": e["callee"], "file": e["file"], "line": e["line"],
+            # the way from the transaction to the library call (dispatch candidates, where
+            # an effect moved to its dispatch call is written: ts-plugin/src/effect-sites.ts)
+            "via": e.get("via", []),
+        }
+        for e in effects
+    }
+    return [reasons[k] for k in sorted(reasons)]
+
+
 def classify(flat: list[FlatStep], deps: Dependencies) -> tuple[str, list[dict]]:
     """Return (verdict, reasons). Reasons are sorted and deduplicated, one per cause."""
-    effects = [fs.step for fs in flat if fs.node == "effect"]
-    if effects:
-        reasons = {
-            (e["category"], e["callee"], e["file"], e["line"]): {
-                "category": e["category"], "callee": e["callee"], "file": e["file"], "line": e["line"],
-                # the way from the transaction to the library call (dispatch candidates, where
-                # an effect moved to its dispatch call is written: ts-plugin/src/effect-sites.ts)
-                "via": e.get("via", []),
-            }
-            for e in effects
-        }
-        return STRICT, [reasons[k] for k in sorted(reasons)]
+    strict = effect_reasons(flat)
+    if strict is not None:
+        return STRICT, strict
 
     reasons: dict[tuple, dict] = {}
     steps = deps.steps

@@ -75,10 +75,10 @@ _EXPLAIN = {
 }
 
 
-def on_commit(flat: list[FlatStep], deps, frontend: str) -> list[dict]:
-    """External calls whose results no later step uses can run after commit."""
+def on_commit(flat: list[FlatStep], used: set[str], frontend: str) -> list[dict]:
+    """External calls whose results no later step uses can run after commit (`used`: the effects
+    a later step depends on, graph.effects_used_later)."""
     effects = [fs.step for fs in flat if fs.node == "effect"]
-    used = {src for src, _dst, _kinds in deps.edges() if deps.node(src) == "effect"}
     after = "after the transaction's callback resolves" if frontend == "typeorm" else \
         "after commit (transaction.on_commit, or delay_on_commit for a Celery task)"
     return [_suggestion("on-commit", effect, (
