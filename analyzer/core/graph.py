@@ -230,7 +230,6 @@ def effects_used_later(flat: list[FlatStep]) -> set[str]:
                 if bound in relevant and src not in relevant:
                     relevant.add(src)
                     grown = True
-    used: set[str] = set()
     into: dict[str, list[str]] = {}  # step -> its own (the IR's) kept sources among the relevant ones
     scope_sources: dict[int, list[str]] = {}  # id(scope) -> its relevant control sources
 
@@ -255,10 +254,10 @@ def effects_used_later(flat: list[FlatStep]) -> set[str]:
         if fs.scope is not None:
             found += control(fs.scope)
         position = order[dst]
-        kept = [src for src in found if src in relevant and order.get(src, position) < position]
-        if kept:
-            into[dst] = kept
-            used.update(src for src in kept if src in effects)
+        kept = [src for src in found if order.get(src, position) < position]
+        if kept:  # (a later step of the same id replaces them, as in build())
+            into[dst] = [src for src in kept if src in relevant]
+    used = {src for sources in into.values() for src in sources if src in effects}
     if not repeats:
         return used
     number = {sid: _id_number(sid) for sid in order}

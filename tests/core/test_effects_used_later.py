@@ -45,6 +45,8 @@ CASES = {
     # bound to an effect that comes after the repeat: no dependency on a later step
     "bound to a later effect": ([stmt("s1"), stmt("s2", uses=["s1"]), repeat("s3", ["s2"], {"s1": "s4"}),
                                  effect("s4")], set()),
+    # two steps of one id: the later one's sources are the id's, as in the graph
+    "an id met twice": ([effect("s1"), stmt("s2"), stmt("s3", uses=["s1"]), stmt("s3", uses=["s2"])], set()),
     "repeat under a branch on the effect": ([effect("s1"), stmt("s2"),
                                              branch([src("external", "s1")], [repeat("s3", ["s2"])], [])], {"s1"}),
 }
