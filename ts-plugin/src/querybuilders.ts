@@ -9,7 +9,7 @@ import { Predicate, Source, StatementKind } from "./ir";
 import { stripParens } from "./names";
 import { conditionPredicate, EVERY_ROW, orPredicates, pkEquals, pkIn, wherePredicate } from "./predicates";
 import { firstRow, andPredicatesSafe, valuesOf } from "./repository-statements";
-import { Operand, parseCondition } from "./sql";
+import { Cond, Operand, parseCondition } from "./sql";
 import { allSources, Handle, known, normSources, QueryBuilderState, truthOf, UNKNOWN, Value } from "./values";
 import { QUERY_CACHE_CALLEE } from "./query-cache";
 import type { TransactionWalk } from "./walker";
@@ -19,6 +19,21 @@ export function newQb(kind: QueryBuilderState["kind"], entity: string | null, al
 }
 
 const PENDING_PARAM = "\u0000param:";
+
+/** WHERE texts already parsed: a query builder in a helper is met at each walk of the helper
+ *  (vendure's core: 719 parses of 107 texts). The answer depends on the text alone, and a
+ *  parsed condition is only read (predicates.ts conditionPredicate), so it is shared. */
+const parsedConditions = new Map<string, Cond | null>();
+const MAX_PARSED_CONDITIONS = 10_000;
+
+export function conditionOf(text: string): Cond | null {
+  let cond = parsedConditions.get(text);
+  if (cond === undefined) {
+    if (parsedConditions.size >= MAX_PARSED_CONDITIONS) parsedConditions.clear();
+    parsedConditions.set(text, (cond = parseCondition(text)));
+  }
+  return cond;
+}
 
 /** Replace parameters that were not known when the condition was read. */
 function resolvePendingParams(p: Predicate, params: Map<string, Value>): Predicate {
@@ -232,7 +247,7 @@ export function qbCondition(w: TransactionWalk, call: ts.CallExpression, qb: Que
     qb.dynamic = true;
     return EVERY_ROW;
   }
-  const cond = parseCondition(v.text);
+  const cond = conditionOf(v.text);
   if (!cond) {
     qb.dynamic = true;
     return EVERY_ROW;

@@ -87,6 +87,21 @@ export function memoKey(state: Fingerprint, context: Fingerprint): MemoKey {
   return { tokens, hash: hashTokens(tokens), order };
 }
 
+/** The number of a step id (`s12` -> 12), NaN for any other text: `Number(id.slice(1))` where
+ *  STEP_ID_TEXT matches, read without a regular expression or a copy (asked for every failing
+ *  read of the transaction at every helper call). */
+function stepNumber(id: string): number {
+  if (id.length < 2 || id.charCodeAt(0) !== 115 /* s */) return NaN;
+  if (id.length > 16) return STEP_ID_TEXT.test(id) ? Number(id.slice(1)) : NaN; // past exact sums
+  let n = 0;
+  for (let i = 1; i < id.length; i++) {
+    const c = id.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return NaN;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
 /**
  * The failing reads (step ids of reads that throw when they find nothing) a helper's walk can
  * depend on: those among its context's step ids, in increasing order, once each. A walk asks
@@ -100,7 +115,7 @@ export function failingInContext(failingReads: readonly string[], contextIds: re
   const ids = new Set(contextIds);
   const found = new Set<number>();
   for (const id of failingReads) {
-    const n = STEP_ID_TEXT.test(id) ? Number(id.slice(1)) : NaN;
+    const n = stepNumber(id);
     if (ids.has(n)) found.add(n);
   }
   return Array.from(found).sort((a, b) => a - b).map((n) => `s${n}`);

@@ -2113,7 +2113,14 @@ export function mergeEnvs(envs: (Map<ts.Symbol, Value> | undefined)[], before: M
  *  without writing the text: a string is quoted there exactly when it is the id, or ends with a
  *  quote and the id (the quote escaped: `"a\"s12"`). Maps and sets are written as `{}`. */
 export function mentionsStep(v: unknown, ids: readonly string[]): boolean {
-  if (typeof v === "string") return ids.some((id) => v === id || (v.endsWith(id) && v.endsWith(`"${id}`)));
+  if (typeof v === "string") {
+    // no closure or text made per string: every key and string of the steps is asked
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      if (v === id || (v.endsWith(id) && v.charCodeAt(v.length - id.length - 1) === 34 /* " */)) return true;
+    }
+    return false;
+  }
   if (v === null || typeof v !== "object" || v instanceof Map || v instanceof Set) return false;
   if (typeof (v as { toJSON?: unknown }).toJSON === "function") return ids.some((id) => JSON.stringify(v).includes(`"${id}"`));
   if (Array.isArray(v)) {

@@ -5,7 +5,7 @@
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const { ContextFingerprint, memoKey } = require("../dist/walk-memo");
+const { ContextFingerprint, failingInContext, memoKey } = require("../dist/walk-memo");
 const { mentionsStep } = require("../dist/walker");
 
 const row = (step) => ({ sources: [{ kind: "result", step }], obj: { entity: "User", origin: "loaded", step, fields: new Map([["name", { sources: [{ kind: "input", name: "dto.name" }] }]]) } });
@@ -66,6 +66,15 @@ test("key paths name where each object of a context sits, its first place kept",
   assert.ok(fp.of([[outer], undefined], paths));
   assert.deepEqual(paths.get(outer), [0, 0]);
   assert.deepEqual(paths.get(inner), [0, 0, "props", "m", "a"]);
+});
+
+test("failingInContext keeps the failing reads among the context's step ids, once each, in order", () => {
+  assert.deepEqual(failingInContext(["s9", "s3", "s12", "s3", "x3", "s", "s03", "s1e1"], [12, 3, 4]), ["s3", "s12"]);
+  assert.deepEqual(failingInContext([], [1]), []);
+  assert.deepEqual(failingInContext(["s1"], []), []);
+  // a number as Number() reads it (leading zeros, long ids)
+  assert.deepEqual(failingInContext(["s007"], [7]), ["s7"]);
+  assert.deepEqual(failingInContext(["s123456789012345678"], [123456789012345678]), ["s123456789012345680"]);
 });
 
 test("mentionsStep finds a step id where the steps' JSON text holds it quoted, and only there", () => {

@@ -4,6 +4,8 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const { onlyTx, statements, termSummary, inTx, summary } = require("./helpers");
 const { parseCondition, parseSql } = require("../dist/sql");
+const { conditionOf } = require("../dist/querybuilders");
+const { conditionPredicate } = require("../dist/predicates");
 
 const run = (body) => statements(onlyTx(inTx(body)).tx);
 
@@ -91,4 +93,26 @@ test("SQL statement parser", () => {
   assert.equal(parseSql("CALL do_things($1)"), null);
   assert.equal(parseSql("SELECT pg_advisory_xact_lock(1)"), null);
   assert.equal(parseSql("WITH x AS (SELECT 1) SELECT * FROM x"), null);
+});
+
+test("a WHERE text is parsed once and its condition shared, unchanged by the predicates made from it", () => {
+  const texts = ["a.id = :id", "u.email = :e OR u.id IN (:...ids)", "LOWER(u.name) LIKE :n AND NOT (u.deleted = true)", "a.id = :id ;; DROP", ""];
+  for (const text of texts) {
+    const shared = conditionOf(text);
+    assert.deepEqual(shared, parseCondition(text), text);
+    assert.equal(conditionOf(text), shared, `${text}: kept, not parsed again`);
+    if (!shared) continue;
+    const ctx = (alias) => ({ column: (path) => ({ attribute: `${alias}.${path}`, lookup: path }), param: (op) => [{ kind: "input", name: `${alias}:${op.name}` }] });
+    const first = conditionPredicate(shared, ctx("x"));
+    const second = conditionPredicate(shared, ctx("y"));
+    assert.deepEqual(shared, parseCondition(text), `${text}: unchanged`);
+    assert.deepEqual(first, conditionPredicate(parseCondition(text), ctx("x")));
+    assert.deepEqual(second, conditionPredicate(parseCondition(text), ctx("y")));
+  }
+  // the same text in two builders: each statement's own alias and parameters
+  const st = run(`
+      await em.getRepository(Account).createQueryBuilder("a").where("a.id = :id", { id }).getOne();
+      await em.getRepository(Account).createQueryBuilder("a").where("a.id = :id", { id: amount }).getOne();
+      await em.getRepository(User).createQueryBuilder("u").innerJoin("u.accounts", "a").where("a.id = :id", { id }).getOne();`);
+  assert.deepEqual(st.map(termSummary), [["pk eq input:id"], ["pk eq input:amount"], ["accounts eq input:id"]]);
 });
