@@ -9,6 +9,8 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test,report]'
+# libcst's dataclass methods and the front end's node constructors, compiled once (analyzer/generated_code.py)
+.venv/bin/python -m analyzer.generated_code >/dev/null
 if [ -f package.json ]; then
   if ! command -v npm >/dev/null 2>&1; then
     echo "setup: npm not found; the TypeScript front end is not built (Django scans still work)" >&2

@@ -16,12 +16,14 @@ syntax: same node types, same fields, same start and end lines, same source text
 
 from __future__ import annotations
 
+import __future__
 import ast
 import re
 from bisect import bisect_right
 
 import libcst as cst
 
+from ..generated_code import run
 from .spans import STRING_START as _STRING_START
 from .spans import Unsupported, back_space, call_paren, own_parens
 from .spans import skip_space as _skip_space
@@ -188,7 +190,8 @@ def _maker(kind: str):
     names.update({f"set_{f}": getattr(cls, f).__set__ for f in fields})
     star = ", *, " + ", ".join(fields) if fields else ""
     body = "".join(f"    set_{f}(o, {f})\n" for f in fields)
-    exec(f"def make(_pos{star}):\n    o = new(cls)\n{body}    set__pos(o, _pos)\n    return o\n", names)
+    run(f"def make(_pos{star}):\n    o = new(cls)\n{body}    set__pos(o, _pos)\n    return o\n", names,
+        flags=__future__.annotations.compiler_flag)  # (as this module's own exec would compile it)
     return names["make"]
 
 
