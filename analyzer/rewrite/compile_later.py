@@ -6,8 +6,8 @@ text that the compiler accepts. That whole-file `compile` cost 0.8 of the 2.4 CP
 the 300k-line synthetic project (103 files). Nothing cheaper gives the compiler's verdict
 (docs/DECISIONS.md), and nearly every file compiles. So where planning is shared with a helper
 process (shared_work.py), planning assumes that each text compiles and notes it (`Assumed`).
-When the plans are in, a process forked from the scan compiles the noted texts while the scan
-re-analyses the rewrites, which keeps the scan's own core busy for longer than that takes.
+When the plans are in, another Python process compiles the noted texts on the second core while
+the scan re-analyses the rewrites (on that project the two take about as long).
 
 If the assumption held for every text, planning got the answers that compiling first would have
 given. If one text does not compile, or the answer cannot be had, the scan plans and verifies the
@@ -66,13 +66,13 @@ class Assumed:
 
     def start(self) -> None:
         """Compile the noted texts in another process, where one may start. It is a new
-        interpreter, not a fork: a fork of the scan's heap would make the scan copy every page
-        it writes while the fork lives (the re-analysis then cost 0.1-0.15 CPU s more on the
-        synthetic project)."""
+        interpreter, not a fork: the scan copies each page of a forked heap it writes while the
+        fork lives (on the synthetic project the re-analysis took 0.93-0.95 CPU s beside a fork,
+        0.84-0.93 beside a new interpreter, 0.78-0.85 alone)."""
         if not (self.active and self.texts and forked.allowed()):
             return
         with tempfile.TemporaryFile() as given:
-            marshal.dump((sys.getrecursionlimit(), list(self.texts)), given)
+            marshal.dump((sys.getrecursionlimit(), sys.flags.optimize, list(self.texts)), given)
             given.seek(0)
             try:
                 self._child = subprocess.Popen([sys.executable, "-I", "-S", "-c", _COMPILER], stdin=given,
@@ -103,7 +103,9 @@ class Assumed:
             try:
                 out, _ = child.communicate(timeout=forked.WAIT_SECONDS)
                 if child.returncode == 0:
-                    found = marshal.loads(out)
+                    compiler, found = marshal.loads(out)
+                    if compiler != _compiler():  # (sys.executable is another Python: its answer is not this one's)
+                        found = None
             except Exception:  # noqa: BLE001 - no answer (hung, killed, damaged): the scan compiles
                 child.kill()
                 child.wait()
@@ -117,21 +119,26 @@ def _failing(texts: list[str]) -> list[int]:
     return [i for i, text in enumerate(texts) if not compiles(text)]
 
 
+def _compiler() -> tuple:
+    return (sys.implementation.name, sys.hexversion)
+
+
 # The other process's program: _failing without importing txscan (python_top_level.compiles, the
-# same call; tests/rewrite/test_compile_later.py compares the two).
+# same call, with the scan's recursion limit and optimisation level; tests/rewrite/
+# test_compile_later.py compares the two). It names the Python that answered.
 _COMPILER = """
 import marshal, sys, warnings
-limit, texts = marshal.load(sys.stdin.buffer)
+limit, optimize, texts = marshal.load(sys.stdin.buffer)
 sys.setrecursionlimit(limit)
 failing = []
 for i, text in enumerate(texts):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            compile(text, "<original>", "exec", dont_inherit=True)
+            compile(text, "<original>", "exec", dont_inherit=True, optimize=optimize)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         failing.append(i)
-sys.stdout.buffer.write(marshal.dumps(failing))
+sys.stdout.buffer.write(marshal.dumps(((sys.implementation.name, sys.hexversion), failing)))
 """
 
 

@@ -110,3 +110,16 @@ def test_a_file_that_does_not_compile_is_planned_again_as_without_the_assumption
     forgotten.clear()
     assert _found(scan(project.root, Config(), "django", cache=ScanCache(), autocommit=False)) == alone
     assert forgotten  # the assumption failed, and was dropped
+
+
+def test_an_answer_from_another_python_is_not_taken(shared_planning, monkeypatch):
+    assumed = compile_later.Assumed()
+    assumed.active = True
+    assumed.add(REFUSED + ACCEPTED)
+    assumed.start()
+    monkeypatch.setattr(compile_later, "_compiler", lambda: ("another", 0))
+    compiled_here = []
+    failing = compile_later._failing
+    monkeypatch.setattr(compile_later, "_failing", lambda texts: compiled_here.append(texts) or failing(texts))
+    assert assumed.failing() == list(range(len(REFUSED)))
+    assert compiled_here
