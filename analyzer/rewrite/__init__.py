@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import compile_later
 from .edits import Edit, EditConflict, Rewrite, apply
 from .plan import Candidate, candidates
 from .verify import check, verify
@@ -19,10 +20,12 @@ from .verify import check, verify
 __all__ = ["Edit", "EditConflict", "Rewrite", "apply", "rewrites_for", "verified_candidates"]
 
 
-def verified_candidates(root: Path, result, config=None, ids=None) -> list[Candidate]:
+def verified_candidates(root: Path, result, config=None, ids=None, assume_compiles: bool = True) -> list[Candidate]:
     """Every suggestion of the scan (or of the transactions `ids`) with its rewrite, verified or
     refused with the reason. A scan with a warm cache folder reuses the plans and verifications
-    kept there whose inputs did not change (analyzer/cache/rewrites.py; `Candidate.reused`)."""
+    kept there whose inputs did not change (analyzer/cache/rewrites.py; `Candidate.reused`).
+    With `assume_compiles`, shared planning may assume that the files it reads compile; where
+    one does not, everything is done again without that assumption (compile_later.py)."""
     if config is None:
         config = _config(root)
     cache = getattr(result, "cache", None)
@@ -33,9 +36,22 @@ def verified_candidates(root: Path, result, config=None, ids=None) -> list[Candi
         reuse = RewriteReuse(cache, root, result, config)
     entities = {r["name"]: r for r in result.records if r["type"] == "entity"}
     texts: dict[str, str] = {}  # the files planning read, read once for the checks too
-    found = candidates(root, result.frontend, result.records, result.analyses, ids, reuse,
-                       then=lambda candidate: check(root, candidate, entities, texts), texts=texts)
-    verify(root, result.frontend, config, found, entities, cache, reuse, getattr(result, "context", None), texts)
+    assumed = compile_later.Assumed() if assume_compiles else None
+    try:
+        found = candidates(root, result.frontend, result.records, result.analyses, ids, reuse,
+                           then=lambda candidate: check(root, candidate, entities, texts), texts=texts,
+                           assumed=assumed)
+        if assumed is not None:
+            assumed.start()  # compiled on the other core while the rewrites are re-analysed
+        verify(root, result.frontend, config, found, entities, cache, reuse, getattr(result, "context", None), texts)
+        held = assumed is None or assumed.holds()
+    except BaseException:
+        if assumed is not None:
+            assumed.abandon()
+        raise
+    if not held:
+        compile_later.forget_outlines()
+        return verified_candidates(root, result, config, ids, assume_compiles=False)
     if reuse is not None:
         reuse.save()
     return found

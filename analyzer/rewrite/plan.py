@@ -8,6 +8,8 @@ import importlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .. import forked
+from . import compile_later, shared_work
 from .edits import Refused, Rewrite
 from .shared_work import work_shared
 
@@ -53,7 +55,8 @@ def step_index(txn: dict) -> dict[str, dict]:
 
 
 def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, ids=None, reuse=None,
-               then=None, texts: dict | None = None) -> list[Candidate]:
+               then=None, texts: dict | None = None,
+               assumed: compile_later.Assumed | None = None) -> list[Candidate]:
     """Every suggestion of the transactions (all, or `ids`) with the rewrite its builder made, or
     why there is none. `reuse` (analyzer.cache.rewrites.RewriteReuse) gives plans kept in the
     warm cache whose inputs did not change. `then(candidate)`, when given, runs on each planned
@@ -61,7 +64,9 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
     text) holds the files the builders read, for the checks to read them once (file_text).
 
     Django's builders run on both cores where a helper process may start (shared_work.py): a
-    file's candidates in one process or the other, never in both."""
+    file's candidates in one process or the other, never in both. When they are shared and
+    `assumed` is given, the texts they read are assumed to compile and are noted in it, to be
+    confirmed later (compile_later.py)."""
     transactions = {r["id"]: r for r in records if r["type"] == "transaction" and (ids is None or r["id"] in ids)}
     wanted: dict[tuple, dict] = {}
     for analysis in analyses.values():
@@ -91,18 +96,27 @@ def candidates(root: Path, frontend: str, records: list[dict], analyses: dict, i
             jobs.append((candidate, builder, txn, step))
         out.append(candidate)
 
+    # the compiler's verdicts wait for the plans only where planning is shared: a second core is there
+    # to give them during re-analysis
+    assume = assumed is not None and len(jobs) >= shared_work.MIN_ITEMS and frontend == "django" and forked.allowed()
+    if assumed is not None:
+        assumed.active = assume
+
     def plan(job) -> tuple:
         candidate, builder, txn, step = job
-        candidate.rewrite, candidate.refused = _build(_builder(builder), root, texts, txn, step, project, candidate)
-        if then is not None:
-            then(candidate)
-        return candidate.rewrite, candidate.refused, candidate.files_read, candidate.checked
+        with compile_later.noting(assume) as noted:
+            candidate.rewrite, candidate.refused = _build(_builder(builder), root, texts, txn, step, project, candidate)
+            if then is not None:
+                then(candidate)
+        return candidate.rewrite, candidate.refused, candidate.files_read, candidate.checked, noted
 
     # (TypeScript checks talk to one long-lived node process, which two processes cannot share)
     shared = work_shared(jobs, plan, key=lambda job: job[3]["file"]) if frontend == "django" else map(plan, jobs)
     for job, planned in zip(jobs, shared):
         candidate = job[0]  # (the helper's candidates are copies: what they found is put here)
-        candidate.rewrite, candidate.refused, candidate.files_read, candidate.checked = planned
+        candidate.rewrite, candidate.refused, candidate.files_read, candidate.checked, noted = planned
+        if noted:
+            assumed.add(noted)
     out.extend(_escaped_statements(root, records, transactions, project, texts, reuse))
     return out
 

@@ -18,6 +18,8 @@ import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .compile_later import assumed_to_compile
+
 
 @dataclass(frozen=True)
 class TopStatement:
@@ -42,8 +44,9 @@ def compiles(text: str) -> bool:
 
 
 def statements(text: str) -> tuple[TopStatement, ...] | None:
-    """The top-level statements of a text the compiler accepts (None when it does not)."""
-    if not compiles(text):
+    """The top-level statements of a text the compiler accepts (None when it does not). While
+    planning assumes the text compiles, it is confirmed later (compile_later.py)."""
+    if not (assumed_to_compile(text) or compiles(text)):
         return None
     found = _from_tree_sitter(text)
     return found if found is not None else _from_ast(text)
