@@ -43,7 +43,7 @@ def work_shared(items: list, work: Callable, key: Callable) -> list:
     if pid == 0:  # pragma: no cover - the forked process
         def send() -> None:
             os.close(read_end)
-            write_all(write_end, pickle.dumps([work(items[i]) for i in helped], pickle.HIGHEST_PROTOCOL))
+            _write_all(write_end, pickle.dumps([work(items[i]) for i in helped], pickle.HIGHEST_PROTOCOL))
 
         forked.run_and_exit(send)
     os.close(write_end)
@@ -58,11 +58,9 @@ def work_shared(items: list, work: Callable, key: Callable) -> list:
         os.close(read_end)
         raise
     try:
-        sent = received(read_end, pid)
+        sent = _received(read_end, pid, helped)
     finally:
         os.close(read_end)
-    if not (isinstance(sent, list) and len(sent) == len(helped)):
-        sent = None
     for i, result in zip(helped, sent if sent is not None else (work(items[i]) for i in helped)):
         results[i] = result
     return results
@@ -82,15 +80,15 @@ def _their_keys(keys: list) -> set:
     return theirs
 
 
-def write_all(fd: int, data: bytes) -> None:
+def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
 
 
-def received(fd: int, pid: int):
-    """What the forked process `pid` sent (pickled) on `fd`, read until it closes its end (at
-    most WAIT_SECONDS), if it ended well; None otherwise (the process is then stopped)."""
+def _received(fd: int, pid: int, helped: list) -> list | None:
+    """What the helper sent, read until it closes its end (at most WAIT_SECONDS), if it ended
+    well and sent one result per item; None otherwise (the helper is then stopped)."""
     chunks = []
     deadline = time.monotonic() + WAIT_SECONDS
     while True:
@@ -109,6 +107,7 @@ def received(fd: int, pid: int):
     if code != 0:
         return None
     try:
-        return pickle.loads(b"".join(chunks))
-    except Exception:  # noqa: BLE001 - damaged data: the caller does the work itself
+        sent = pickle.loads(b"".join(chunks))
+    except Exception:  # noqa: BLE001 - damaged data: the scan does the work itself
         return None
+    return sent if isinstance(sent, list) and len(sent) == len(helped) else None
