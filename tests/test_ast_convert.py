@@ -216,3 +216,59 @@ def test_real_samples_convert_like_libcst() -> None:
         except (cst.ParserSyntaxError, SyntaxError, ast_convert.Unsupported):
             continue
     assert checked > 1000
+
+
+# A token or expression has parentheses of its own only with a `)` after it, past what
+# spans.skip_space passes over: own_parens and _parenthesized_leaf look there first.
+PARENS_AFTER = '''\
+def f(a, b):
+    x = (a  # a comment before the closing parenthesis
+    )
+    t = (
+        a# a comment right after the token
+    )
+    u = (
+        b\\
+    )
+    y = (b \\
+    )
+    s = (
+        b
+    ) + (
+        a\r
+    )
+    z = (
+        a
+    )
+    w = g((a)
+    ).h(b
+    )
+    v = ((a
+          )) + (b)\t
+    return (x if (y) else (
+        z)), ("s"  # text
+    ), (1
+    )
+'''
+
+
+def test_parentheses_after_a_comment_or_line_break_still_count() -> None:
+    assert _compare(PARENS_AFTER) > 50
+
+
+def test_no_backward_search_without_a_closing_parenthesis(monkeypatch) -> None:
+    """own_parens searches backwards (back_space, a scan of the lines before) only for a span a
+    `)` follows: a line of plain calls and names makes no such search."""
+    from analyzer.django import spans
+    searched = []
+    real = spans.back_space
+
+    def counting(text: str, i: int) -> int:
+        searched.append(i)
+        return real(text, i)
+
+    monkeypatch.setattr(spans, "back_space", counting)
+    ast_convert.convert("def f(a, b):\n    x = a.b.c(a, b=b)[0]\n    y = x + a * 2\n    return x.y\n", 1)
+    assert searched == []
+    ast_convert.convert("def f(a):\n    return (a\n    )\n", 1)
+    assert searched != []

@@ -289,23 +289,20 @@ class _Converter:
     def _parenthesized_leaf(self, pos) -> bool:
         src = self.src
         text = src.text
-        if isinstance(pos, _Span):
-            start = pos.start
-        else:
-            start = src.offset(pos.lineno, pos.col_offset)
-        # most tokens follow something else than `(` on their line: no parentheses of their own
-        j = start
-        while j and text[j - 1] in " \t":
-            j -= 1
-        if j and text[j - 1] not in "(\n\\":
-            return False
-        if isinstance(pos, _Span):
+        if type(pos) is _Span:
             start, stop = pos.start, pos.stop
         else:
             start = src.offset(pos.lineno, pos.col_offset)
             stop = src.offset(pos.end_lineno, pos.end_col_offset)
-        j = back_space(text, start)
-        if j == 0 or text[j - 1] != "(":
+        # Parentheses of its own need a `)` after the token and a `(` before it. Most tokens are
+        # followed by something else (one character to look at), or follow something else than
+        # `(` on their line; only the rest are worth own_parens' search.
+        if stop >= len(text) or text[stop] not in _MAY_CLOSE:
+            return False
+        j = start
+        while j and text[j - 1] in " \t":
+            j -= 1
+        if j and text[j - 1] not in "(\n\\":
             return False
         return own_parens(text, start, stop)[0] != start
 
@@ -1153,6 +1150,10 @@ _EXPRESSIONS = _methods("e_")
 _COMPOUND = _methods("c_")      # statements with a block of their own
 _SMALL = _methods("s_")         # statements of a line
 
+
+# What may come right after a token that has a `)` of its own after it: the `)`, or what
+# spans.skip_space passes over before it (whitespace, a line continuation, a comment).
+_MAY_CLOSE = frozenset(" \t\n\r\f\\#)")
 
 _DEFINES = re.compile(r"\b(def|class)\s+(\w+)")
 

@@ -114,6 +114,12 @@ def call_paren(text: str, at: int) -> bool:
 def own_parens(text: str, start: int, stop: int) -> tuple[int, int]:
     """The span start..stop widened to the parentheses that are the expression's own (libcst
     keeps them on the innermost node they enclose; those of a call are the call's)."""
+    # Parentheses of its own need a `)` right after the span: looking there first spares the
+    # backward search (back_space) for most expressions, which are followed by something else.
+    n = len(text)
+    after = skip_space(text, stop, n)
+    if after >= n or text[after] != ")":
+        return start, stop
     opens = []
     i = start
     while True:
@@ -126,8 +132,7 @@ def own_parens(text: str, start: int, stop: int) -> tuple[int, int]:
     if not opens:
         return start, stop
     closes = []
-    i = stop
-    n = len(text)
+    i = after
     while len(closes) < len(opens):
         i = skip_space(text, i, n)
         if i < n and text[i] == ")":
