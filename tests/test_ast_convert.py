@@ -240,6 +240,19 @@ def f(a, b):
     z = (
         a
     )
+    items = [
+        (
+            a.b  # an element starts at its own parenthesis
+        ),
+        (
+            b.a
+        ),
+        g(
+            (
+                a.c\\
+            ),
+        ),
+    ]
     w = g((a)
     ).h(b
     )

@@ -334,12 +334,14 @@ class _Converter:
                     stop = src.offset(pos.end_lineno, pos.end_col_offset)
                     return src.line_of(own_parens(text, begin, stop)[0])
                 return start
+            stop = src.offset(pos.end_lineno, pos.end_col_offset)
+            if stop >= len(text) or text[stop] not in _MAY_CLOSE:
+                return start          # no `)` after it: no parentheses of its own
             j = begin
             while j and text[j - 1] in " \t":
                 j -= 1
             if j and text[j - 1] != "\n":
                 return start          # the parentheses, if any, are on the same line
-            stop = src.offset(pos.end_lineno, pos.end_col_offset)
         opened = own_parens(text, begin, stop)[0]
         return start if opened == begin else src.line_of(opened)
 
@@ -349,7 +351,13 @@ class _Converter:
         return self._done(node, start)
 
     def _name(self, value: str, line: int):
-        return self._leaf("Name", value, line, line)
+        """A name with no ast node of its own (an attribute, a keyword, a parameter): _leaf
+        without parentheses, made directly (there are as many of these as of e_Name's)."""
+        node = _new(_NAME)
+        _set_value(node, value)
+        _set_pos(node, self._no_pos)
+        self.starts[node] = self.ends[node] = self.last = line + self.off
+        return node
 
     def _text(self, node) -> str:
         src = self.src
@@ -403,7 +411,16 @@ class _Converter:
         return None if node is None else self.expr(node)
 
     def e_Name(self, node):
-        return self._leaf("Name", node.id, node.lineno, node.end_lineno, node)
+        # _leaf for the commonest leaf, made directly; a name is one token, on one line
+        made = _new(_NAME)
+        _set_value(made, node.id)
+        _set_pos(made, (self.src, node, self.indent))
+        line = node.lineno + self.off
+        self.starts[made] = line
+        if not self._parenthesized_leaf(node):
+            self.last = line
+        self.ends[made] = self.last
+        return made
 
     def e_Constant(self, node):
         value = node.value
