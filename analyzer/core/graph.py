@@ -121,6 +121,16 @@ def build(flat: list[FlatStep]) -> Dependencies:
     return deps
 
 
+def _repeat_instance(fs: FlatStep, steps: dict, number: dict) -> tuple[list[str], int, int, dict] | None:
+    """The steps of the transaction a repeat runs again (`same_as`), the lowest and highest id
+    numbers of that first instance, and what the repeat binds instead; None when it names none."""
+    same = [sid for sid in fs.step.get("same_as", []) if sid in steps]
+    if not same:
+        return None
+    numbers = [number[sid] for sid in same]
+    return same, min(numbers), max(numbers), fs.step.get("bind", {})
+
+
 def _add_repeats(deps: Dependencies, flat: list[FlatStep]) -> None:
     """Dependencies of the steps a `repeat` runs again, as copies of them would have, each on
     the first instance's id: those on steps outside the first instance, with the steps the
@@ -138,12 +148,10 @@ def _add_repeats(deps: Dependencies, flat: list[FlatStep]) -> None:
     targets_of: dict[str, frozenset] = {}                    # repeat id -> the steps it runs again
     number = {sid: _id_number(sid) for sid in order}
     for fs in repeats:
-        same = [sid for sid in fs.step.get("same_as", []) if sid in steps]
-        if not same:
+        instance = _repeat_instance(fs, steps, number)
+        if instance is None:
             continue
-        numbers = [number[sid] for sid in same]
-        low, high = min(numbers), max(numbers)
-        bind = fs.step.get("bind", {})
+        same, low, high, bind = instance
         edges: dict[tuple[str, str], set] = {}
         targets: set = set()
 
@@ -264,12 +272,10 @@ def effects_used_later(flat: list[FlatStep]) -> set[str]:
     added: dict[str, list[tuple[str, str]]] = {}
     targets_of: dict[str, frozenset] = {}
     for fs in repeats:
-        same = [sid for sid in fs.step.get("same_as", []) if sid in steps]
-        if not same:
+        instance = _repeat_instance(fs, steps, number)
+        if instance is None:
             continue
-        numbers = [number[sid] for sid in same]
-        low, high = min(numbers), max(numbers)
-        bind = fs.step.get("bind", {})
+        same, low, high, bind = instance
         targets: set = set()
         copied: list[tuple[str, str]] = []  # the instance's edges, as build's `add` is given them
         for sid in same:
