@@ -24,6 +24,7 @@ from bisect import bisect_right
 import libcst as cst
 
 from ..generated_code import run
+from .spans import MAY_CLOSE as _MAY_CLOSE
 from .spans import STRING_START as _STRING_START
 from .spans import Unsupported, back_space, call_paren, own_parens
 from .spans import skip_space as _skip_space
@@ -351,13 +352,7 @@ class _Converter:
         return self._done(node, start)
 
     def _name(self, value: str, line: int):
-        """A name with no ast node of its own (an attribute, a keyword, a parameter): _leaf
-        without parentheses, made directly (there are as many of these as of e_Name's)."""
-        node = _new(_NAME)
-        _set_value(node, value)
-        _set_pos(node, self._no_pos)
-        self.starts[node] = self.ends[node] = self.last = line + self.off
-        return node
+        return self._leaf("Name", value, line, line)
 
     def _text(self, node) -> str:
         src = self.src
@@ -411,16 +406,7 @@ class _Converter:
         return None if node is None else self.expr(node)
 
     def e_Name(self, node):
-        # _leaf for the commonest leaf, made directly; a name is one token, on one line
-        made = _new(_NAME)
-        _set_value(made, node.id)
-        _set_pos(made, (self.src, node, self.indent))
-        line = node.lineno + self.off
-        self.starts[made] = line
-        if not self._parenthesized_leaf(node):
-            self.last = line
-        self.ends[made] = self.last
-        return made
+        return self._leaf("Name", node.id, node.lineno, node.end_lineno, node)
 
     def e_Constant(self, node):
         value = node.value
@@ -1167,10 +1153,6 @@ _EXPRESSIONS = _methods("e_")
 _COMPOUND = _methods("c_")      # statements with a block of their own
 _SMALL = _methods("s_")         # statements of a line
 
-
-# What may come right after a token that has a `)` of its own after it: the `)`, or what
-# spans.skip_space passes over before it (whitespace, a line continuation, a comment).
-_MAY_CLOSE = frozenset(" \t\n\r\f\\#)")
 
 _DEFINES = re.compile(r"\b(def|class)\s+(\w+)")
 

@@ -35,11 +35,17 @@ def string_end(text: str, pos: int) -> int:
         i = j + 1
 
 
+_SPACE = " \t\n\r\f\\"  # what skip_space passes over, besides comments
+# What may come right after a token that has a `)` of its own after it: the `)`, or what
+# skip_space passes over before it (whitespace, a line continuation, a comment's `#`).
+MAY_CLOSE = frozenset(_SPACE + "#)")
+
+
 def skip_space(text: str, pos: int, end: int) -> int:
     """Past whitespace, line continuations and comments between two tokens."""
     while pos < end:
         ch = text[pos]
-        if ch in " \t\n\r\f\\":
+        if ch in _SPACE:
             pos += 1
         elif ch == "#":
             newline = text.find("\n", pos)
