@@ -145,7 +145,8 @@ def _to_f(value: cst.BaseExpression, obj: str, attribute: str, op: str | None) -
         def leave_Attribute(self, original, updated):
             if isinstance(updated.value, cst.Name) and updated.value.value == obj:
                 if updated.attr.value != attribute:
-                    raise Refused(f"the new {attribute} reads {obj}.{updated.attr.value}, which update() cannot")
+                    raise Refused(python_f_refusals.READS_OTHER.format(attribute=attribute, obj=obj,
+                                                                       other=updated.attr.value))
                 return f_call
             return updated
 

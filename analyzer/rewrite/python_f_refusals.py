@@ -1,9 +1,11 @@
-"""The f-expression rewrite's two commonest refusals, decided from Python's own parser (`ast`, C)
+"""The f-expression rewrite's commonest refusals, decided from Python's own parser (`ast`, C)
 before libcst parses and numbers the statement: the object is used between its read and its
-save() ("... is used between its read and its save()"), or the save() has no update_fields
-("save() without update_fields writes every column ..."). On the 300k-line synthetic project
-they are all 922 f-expression candidates that reach the builder (none gets a rewrite), and
-libcst's parse and line numbering of their 461 functions was about a seventh of rewrite planning.
+save() ("... is used between its read and its save()"), the save() has no update_fields
+("save() without update_fields writes every column ..."), or a new value reads another attribute
+of the object ("the new x reads obj.y, which update() cannot"). On the 300k-line synthetic project
+the first two are all 922 f-expression candidates that reach the builder (none gets a rewrite), and
+libcst's parse and line numbering of their 461 functions was about a seventh of rewrite planning;
+the third is healthchecks' one candidate, whose class-sized statement libcst took 0.05 s over.
 
 The answer is python_f_expression.rewrite's own refusal for the same save(), given only where
 the two parsers' trees correspond statement for statement and name for name; anything else (a
@@ -19,7 +21,11 @@ as before. The shape:
   `obj = ....objects....get(...)`, or another statement: `ast` names obj there (every `ast.Name`
   is a libcst Name that names_in counts) or obj is not a word of its text (a libcst Name is
   one); a statement naming obj in another way (a parameter, a `global`, a pattern) is left to
-  libcst.
+  libcst;
+- an assignment whose value names obj is refused where _to_f refuses it: its first `obj.attr`
+  (in the text's order, which is the order libcst leaves them in: one cannot hold another) that
+  is not the assigned attribute. A value with an f-string is left to libcst (Python 3.11 does not
+  always place the expressions inside one where the text has them).
 tests/rewrite/test_f_refusals.py compares every answer with the builder's on a whole module.
 """
 
@@ -36,6 +42,7 @@ from .python_top_level import parsed_quietly
 USED_BETWEEN = "{obj} is used between its read and its save(); update() would not see that"
 NO_UPDATE_FIELDS = ("save() without update_fields writes every column (auto_now fields too), update() only the "
                     "changed ones")
+READS_OTHER = "the new {attribute} reads {obj}.{other}, which update() cannot"
 
 
 def early_refusal(text: str, line: int) -> str | None:
@@ -60,8 +67,10 @@ def early_refusal(text: str, line: int) -> str | None:
         assignment = _assignment(statement)
         if assignment is not None and assignment[0] == obj:
             attribute, value = assignment[1], assignment[2]
-            if attribute in assigned or _names_word(_source(lines, value), obj):
-                return None  # assigned twice, or _to_f reads the value: the builder says
+            if attribute in assigned:
+                return None  # assigned twice: the builder says
+            if _names_word(_source(lines, value), obj):
+                return _reads_other(value, obj, attribute)  # (None: _to_f decides)
             assigned.add(attribute)
             continue
         if _is_get_into(statement, obj):
@@ -162,6 +171,19 @@ def _dotted(node: ast.expr) -> str:
     if isinstance(node, ast.Call):
         return _dotted(node.func)
     return ""
+
+
+def _reads_other(value: ast.expr, obj: str, attribute: str) -> str | None:
+    """python_f_expression._to_f's refusal of `value` as the new `attribute`: its first read of
+    another attribute of `obj`; None where it reads none or holds an f-string."""
+    reads = []
+    for node in ast.walk(value):
+        if isinstance(node, ast.JoinedStr):
+            return None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == obj:
+            reads.append((node.lineno, node.col_offset, node.attr))
+    other = next((read[2] for read in sorted(reads) if read[2] != attribute), None)
+    return None if other is None else READS_OTHER.format(attribute=attribute, obj=obj, other=other)
 
 
 def _source(lines: list[str], node: ast.AST) -> str:

@@ -9,7 +9,7 @@ import pytest
 
 from analyzer.rewrite import python_f_expression
 from analyzer.rewrite.edits import Refused
-from analyzer.rewrite.python_f_refusals import NO_UPDATE_FIELDS, USED_BETWEEN, early_refusal
+from analyzer.rewrite.python_f_refusals import NO_UPDATE_FIELDS, READS_OTHER, USED_BETWEEN, early_refusal
 
 HEAD = """\
 from django.db import transaction
@@ -148,6 +148,47 @@ SHAPES = [  # lines of a transaction's body where the shortcut must not answer d
 @pytest.mark.parametrize("body", SHAPES)
 def test_other_shapes_get_the_builders_answer_or_none(wrap, body):
     _compare(_module(body, "", wrap))
+
+
+READS = [  # (the assignments before `row.save(update_fields=...)`, the attribute assigned, the one read)
+    ("row.due = row.next_due()", "due", "next_due"),
+    ("row.due = compute(row.kind, row.due)", "due", "kind"),
+    ("row.due = row.due + row.period", "due", "period"),
+    ("row.due = (row.due\n           + row.period)", "due", "period"),
+    ("row.due = [row.due for _ in range(2)][row.start]", "due", "start"),
+    ("row.due = {row.due: row.grace}[row.due]", "due", "grace"),
+    ("row.due = (lambda row: row.kind)(row)", "due", "kind"),
+    ("row.due = row.due.replace(day=1) if row.monthly else row.due", "due", "monthly"),
+    ("row.due += row.step", "due", "step"),
+    ("row.due = row.early if row.late else 0", "due", "early"),
+    ("row.due = [row.kind for _ in row.items if row.late]", "due", "kind"),
+    ("row.due = row.table[row.key]", "due", "table"),
+    ("row.due = {row.key: row.value for _ in row.items}", "due", "key"),
+    ("row.due = row.other\nrow.n += 1", "due", "other"),
+    ("row.n += 1\nrow.due = row.other", "due", "other"),
+]
+LEFT_TO_THE_BUILDER = [  # the value names `row` another way, or only as the assigned attribute
+    "row.due = row.due + 1",
+    "row.due = f'{row.kind}'",
+    "row.due = compute(row)",
+    "row.due = other.row",
+    "row.due = 'row'",
+    "row.due = row.due.row",
+]
+
+
+@pytest.mark.parametrize("wrap", [_function, _method, _nested])
+@pytest.mark.parametrize("assignments, attribute, other", READS)
+def test_a_value_reading_another_attribute_is_the_builders_refusal(wrap, assignments, attribute, other):
+    body = f"row = Account.objects.get(pk=1)\n{assignments}\nrow.save(update_fields=['due'])"
+    assert _compare(_module(body, "", wrap)) == [READS_OTHER.format(attribute=attribute, obj="row", other=other)]
+
+
+@pytest.mark.parametrize("wrap", [_function, _method])
+@pytest.mark.parametrize("assignment", LEFT_TO_THE_BUILDER)
+def test_a_value_naming_the_object_otherwise_is_left_to_the_builder(wrap, assignment):
+    body = f"row = Account.objects.get(pk=1)\n{assignment}\nrow.save(update_fields=['due'])"
+    assert _compare(_module(body, "", wrap)) == [None]
 
 
 def test_module_level_and_uncompilable_texts_are_left_to_libcst():
