@@ -212,7 +212,11 @@ def is_converted(node) -> bool:
 # Source text: ast columns are UTF-8 byte offsets; converted to character offsets per line.
 
 class Source:
-    """The parsed text, its lines, and the character offset of each line's start."""
+    """The parsed text, its lines, and the character offset of each line's start.
+
+    The lines are str.splitlines()'s, which also break at form feeds, vertical tabs and the
+    separators U+001C-U+001E, U+0085, U+2028 and U+2029, where `ast` does not: the front end's
+    texts have none of those (files.normalise makes them spaces), so the two number lines alike."""
 
     def __init__(self, text: str, first_line: int) -> None:
         self.text = text
