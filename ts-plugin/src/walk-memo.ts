@@ -218,9 +218,10 @@ export class ContextFingerprint {
       else tokens[at++] = -this.idOf(p);
     }
     for (const id of stepIds) {
-      if (STEP_ID_TEXT.test(id)) {
+      const n = stepNumber(id);
+      if (!Number.isNaN(n)) {
         tokens[at++] = STEP_ID;
-        ids.push(Number(id.slice(1)));
+        ids.push(n);
       } else tokens[at++] = (this.values.get(id) ?? this.fresh(this.values, id, JSON.stringify(id))).token;
     }
     return { tokens, ids };
@@ -278,8 +279,9 @@ export class ContextFingerprint {
     }
     if (typeof v !== "object") {
       if (typeof v === "string") {
-        if (as === ID && STEP_ID_TEXT.test(v)) {
-          if (this.build) this.stepIds.push(Number(v.slice(1)));
+        const n = as === ID ? stepNumber(v) : NaN;
+        if (!Number.isNaN(n)) {
+          if (this.build) this.stepIds.push(n);
           this.put(STEP_ID, v.length + 2);
           return true;
         }
@@ -412,9 +414,9 @@ export function replay(rec: Recording, firstId: number, via: string[], context: 
   const rank = new Map(rec.order.map((id, i) => [id, i]));
   let foreign = false;
   const remap = (id: string): string => {
-    const n = Number(id.slice(1));
+    const n = stepNumber(id);
+    if (Number.isNaN(n)) return id; // (not a step's id: `t5` or `s1e3` is never renumbered)
     if (n > rec.firstId && n <= rec.firstId + rec.idCount) return `s${n + shift}`;
-    if (!STEP_ID_TEXT.test(id)) return id;
     const r = rank.get(n);
     if (r === undefined) {
       foreign = true;

@@ -289,3 +289,19 @@ export async function run(ds: DataSource, id: number) {
     assert.equal(r.replays, 1);
   });
 });
+
+test("a replay renames step ids only: other texts under the same keys stay as they are", () => {
+  const { replay } = require("../dist/walk-memo");
+  // A walk recorded with its own steps s2 and s3 (firstId 1, two ids) in a context holding s1.
+  const rec = {
+    steps: [{ id: "s2", kind: "read", uses: ["s1", "k2", "s1e0"] }, { id: "s3", kind: "write", uses: ["s2"] }],
+    result: { id: "k2", step: "s3", insertStep: "t3" },
+    diagnostics: [], firstId: 1, idCount: 2, nodes: 0, viaBase: 0, paths: new Map(), order: [1],
+    failingReads: ["s2", "x3"],
+  };
+  const out = replay(rec, 10, [], [], [7]);
+  assert.deepEqual(out.steps.map((s) => [s.id, s.uses]), [["s11", ["s7", "k2", "s1e0"]], ["s12", ["s11"]]]);
+  assert.deepEqual(out.result, { id: "k2", step: "s12", insertStep: "t3" });
+  assert.deepEqual(out.failingReads, ["s11", "x3"]);
+  assert.equal(out.foreign, false);
+});
