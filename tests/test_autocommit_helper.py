@@ -6,6 +6,7 @@ background is the file written in the scan's process, there when the scan return
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -444,6 +445,46 @@ def test_the_index_is_made_ahead_while_the_scan_imports_libcst(monkeypatch):
     done = subprocess.run([sys.executable, "-c", _AHEAD_SEES_LIBCST, str(SAMPLES / "django" / "shop")],
                           capture_output=True, text=True, check=True, cwd=os.path.dirname(os.path.dirname(__file__)))
     assert done.stdout.strip() == "[False]"
+
+
+_IMPORTED_AT_THE_FORKS = """
+import json, sys
+from pathlib import Path
+import analyzer.cli, analyzer.config, analyzer.output.json_contract, analyzer.typeorm.bridge  # as `txscan scan`
+from analyzer.cache import ScanCache
+from analyzer.config import load
+from analyzer.django import autocommit_parallel
+from analyzer.scan import scan
+
+WATCHED = ("analyzer.django.summaries", "analyzer.django.autocommit", "analyzer.django.call_sites")
+seen = {}
+index_ahead, before_index = autocommit_parallel.index_ahead, autocommit_parallel.before_index
+
+def at(fork, function):
+    def recording(*args):
+        seen[fork] = [name for name in WATCHED if name in sys.modules]
+        return function(*args)
+    return recording
+
+autocommit_parallel.index_ahead = at("ahead", index_ahead)
+autocommit_parallel.before_index = at("helper", before_index)
+root = Path(sys.argv[1])
+scan(root, load(root), rewrites=False, cache=ScanCache())
+print(json.dumps(seen))
+"""
+
+
+def test_the_scan_imports_what_the_index_does_not_read_after_the_process_ahead_and_before_the_helper(monkeypatch):
+    """Whatever is imported before the process indexing ahead is forked delays it (summaries.py
+    is read from the walks on); the autocommit phase's modules are imported before the helper is
+    forked, which then walks without importing them first."""
+    monkeypatch.setenv(ENV, "1")
+    done = subprocess.run([sys.executable, "-c", _IMPORTED_AT_THE_FORKS, str(SAMPLES / "django" / "shop")],
+                          capture_output=True, text=True, check=True, cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert json.loads(done.stdout) == {
+        "ahead": [],
+        "helper": ["analyzer.django.summaries", "analyzer.django.autocommit", "analyzer.django.call_sites"],
+    }
 
 
 def test_the_helper_forked_before_the_index_is_stopped_when_the_project_is_too_small(monkeypatch):
