@@ -29,11 +29,19 @@ ENV = forked.ENV
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the helper runs on Linux only")
 
 
+def _frontend_scan(root, reuse: DjangoReuse):
+    """frontend.scan(), then the helpers it killed reaped, as analyzer.scan.scan() does as it ends."""
+    try:
+        return frontend.scan(root, frontend.Options(), reuse)
+    finally:
+        forked.reap_stopped()
+
+
 def _scan(root, setting: str, monkeypatch) -> tuple[str, list[str]]:
     """(the IR text, the functions and modules whose autocommit sites the scan itself walked)."""
     monkeypatch.setenv(ENV, setting)
     reuse = DjangoReuse({})
-    result = frontend.scan(root, frontend.Options(), reuse)
+    result = _frontend_scan(root, reuse)
     return ir.dumps(result.records), list(reuse.sites_walked)
 
 
@@ -153,6 +161,32 @@ def test_a_helper_that_hangs_is_stopped_when_the_phase_ends(monkeypatch):
         os.waitpid(started[0], os.WNOHANG)
 
 
+def test_the_scan_does_not_wait_for_the_helper_it_killed_until_it_ends(monkeypatch):
+    """The helper is killed when the autocommit phase ends and reaped when scan() ends: the front
+    end returns without waiting for the system to free the helper's memory."""
+    monkeypatch.setenv(ENV, "1")
+    started = []
+    start = autocommit_parallel.start
+
+    def recording_start(*args):
+        helper = start(*args)
+        started.append(helper.pid)
+        return helper
+
+    monkeypatch.setattr(autocommit_parallel, "start", recording_start)
+    root = SAMPLES / "django" / "shop"
+    try:
+        frontend.scan(root, frontend.Options(), DjangoReuse({}))
+        assert len(started) == 1 and started[0] in forked._stopped  # killed, not waited for
+    finally:
+        forked.reap_stopped()
+    started.clear()
+    scan(root, load(root), rewrites=False, cache=ScanCache())
+    assert len(started) == 1 and not forked._stopped
+    with pytest.raises(ChildProcessError):  # reaped as scan() ended
+        os.waitpid(started[0], os.WNOHANG)
+
+
 def test_no_helper_when_turned_off_or_for_a_small_project(monkeypatch):
     monkeypatch.setenv(ENV, "0")
     assert not autocommit_parallel.wanted(100_000)
@@ -239,7 +273,7 @@ def _scan_recording(root, setting: str, monkeypatch) -> tuple[str, DjangoReuse, 
 
     monkeypatch.setattr(autocommit_parallel, "start", recording_start)
     reuse = DjangoReuse({})
-    result = frontend.scan(root, frontend.Options(), reuse)
+    result = _frontend_scan(root, reuse)
     return ir.dumps(result.records), reuse, started
 
 
@@ -364,7 +398,7 @@ def _scan_indexing(root, setting: str, monkeypatch) -> tuple[str, DjangoReuse, l
 
     monkeypatch.setattr(autocommit_parallel, "before_index", recording)
     reuse = DjangoReuse({})
-    result = frontend.scan(root, frontend.Options(), reuse)
+    result = _frontend_scan(root, reuse)
     return ir.dumps(result.records), reuse, forked_early
 
 
