@@ -263,8 +263,6 @@ def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: st
     finally:
         if helper is not None:
             helper.stop()
-    from .summaries import release as release_summaries
-
     release_summaries(ctx)
     diagnostics.extend(ctx.diagnostics)
     records = [{"ir": 1, "type": "meta", "frontend": "django", "root": root.name}]
@@ -274,6 +272,14 @@ def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: st
         diagnostics.extend(txn_diagnostics)
     records += _dedupe(diagnostics)
     return FrontendResult(records, files, total_lines)
+
+
+def release_summaries(ctx: Context) -> None:
+    """summaries.release(): imported when the walks are done, not with this module (see the
+    imports' comment above)."""
+    from .summaries import release
+
+    release(ctx)
 
 
 def _walk(ctx: Context, boundary: Boundary) -> tuple[dict | None, list[dict], list[dict], frozenset[str]]:
