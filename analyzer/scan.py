@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import __version__, ir, timing
+from . import __version__, forked, ir, timing
 from .process import acyclic_phase, large_heap_pace, short_lived
 from .cache import ScanCache, default_for
 from .config import Config
@@ -238,8 +238,11 @@ def scan(root: Path, config: Config = Config(), frontend: str | None = None, rew
                 for end in ending:
                     end()
             finally:
-                if cache is not None:
-                    cache.settle()  # the warm cache's file, written in the background (cache/__init__.py)
+                try:
+                    if cache is not None:
+                        cache.settle()  # the warm cache's file, written in the background (cache/__init__.py)
+                finally:
+                    forked.reap_stopped()  # helpers killed when their phase ended (django/autocommit_parallel.py)
 
 
 def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cache: ScanCache | None,

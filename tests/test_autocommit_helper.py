@@ -6,6 +6,7 @@ background is the file written in the scan's process, there when the scan return
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -28,11 +29,19 @@ ENV = forked.ENV
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the helper runs on Linux only")
 
 
+def _frontend_scan(root, reuse: DjangoReuse):
+    """frontend.scan(), then the helpers it killed reaped, as analyzer.scan.scan() does as it ends."""
+    try:
+        return frontend.scan(root, frontend.Options(), reuse)
+    finally:
+        forked.reap_stopped()
+
+
 def _scan(root, setting: str, monkeypatch) -> tuple[str, list[str]]:
     """(the IR text, the functions and modules whose autocommit sites the scan itself walked)."""
     monkeypatch.setenv(ENV, setting)
     reuse = DjangoReuse({})
-    result = frontend.scan(root, frontend.Options(), reuse)
+    result = _frontend_scan(root, reuse)
     return ir.dumps(result.records), list(reuse.sites_walked)
 
 
@@ -152,6 +161,32 @@ def test_a_helper_that_hangs_is_stopped_when_the_phase_ends(monkeypatch):
         os.waitpid(started[0], os.WNOHANG)
 
 
+def test_the_scan_does_not_wait_for_the_helper_it_killed_until_it_ends(monkeypatch):
+    """The helper is killed when the autocommit phase ends and reaped when scan() ends: the front
+    end returns without waiting for the system to free the helper's memory."""
+    monkeypatch.setenv(ENV, "1")
+    started = []
+    start = autocommit_parallel.start
+
+    def recording_start(*args):
+        helper = start(*args)
+        started.append(helper.pid)
+        return helper
+
+    monkeypatch.setattr(autocommit_parallel, "start", recording_start)
+    root = SAMPLES / "django" / "shop"
+    try:
+        frontend.scan(root, frontend.Options(), DjangoReuse({}))
+        assert len(started) == 1 and started[0] in forked._stopped  # killed, not waited for
+    finally:
+        forked.reap_stopped()
+    started.clear()
+    scan(root, load(root), rewrites=False, cache=ScanCache())
+    assert len(started) == 1 and not forked._stopped
+    with pytest.raises(ChildProcessError):  # reaped as scan() ended
+        os.waitpid(started[0], os.WNOHANG)
+
+
 def test_no_helper_when_turned_off_or_for_a_small_project(monkeypatch):
     monkeypatch.setenv(ENV, "0")
     assert not autocommit_parallel.wanted(100_000)
@@ -238,7 +273,7 @@ def _scan_recording(root, setting: str, monkeypatch) -> tuple[str, DjangoReuse, 
 
     monkeypatch.setattr(autocommit_parallel, "start", recording_start)
     reuse = DjangoReuse({})
-    result = frontend.scan(root, frontend.Options(), reuse)
+    result = _frontend_scan(root, reuse)
     return ir.dumps(result.records), reuse, started
 
 
@@ -363,7 +398,7 @@ def _scan_indexing(root, setting: str, monkeypatch) -> tuple[str, DjangoReuse, l
 
     monkeypatch.setattr(autocommit_parallel, "before_index", recording)
     reuse = DjangoReuse({})
-    result = frontend.scan(root, frontend.Options(), reuse)
+    result = _frontend_scan(root, reuse)
     return ir.dumps(result.records), reuse, forked_early
 
 
@@ -444,6 +479,46 @@ def test_the_index_is_made_ahead_while_the_scan_imports_libcst(monkeypatch):
     done = subprocess.run([sys.executable, "-c", _AHEAD_SEES_LIBCST, str(SAMPLES / "django" / "shop")],
                           capture_output=True, text=True, check=True, cwd=os.path.dirname(os.path.dirname(__file__)))
     assert done.stdout.strip() == "[False]"
+
+
+_IMPORTED_AT_THE_FORKS = """
+import json, sys
+from pathlib import Path
+import analyzer.cli, analyzer.config, analyzer.output.json_contract, analyzer.typeorm.bridge  # as `txscan scan`
+from analyzer.cache import ScanCache
+from analyzer.config import load
+from analyzer.django import autocommit_parallel
+from analyzer.scan import scan
+
+WATCHED = ("analyzer.django.summaries", "analyzer.django.autocommit", "analyzer.django.call_sites")
+seen = {}
+index_ahead, before_index = autocommit_parallel.index_ahead, autocommit_parallel.before_index
+
+def at(fork, function):
+    def recording(*args):
+        seen[fork] = [name for name in WATCHED if name in sys.modules]
+        return function(*args)
+    return recording
+
+autocommit_parallel.index_ahead = at("ahead", index_ahead)
+autocommit_parallel.before_index = at("helper", before_index)
+root = Path(sys.argv[1])
+scan(root, load(root), rewrites=False, cache=ScanCache())
+print(json.dumps(seen))
+"""
+
+
+def test_the_scan_imports_what_the_index_does_not_read_after_the_process_ahead_and_before_the_helper(monkeypatch):
+    """Whatever is imported before the process indexing ahead is forked delays it (summaries.py
+    is read from the walks on); the autocommit phase's modules are imported before the helper is
+    forked, which then walks without importing them first."""
+    monkeypatch.setenv(ENV, "1")
+    done = subprocess.run([sys.executable, "-c", _IMPORTED_AT_THE_FORKS, str(SAMPLES / "django" / "shop")],
+                          capture_output=True, text=True, check=True, cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert json.loads(done.stdout) == {
+        "ahead": [],
+        "helper": ["analyzer.django.summaries", "analyzer.django.autocommit", "analyzer.django.call_sites"],
+    }
 
 
 def test_the_helper_forked_before_the_index_is_stopped_when_the_project_is_too_small(monkeypatch):

@@ -1,5 +1,5 @@
 """A scan's phase boundaries (analyzer/process.py): what is alive at a boundary leaves the cyclic
-collector's view, young cycles are freed first, phases that make no cycles run without passes,
+collector's view without a pass first, phases that make no cycles run without passes,
 and a caller's own collector settings are left alone."""
 
 from __future__ import annotations
@@ -43,19 +43,32 @@ def young_cycle() -> weakref.ref:
 pytestmark = pytest.mark.usefixtures("collector_on")
 
 
-def test_a_boundary_frees_young_cycles_and_freezes_what_is_alive():
+def test_a_boundary_freezes_what_is_alive_without_a_pass():
     frozen, pace = gc.get_freeze_count(), gc.get_threshold()
-    with large_heap_pace():
-        kept = [[n] for n in range(10)]
-        dropped = young_cycle()
-        assert in_view(kept)
-        phase_boundary()
-        assert dropped() is None  # collected by the young pass, not frozen as garbage
-        assert not in_view(kept) and gc.is_tracked(kept)
-        later = [[1]]
-        assert in_view(later)  # made after the boundary: the next phases' passes see it
+    passes = []
+
+    def counting(phase, info):
+        if phase == "start":
+            passes.append(info["generation"])
+
+    gc.callbacks.append(counting)
+    try:
+        with large_heap_pace():
+            kept = [[n] for n in range(10)]
+            dropped = young_cycle()
+            assert in_view(kept)
+            phase_boundary()
+            assert passes == []  # no pass on the scan's critical path: frozen as it is
+            assert not in_view(kept) and gc.is_tracked(kept)
+            assert dropped() is not None  # a young cycle is frozen with the rest, not collected
+            later = [[1]]
+            assert in_view(later)  # made after the boundary: the next phases' passes see it
+    finally:
+        gc.callbacks.remove(counting)
     assert in_view(kept)  # the outermost scan's end gives the frozen heap back
     assert gc.get_freeze_count() == frozen and gc.get_threshold() == pace
+    gc.collect()
+    assert dropped() is None  # and the next passes free what the boundary froze as garbage
 
 
 def test_the_older_generations_wait_while_transactions_are_walked(monkeypatch):

@@ -19,7 +19,8 @@ scan's phase walks first, the helper walks after its functions, until the scan's
 
 The scan never waits for the helper: walks arrive in an anonymous in-memory file the scan
 reads when it needs one, and whatever has not arrived is walked in the scan. The helper is
-stopped (SIGKILL) and reaped when the phase ends. A helper that fails to start, crashes or
+stopped (SIGKILL) when the phase ends, and reaped when scan() ends (forked.reap_stopped()): the
+scan does not wait for its memory to be freed. A helper that fails to start, crashes or
 falls behind costs nothing but its own time; its error is never part of the scan's output.
 
 The explicit transactions are shared too, once the helper has made the autocommit walks (where
@@ -165,9 +166,9 @@ class Ahead:
     position: mmap.mmap
 
     def stop(self) -> None:
-        """End it (done or not) and reap it (close() also closes its file and page)."""
+        """End it (done or not); reaped by forked.reap_stopped() (close() also closes its file and page)."""
         if self.pid > 0:
-            forked.stop(self.pid)
+            forked.stop(self.pid, wait=False)
             self.pid = 0
 
     def close(self) -> None:
@@ -713,9 +714,11 @@ class Helper:
             self._close()
 
     def stop(self) -> None:
-        """End the helper (done or not) and reap it; its file goes with it."""
+        """End the helper (done or not); its file goes with it. It is reaped by
+        forked.reap_stopped(), which scan() calls as it ends: the scan goes on with the IR and the
+        core while the system frees the helper's memory on the other core."""
         if self.pid > 0:
-            forked.stop(self.pid)
+            forked.stop(self.pid, wait=False)
             self.pid = 0
         self._close()
 

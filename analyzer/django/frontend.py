@@ -19,7 +19,6 @@ from ..process import modules_imported, phase_boundary
 from . import autocommit_parallel
 from .files import DEFAULT_EXCLUDES, DEFAULT_MAX_BYTES, FileProblem, python_sources
 from .index import RepoIndex
-from .summaries import release as release_summaries  # (imports no libcst)
 
 if TYPE_CHECKING:
     from .boundaries import Boundary
@@ -27,7 +26,9 @@ if TYPE_CHECKING:
 
 # The modules past the index (models, boundaries, walks) read libcst, whose import is about 0.1 s
 # of CPU: they are imported by scan(), after the process that indexes ahead is forked
-# (autocommit_parallel.index_ahead), so that the index is made while they are imported.
+# (autocommit_parallel.index_ahead), so that the index is made while they are imported. So are
+# the other modules the index does not read (summaries.py, the autocommit phase's): whatever the
+# scan imports before that fork, the process ahead waits for.
 
 
 @dataclass
@@ -91,7 +92,7 @@ def scan(root: Path, options: Options = Options(), reuse=None, read_already: dic
     # transactions from the last.
     ahead = autocommit_parallel.index_ahead(reuse, sources, prefix) if options.autocommit else None
     try:
-        lap = _import_analysis(lap)
+        lap = _import_analysis(lap, options.autocommit)
         early = autocommit_parallel.before_index(reuse, sources, prefix, ahead) if options.autocommit else None
     except BaseException:
         if ahead is not None:
@@ -106,7 +107,7 @@ def scan(root: Path, options: Options = Options(), reuse=None, read_already: dic
             early.stop()
 
 
-def _import_analysis(lap: float) -> float:
+def _import_analysis(lap: float, autocommit: bool = True) -> float:
     """Import the modules past the index, counted as imports: the start of the index's lap moved
     past them."""
     started = time.perf_counter()
@@ -114,14 +115,19 @@ def _import_analysis(lap: float) -> float:
         from ..generated_code import dataclasses_compiled_ahead
 
         with dataclasses_compiled_ahead():  # libcst's node classes: their methods compiled once, at set-up
-            import_analysis_modules()
+            import_analysis_modules(autocommit)
     modules_imported()
     return lap + (time.perf_counter() - started)
 
 
-def import_analysis_modules() -> None:
-    """The modules the analysis past the index reads (libcst among them)."""
-    from . import boundaries, context, library_models, models, project, transactions  # noqa: F401
+def import_analysis_modules(autocommit: bool = True) -> None:
+    """The modules the analysis past the index reads (libcst among them). `autocommit`: also the
+    autocommit phase's, imported here rather than when the phase starts: the helper forked after
+    these imports (autocommit_parallel.before_index) then has them too, instead of importing them
+    before its first walk, and the scan imports them while the process ahead indexes."""
+    from . import boundaries, context, library_models, models, project, summaries, transactions  # noqa: F401
+    if autocommit:
+        from . import autocommit as autocommit_phase, call_sites  # noqa: F401
 
 
 def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: str, lap: float,
@@ -266,6 +272,14 @@ def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: st
         diagnostics.extend(txn_diagnostics)
     records += _dedupe(diagnostics)
     return FrontendResult(records, files, total_lines)
+
+
+def release_summaries(ctx: Context) -> None:
+    """summaries.release(): imported when the walks are done, not with this module (see the
+    imports' comment above)."""
+    from .summaries import release
+
+    release(ctx)
 
 
 def _walk(ctx: Context, boundary: Boundary) -> tuple[dict | None, list[dict], list[dict], frozenset[str]]:
