@@ -1,4 +1,5 @@
-"""Compiled code for the functions generated while the Django front end's modules are imported.
+"""Compiled code for the functions generated while the Django front end's modules (and a Django
+scan's rewrite modules) are imported.
 
 libcst's node classes (about 250) are dataclasses: for each, Python writes `__init__`, `__eq__`,
 `__repr__`, `__hash__` and the frozen setters as text and compiles it (`dataclasses._create_fn`),
@@ -101,15 +102,19 @@ def _digest(body: bytes) -> bytes:
 
 
 def build(path: Path = TABLE) -> int:
-    """Import the Django front end's modules (in a process that has not imported them yet) and
-    write every text they compiled, with its code, to `path`; the number of texts."""
+    """Import the Django front end's modules and a Django scan's rewrite modules (in a process that
+    has not imported them yet) and write every text they compiled, with its code, to `path`; the
+    number of texts."""
     global _recorded, _table
+    from .scan import import_rewrites  # (imported before a scan reads the table: not recorded)
+
     _recorded, _table = {}, {}
     try:
         with dataclasses_compiled_ahead():
             from .django import frontend
 
             frontend.import_analysis_modules()
+            import_rewrites("django")  # (it reads the table itself, as a scan does)
         table = _recorded
     finally:
         _recorded = _table = None

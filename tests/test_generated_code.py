@@ -16,9 +16,10 @@ from analyzer import generated_code
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# In a fresh process: the front end's analysis modules imported as a scan imports them, with the
-# table at argv[1]; prints how many texts were compiled, and the code of every generated function
-# (libcst's dataclass methods, ast_convert's constructors) as marshal bytes.
+# In a fresh process: the front end's analysis modules and the rewrite modules imported as a scan
+# imports them, with the table at argv[1]; prints how many texts were compiled, and the code of
+# every generated function (libcst's and the rewrite modules' dataclass methods, ast_convert's
+# constructors) as marshal bytes.
 _IMPORT_AS_A_SCAN = r"""
 import json, marshal, sys
 from pathlib import Path
@@ -26,7 +27,9 @@ from analyzer import generated_code
 generated_code.TABLE = Path(sys.argv[1])
 from analyzer.django import frontend
 frontend._import_analysis(0.0)
-import libcst
+from analyzer.scan import import_rewrites
+import_rewrites("django")
+import dataclasses, libcst
 from analyzer.django import ast_convert
 functions = {}
 for name in sorted(dir(libcst)):
@@ -38,6 +41,13 @@ for name in sorted(dir(libcst)):
                 functions[f"{name}.{method}"] = marshal.dumps(function.__code__).hex()
 for kind, make in sorted(ast_convert._MAKE.items()):
     functions[f"make {kind}"] = marshal.dumps(make.__code__).hex()
+for module in sorted(name for name in sys.modules if name.startswith("analyzer.rewrite.")):
+    for name, cls in sorted(vars(sys.modules[module]).items()):
+        if dataclasses.is_dataclass(cls) and isinstance(cls, type) and cls.__module__ == module:
+            for method in ("__init__", "__eq__", "__repr__", "__hash__", "__setattr__", "__delattr__"):
+                function = cls.__dict__.get(method)
+                if hasattr(function, "__code__"):
+                    functions[f"{module}.{name}.{method}"] = marshal.dumps(function.__code__).hex()
 print(json.dumps({"compiled": generated_code.compiled, "functions": functions}))
 """
 
@@ -71,6 +81,7 @@ def test_imports_with_the_table_compile_nothing_and_make_the_same_functions(buil
     assert with_table["compiled"] == 0
     assert without["compiled"] >= len(generated_code.read_table(built))
     assert len(with_table["functions"]) > 300  # libcst's node classes and ast_convert's constructors
+    assert any(name.startswith("analyzer.rewrite.python_syntax.") for name in with_table["functions"])
     assert with_table["functions"] == without["functions"]
 
 

@@ -190,6 +190,14 @@ _BUILDERS = {
 }
 
 
+def import_builders(frontend: str) -> None:
+    """Import the builders of `frontend`'s rewrites now, not at their first candidate: a Django
+    scan imports them with the generated code table at hand (scan.py, generated_code.py)."""
+    for (kind_frontend, _kind, _pattern), module in sorted(_BUILDERS.items(), key=str):
+        if kind_frontend == frontend:
+            _builder(module)
+
+
 @functools.cache
 def _builder(module: str):
     """The module's `rewrite`, imported once (asking importlib for every candidate cost 0.7% of
