@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import weakref
 from collections.abc import Callable
@@ -35,6 +36,7 @@ from ..django.index import ModuleInfo, RepoIndex
 from ..django.thread_memo import primed_memos
 from ..django.via_chains import via_chains
 from ..process import kept_loads
+from . import caller_arguments as kept_callers
 from . import index_facts, targets, trivia
 from .cachefile import Entries, Verbatim, text_digest
 
@@ -69,9 +71,12 @@ class DjangoReuse:
         for table in tables.values():
             if isinstance(table, Entries):
                 table.loads = _KeptLoads(self)
-        self.written: dict = {"files": {}, "boundaries": {}, "transactions": {}, "autocommit": {},
-                              "autocommit_facts": {}, "entities": {}, "call_edges": {},
-                              "module_facts": {}, "targets": {}}
+        answers = kept_callers.AnswerTable()
+        self.written: dict = {"files": {}, "boundaries": {}, "transactions": kept_callers.TransactionTable(answers),
+                              "autocommit": {}, "autocommit_facts": {}, "entities": {}, "call_edges": {},
+                              "module_facts": {}, "targets": {}, kept_callers.TABLE: answers}
+        self._pid = os.getpid()  # a helper process forked from this scan has another
+        self._answers_made: dict = {}  # in a helper: answers its current transaction walk worked out
         self.digest = ""
         self._lines: dict[str, list[str]] = {}
         self._digests: dict[tuple[str, int, int], str] = {}
@@ -225,12 +230,15 @@ class DjangoReuse:
             parsed = parse(info, qualname, first_line, end_line)
             if fresh:
                 self._parse_diagnostics[qualname] = ctx.diagnostics[before:]
+            row = [info.rel, qualname, first_line, end_line]
             if self._reach is not None:
-                self._reach.append([info.rel, qualname, first_line, end_line])
+                self._reach.append(row)
+            callers_memo.parsed(row)
             return parsed
 
         ctx.parse_definition = recording_parse
-        ctx.caller_arguments = _WatchedCallers(self._note_callers)
+        callers_memo = ctx.caller_arguments = kept_callers.KeptCallerArguments(self)
+        kept_callers.carry(self.old, self.written[kept_callers.TABLE], self.digest)
         self._keep_call_edges(index)
 
     @property
@@ -379,13 +387,15 @@ class DjangoReuse:
             asked, self._callers_asked = self._callers_asked, None
         self.walked.append(f"{stub.parsed.info.rel}:{stub.line}")
         unique = {tuple(r[:2]): r for r in reach}
-        self.written["transactions"][key] = self._as_line({
+        entry = self.written["transactions"][key] = self._as_line({
             "digest": self.digest,
             "reach": [[*r, self._definition_digest(r[0], r[2], r[3]), self._imports.get(r[0]),
                        self._layout(r[0], r[2], r[3])] for r in unique.values()],
             "parse_diagnostics": [d for _rel, qualname in unique for d in self._parse_diagnostics.get(qualname, [])],
             "callers": [[qualname, self._callers_digest(qualname)] for qualname in sorted(asked)],
         }, result)
+        if self._answers_made:
+            entry[kept_callers.HANDED], self._answers_made = self._answers_made, {}
         return result
 
     # A kept transaction's record is decoded from its IR line when the scan takes it, with
@@ -475,6 +485,77 @@ class DjangoReuse:
 
     def _same_callers(self, entry: dict) -> bool:
         return all(self._callers_digest(qualname) == digest for qualname, digest in entry.get("callers", ()))
+
+    # -- callers' arguments kept across scans (cache/caller_arguments.py) --------------------------
+    def kept_caller_arguments(self, qualname: str, levels: int) -> tuple | None:
+        """(found, callers, reach rows, functions asked) of the answer kept for the callers of
+        `qualname` at `levels`, when everything it read is as it was; else None."""
+        key = kept_callers.table_key(self.digest, qualname, levels)
+        table = self.old.get(kept_callers.TABLE, {})
+        if not _holds(table, key):
+            return None
+        try:
+            kept = table[key]
+        except KeyError:  # a damaged entry (said once by the file)
+            return None
+        if isinstance(kept, Verbatim):
+            kept = kept.value(key)
+        try:
+            # Definitions that only moved (a line added above them) read as they did: what the
+            # callers pass holds no line (values name steps by number, sources by name).
+            deltas = [self._moved_by(*r[:6]) for r in kept["reach"]]
+            if not all(type(d) is int for d in deltas) or not self._same_callers({"callers": kept["callers_digests"]}):
+                return None
+            diagnostics = [(q, list(d)) for q, d in kept["parse_diagnostics"]]
+            if diagnostics and any(deltas):
+                return None  # (a parse error's line would move)
+            found = kept_callers.answer(kept)
+            rows = [[r[0], r[1], r[2] + d, r[3] + d] for r, d in zip(kept["reach"], deltas)]
+            asked = [q for q, _digest in kept["callers_digests"]]
+        except (KeyError, TypeError, ValueError):
+            return None
+        if found is None:
+            return None
+        if any(deltas):  # kept at today's lines
+            moved = dict(kept, reach=[[*row, *r[4:6]] for row, r in zip(rows, kept["reach"])])
+            self.written[kept_callers.TABLE][key] = moved
+        for q, found_diagnostics in diagnostics:
+            # what parsing those definitions in this scan would have said (the walks that
+            # parsed them are not made)
+            if q not in self._parse_diagnostics:
+                self._parse_diagnostics[q] = found_diagnostics
+                self._ctx.diagnostics.extend(found_diagnostics)
+        return (*found, rows, asked)
+
+    def keep_caller_arguments(self, qualname: str, levels: int, value: tuple, parsed: dict,
+                              asked: set) -> tuple[list, list]:
+        """Keep an answer worked out now: `parsed`, the definitions read meanwhile by
+        (file, qualname); `asked`, the functions whose callers it took. Returns what it read:
+        (reach rows, functions asked)."""
+        found, callers = value
+        rows = dict(parsed)
+        for row in self._functions(self._ctx, {qualname} | set(callers)):
+            rows.setdefault((row[0], row[1]), row)
+        reach = sorted(rows.values())
+        asked = sorted(asked)
+        entry = kept_callers.entry(
+            found, callers,
+            [[*r, self._definition_digest(r[0], r[2], r[3]), self._imports.get(r[0])] for r in reach],
+            [[q, self._callers_digest(q)] for q in asked],
+            [[r[1], self._parse_diagnostics[r[1]]] for r in reach if self._parse_diagnostics.get(r[1])])
+        if entry is not None:
+            key = kept_callers.table_key(self.digest, qualname, levels)
+            self.written[kept_callers.TABLE][key] = entry
+            if os.getpid() != self._pid:  # sent to the scan with the transaction (TransactionTable)
+                self._answers_made[key] = entry
+        return reach, asked
+
+    def answer_read(self, rows, asked) -> None:
+        """A walk took an answer of the callers' arguments: it depends on what the answer read."""
+        if self._reach is not None:
+            self._reach.extend(list(r) for r in rows)
+        for q in asked:
+            self._note_callers(q)
 
     # A transaction's record is kept as its IR line (a JSON string in the entry): a reused one is
     # decoded from it once and ir.dumps writes the line as it is instead of encoding the record
@@ -735,20 +816,6 @@ class DjangoReuse:
             if module is not None:
                 entries.append([module.rel, qualname, fn.line, fn.end_line])
         return entries
-
-
-class _WatchedCallers(dict):
-    """Context.caller_arguments, the memo of django/caller_arguments.py by (qualname, levels),
-    telling the reuse each time a walk takes a function's callers' arguments (every use reads
-    `memo[key]`, whether it was computed now or earlier in the scan)."""
-
-    def __init__(self, note: Callable[[str], None]) -> None:
-        super().__init__()
-        self._note = note
-
-    def __getitem__(self, key):
-        self._note(key[0])
-        return super().__getitem__(key)
 
 
 class _Unmovable(Exception):

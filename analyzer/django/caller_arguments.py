@@ -46,8 +46,9 @@ def caller_arguments(ctx: Context, qualname: str, env: dict[str, Val], reached: 
     key = (qualname, levels)
     if key not in cache:
         cache[key] = _collect(ctx, qualname, levels)
-    # Read as `cache[key]` on every use: the warm cache watches these reads (cache/django.py
-    # keeps the callers of `qualname` with the transaction, a caller added elsewhere re-walks it).
+    # `key in cache` and `cache[key]` on every use: under a warm cache the memo is
+    # cache/caller_arguments.py's, which takes a kept answer on a miss and tells the reuse what an
+    # answer read on every read (a caller added elsewhere re-walks the transaction taking it).
     found, callers = cache[key]
     reached |= callers
     out = {}
