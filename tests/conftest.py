@@ -116,6 +116,19 @@ def write_files(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+def ir_statements(steps: list) -> list[dict]:
+    """The statement steps of an IR transaction's `steps`, branches' arms and loop bodies included,
+    in order."""
+    out = []
+    for step in steps:
+        if step.get("node") == "statement":
+            out.append(step)
+        for arm in step.get("arms", []):
+            out += ir_statements(arm)
+        out += ir_statements(step.get("body", []))
+    return out
+
+
 def replace_once(path: Path, old: str, new: str) -> None:
     """The first `old` of the file replaced by `new`; `old` must be there (an edit a test makes)."""
     text = path.read_text()

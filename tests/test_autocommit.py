@@ -23,7 +23,7 @@ from analyzer.config import Config
 from analyzer.lint.runner import LintOptions
 from analyzer.lint.settings import Overrides
 from analyzer.lint.runner import run as lint_run
-from conftest import FIXTURES, ROOT, django_project, scan_cached
+from conftest import FIXTURES, ROOT, django_project, ir_statements, scan_cached
 
 FIXTURE = FIXTURES / "django" / "autocommit_entry_points"
 SHOP = ROOT / "corpus" / "samples" / "django" / "shop"
@@ -63,15 +63,6 @@ def test_helper_called_inside_and_outside_counts_in_both():
     assert not {("bank/services.py", 28), ("bank/services.py", 29)} & autocommit_lines
     assert ("bank/services.py", 26) in autocommit_lines
     assert not any(r["file"].startswith("bank/tests/") for r in records)
-
-
-def ir_statements(steps):
-    for step in steps:
-        if step["node"] == "statement":
-            yield step
-        for arm in step.get("arms", []):
-            yield from ir_statements(arm)
-        yield from ir_statements(step.get("body", []))
 
 
 def test_autocommit_is_one_shot_without_suggestions_in_both_modes():

@@ -139,52 +139,53 @@ def test_a_helper_that_fails_leaves_every_walk_to_the_scan(helper, monkeypatch):
     assert walked_shared == walked_alone
 
 
-def test_a_helper_that_hangs_is_stopped_when_the_phase_ends(monkeypatch):
-    root = SAMPLES / "django" / "shop"
-    alone, _ = _scan(root, "0", monkeypatch)
+def _recording_starts(monkeypatch) -> list:
+    """The helpers autocommit_parallel.start() starts from now on, each with its `started_pid`
+    (stop() clears `pid`)."""
     started = []
     start = autocommit_parallel.start
 
     def recording_start(*args):
         helper = start(*args)
-        started.append(helper.pid)
+        if helper is not None:
+            started.append(helper)
+            helper.started_pid = helper.pid
         return helper
 
-    monkeypatch.setattr(autocommit_parallel, "_walk_all", _hanging)
     monkeypatch.setattr(autocommit_parallel, "start", recording_start)
+    return started
+
+
+def test_a_helper_that_hangs_is_stopped_when_the_phase_ends(monkeypatch):
+    root = SAMPLES / "django" / "shop"
+    alone, _ = _scan(root, "0", monkeypatch)
+    monkeypatch.setattr(autocommit_parallel, "_walk_all", _hanging)
+    started = _recording_starts(monkeypatch)
     began = time.monotonic()
     shared, _ = _scan(root, "1", monkeypatch)
     assert shared == alone
     assert time.monotonic() - began < 60
     assert len(started) == 1
     with pytest.raises(ChildProcessError):  # killed and reaped: no process left behind
-        os.waitpid(started[0], os.WNOHANG)
+        os.waitpid(started[0].started_pid, os.WNOHANG)
 
 
 def test_the_scan_does_not_wait_for_the_helper_it_killed_until_it_ends(monkeypatch):
     """The helper is killed when the autocommit phase ends and reaped when scan() ends: the front
     end returns without waiting for the system to free the helper's memory."""
     monkeypatch.setenv(ENV, "1")
-    started = []
-    start = autocommit_parallel.start
-
-    def recording_start(*args):
-        helper = start(*args)
-        started.append(helper.pid)
-        return helper
-
-    monkeypatch.setattr(autocommit_parallel, "start", recording_start)
+    started = _recording_starts(monkeypatch)
     root = SAMPLES / "django" / "shop"
     try:
         frontend.scan(root, frontend.Options(), DjangoReuse({}))
-        assert len(started) == 1 and started[0] in forked._stopped  # killed, not waited for
+        assert len(started) == 1 and started[0].started_pid in forked._stopped  # killed, not waited for
     finally:
         forked.reap_stopped()
     started.clear()
     scan(root, load(root), rewrites=False, cache=ScanCache())
     assert len(started) == 1 and not forked._stopped
     with pytest.raises(ChildProcessError):  # reaped as scan() ended
-        os.waitpid(started[0], os.WNOHANG)
+        os.waitpid(started[0].started_pid, os.WNOHANG)
 
 
 def test_no_helper_when_turned_off_or_for_a_small_project(monkeypatch):
@@ -261,17 +262,7 @@ def test_no_helper_by_default_in_a_process_with_other_threads(monkeypatch):
 def _scan_recording(root, setting: str, monkeypatch) -> tuple[str, DjangoReuse, list]:
     """(the IR text, the scan's cache use, the helpers started) of a scan with `setting`."""
     monkeypatch.setenv(ENV, setting)
-    started = []
-    start = autocommit_parallel.start
-
-    def recording_start(*args):
-        helper = start(*args)
-        if helper is not None:
-            started.append(helper)
-            helper.started_pid = helper.pid  # stop() clears pid
-        return helper
-
-    monkeypatch.setattr(autocommit_parallel, "start", recording_start)
+    started = _recording_starts(monkeypatch)
     reuse = DjangoReuse({})
     result = _frontend_scan(root, reuse)
     return ir.dumps(result.records), reuse, started

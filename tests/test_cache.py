@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import background_writers, replace_once
+from conftest import background_writers, ir_statements, replace_once
 
 from analyzer.cache import ScanCache, cachefile
 from analyzer.config import load
@@ -632,7 +632,7 @@ def test_a_caller_added_or_removed_in_another_file_rewalks_the_transaction_takin
     def saved_entities(ir_text: str) -> list[str]:
         txn = next(json.loads(line) for line in ir_text.splitlines() if '"app/helpers.py:' in line
                    and '"type": "transaction"' in line)
-        return sorted({s["entity"] for s in _statements(txn["steps"])})
+        return sorted({s["entity"] for s in ir_statements(txn["steps"])})
 
     cold = _outputs(root, ScanCache(folder))
     assert saved_entities(cold[1]) == ["Order"]
@@ -646,17 +646,6 @@ def test_a_caller_added_or_removed_in_another_file_rewalks_the_transaction_takin
     again = _outputs(root, ScanCache(folder))
     assert again[:2] == _outputs(root, None)[:2]
     assert saved_entities(again[1]) == ["Invoice"]
-
-
-def _statements(steps: list) -> list[dict]:
-    out = []
-    for step in steps:
-        if step.get("node") == "statement":
-            out.append(step)
-        for arm in step.get("arms", []):
-            out += _statements(arm)
-        out += _statements(step.get("body", []))
-    return out
 
 
 def test_a_kept_transaction_keeps_the_functions_on_its_call_chains(tmp_path):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import replace_once
+from conftest import ir_statements, replace_once
 
 from analyzer.cache import ScanCache, cachefile
 from analyzer.cache import caller_arguments as kept_callers
@@ -75,18 +75,7 @@ def _scan(root: Path, cache: ScanCache | None) -> tuple[str, str, list]:
 def _saved(ir_text: str) -> list[str]:
     txn = next(json.loads(line) for line in ir_text.splitlines()
                if '"type": "transaction"' in line and '"app/helpers.py:' in line)
-    return sorted({s["entity"] for s in _statements(txn["steps"])})
-
-
-def _statements(steps: list) -> list[dict]:
-    out = []
-    for step in steps:
-        if step.get("node") == "statement":
-            out.append(step)
-        for arm in step.get("arms", []):
-            out += _statements(arm)
-        out += _statements(step.get("body", []))
-    return out
+    return sorted({s["entity"] for s in ir_statements(txn["steps"])})
 
 
 def _warm_equals_cold(root: Path, folder: Path) -> list:
