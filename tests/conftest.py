@@ -116,6 +116,19 @@ def write_files(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+def django_sample_texts() -> list[tuple[Path, str]]:
+    """(path, text) of every Python module of the Django samples and fixtures that reads as UTF-8
+    (a few fixtures are deliberately not)."""
+    out = []
+    for path in sorted([*(ROOT / "corpus" / "samples" / "django").rglob("*.py"),
+                        *(ROOT / "tests" / "fixtures" / "django").rglob("*.py")]):
+        try:
+            out.append((path, path.read_text("utf-8")))
+        except UnicodeDecodeError:
+            continue
+    return out
+
+
 def ir_statements(steps: list) -> list[dict]:
     """The statement steps of an IR transaction's `steps`, branches' arms and loop bodies included,
     in order."""

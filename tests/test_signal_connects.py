@@ -4,15 +4,13 @@ generated ones, and on every sample and fixture module, for both patterns signal
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analyzer.django.project import _CONNECT_TO_ALL, _CONNECT_WITH_SENDER, connect_calls
+from conftest import django_sample_texts
 
-ROOT = Path(__file__).resolve().parents[1]
 PATTERNS = [_CONNECT_WITH_SENDER, _CONNECT_TO_ALL]
 
 TEXTS = [
@@ -61,12 +59,7 @@ def test_generated_texts(text):
 
 def test_every_sample_and_fixture_module():
     modules = 0
-    for path in sorted([*(ROOT / "corpus" / "samples" / "django").rglob("*.py"),
-                        *(ROOT / "tests" / "fixtures" / "django").rglob("*.py")]):
-        try:
-            text = path.read_text("utf-8")
-        except UnicodeDecodeError:
-            continue
+    for path, text in django_sample_texts():
         for pattern in PATTERNS:
             assert connect_calls(pattern, text) == pattern.findall(text), path
         modules += 1

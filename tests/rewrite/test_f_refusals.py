@@ -2,7 +2,6 @@
 the builder's own: each answer is compared with the builder's on the whole module parsed by
 libcst, and the shapes it is for must get an answer (else the shortcut silently stopped)."""
 
-from pathlib import Path
 from textwrap import indent
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from analyzer.rewrite import python_f_expression
 from analyzer.rewrite.edits import Refused
 from analyzer.rewrite.python_f_refusals import NO_UPDATE_FIELDS, READS_OTHER, USED_BETWEEN, early_refusal
+from conftest import django_sample_texts
 
 HEAD = """\
 from django.db import transaction
@@ -201,13 +201,7 @@ def test_module_level_and_uncompilable_texts_are_left_to_libcst():
 
 
 def test_the_samples_and_fixtures_get_the_builders_answers():
-    root = Path(__file__).resolve().parents[2]
     compared = 0
-    for path in sorted([*(root / "corpus" / "samples" / "django").rglob("*.py"),
-                        *(root / "tests" / "fixtures" / "django").rglob("*.py")]):
-        try:
-            text = path.read_text("utf-8")
-        except UnicodeDecodeError:
-            continue
+    for _path, text in django_sample_texts():
         compared += len(_compare(text))
     assert compared > 20
