@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 
 from . import values
-from .cachefile import Verbatim
 
 TABLE = "caller_arguments"
 # Whether kept answers are taken (tests switch it off to compare with walking every time).
@@ -135,10 +134,8 @@ def entry(found: dict, callers: set, reach: list[list], callers_digests: list[li
             "parse_diagnostics": parse_diagnostics}
 
 
-def answer(kept) -> tuple[dict, set] | None:
-    """(found, callers) as caller_arguments._collect gives them, from a kept entry."""
-    if isinstance(kept, Verbatim):
-        return None
+def answer(kept: dict) -> tuple[dict, set] | None:
+    """(found, callers) as caller_arguments._collect gives them, from a kept entry (decoded)."""
     try:
         found = {name: [values.decode(v) for v in candidates] for name, candidates in kept["found"]}
         return found, set(kept["callers"])

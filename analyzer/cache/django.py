@@ -365,7 +365,7 @@ class DjangoReuse:
         key = json.dumps([stub.parsed.info.rel, stub.line, stub.function, stub.kind])
         kept = self.old.get("transactions", {}).get(key)
         result = self._result(kept) if kept is not None and kept["digest"] == self.digest \
-            and all(self._unchanged(*r) for r in kept["reach"]) and self._same_callers(kept) else None
+            and all(self._unchanged(*r) for r in kept["reach"]) and self._same_callers(kept.get("callers", ())) else None
         if result is not None:
             self.written["transactions"][key] = kept
             ctx.diagnostics.extend(kept["parse_diagnostics"])
@@ -420,7 +420,7 @@ class DjangoReuse:
         transaction() and _moved_entry(), but for the boundary's own line)."""
         try:
             return (kept.get("digest") == self.digest and isinstance(kept.get("reach"), list)
-                    and all(self._moved_by(*r) is not None for r in kept["reach"]) and self._same_callers(kept))
+                    and all(self._moved_by(*r) is not None for r in kept["reach"]) and self._same_callers(kept.get("callers", ())))
         except TypeError:  # not an entry this cache writes (it is checked again where it is asked for)
             return False
 
@@ -483,8 +483,10 @@ class DjangoReuse:
             digests[qualname] = text_digest(json.dumps(callers))
         return digests[qualname]
 
-    def _same_callers(self, entry: dict) -> bool:
-        return all(self._callers_digest(qualname) == digest for qualname, digest in entry.get("callers", ()))
+    def _same_callers(self, pairs) -> bool:
+        """Whether each function of `pairs` ((qualname, digest of its callers' names), as kept)
+        has those callers today."""
+        return all(self._callers_digest(qualname) == digest for qualname, digest in pairs)
 
     # -- callers' arguments kept across scans (cache/caller_arguments.py) --------------------------
     def kept_caller_arguments(self, qualname: str, levels: int) -> tuple | None:
@@ -504,7 +506,7 @@ class DjangoReuse:
             # Definitions that only moved (a line added above them) read as they did: what the
             # callers pass holds no line (values name steps by number, sources by name).
             deltas = [self._moved_by(*r[:6]) for r in kept["reach"]]
-            if not all(type(d) is int for d in deltas) or not self._same_callers({"callers": kept["callers_digests"]}):
+            if not all(type(d) is int for d in deltas) or not self._same_callers(kept["callers_digests"]):
                 return None
             diagnostics = [(q, list(d)) for q, d in kept["parse_diagnostics"]]
             if diagnostics and any(deltas):
@@ -639,7 +641,7 @@ class DjangoReuse:
                     reach.append([entry[0], entry[1], entry[2] + delta, entry[3] + delta, *entry[4:]])
             else:
                 # the callers last: their digest needs the whole call graph (the reach often rules the entry out)
-                if not self._same_callers(kept):
+                if not self._same_callers(kept.get("callers", ())):
                     continue
                 moves = {path: found for path, found in spans.items() if any(d for _a, _b, d in found)}
                 try:

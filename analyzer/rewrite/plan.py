@@ -193,7 +193,7 @@ _BUILDERS = {
 def import_builders(frontend: str) -> None:
     """Import the builders of `frontend`'s rewrites now, not at their first candidate: a Django
     scan imports them with the generated code table at hand (scan.py, generated_code.py)."""
-    for (kind_frontend, _kind, _pattern), module in sorted(_BUILDERS.items(), key=str):
+    for (kind_frontend, _kind, _pattern), module in _BUILDERS.items():
         if kind_frontend == frontend:
             _builder(module)
 
