@@ -22,11 +22,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import NoReturn, TypeVar
 
 from . import timing
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # (typing is not imported before a scan's first fork: analyzer.scan imports this module)
+if TYPE_CHECKING:
+    from typing import NoReturn, TypeVar
+
+    T = TypeVar("T")
 
 ENV = "TXSCAN_HELPERS"
 # How much of a core the others may be using (load average) for one to count as spare.

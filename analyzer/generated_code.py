@@ -19,7 +19,6 @@ table gives is what compiling the text gives, so nothing changes but time. A tex
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import importlib.util
 import marshal
 import os
@@ -28,6 +27,8 @@ import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from .digests import blake2b
 
 TABLE = Path(__file__).with_name("_generated_code.bin")
 _HEADER = b"txscan generated code 1\n" + importlib.util.MAGIC_NUMBER + bytes([sys.flags.optimize])
@@ -99,7 +100,7 @@ def dataclasses_compiled_ahead() -> Iterator[None]:
 
 
 def _digest(body: bytes) -> bytes:
-    return hashlib.blake2b(body, digest_size=_DIGEST).digest()
+    return blake2b(body, digest_size=_DIGEST).digest()
 
 
 def build(path: Path = TABLE) -> int:

@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from . import __version__, forked, ir, timing
 from .process import acyclic_phase, large_heap_pace, short_lived
@@ -16,6 +15,7 @@ from .cache import ScanCache, default_for
 from .config import Config
 from .django.files import display_path, glob_matcher, read_bytes
 
+TYPE_CHECKING = False  # (typing itself is imported later, past the scan's first fork, by what needs it)
 if TYPE_CHECKING:
     from .typeorm import bridge
 

@@ -37,6 +37,37 @@ def test_version_imports_neither_the_scan_nor_the_store():
     assert not modules & NOT_FOR_VERSION, sorted(modules & NOT_FOR_VERSION)
 
 
+# What a scan imports before it forks its first helper (the scan, its cache, store and settings:
+# what `txscan scan` and the benchmark import first) is on every scan's critical path; modules
+# only a later step or another command needs are imported there, not here.
+NOT_BEFORE_THE_FIRST_FORK = {"typing", "_hashlib", "hashlib", "tempfile", "importlib.resources"}
+
+
+def test_the_scan_modules_import_nothing_before_the_first_fork_that_a_later_step_needs():
+    code = "import analyzer.config, analyzer.store, analyzer.cache, analyzer.process, analyzer.timing, analyzer.scan"
+    result = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    modules = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
+    assert {"analyzer.scan", "analyzer.store", "sqlite3"} <= modules  # the listing works
+    assert not modules & NOT_BEFORE_THE_FIRST_FORK, sorted(modules & NOT_BEFORE_THE_FIRST_FORK)
+
+
+def test_the_digest_without_hashlib_is_hashlibs_blake2b():
+    """analyzer/digests.py: the warm cache's, the store's and the generated code table's keys are
+    the digests hashlib's blake2b gives (files written before stay readable)."""
+    import hashlib
+
+    from analyzer.digests import blake2b
+
+    for data in (b"", b"txscan", bytes(range(256)) * 40):
+        for size in (16, 32):
+            assert blake2b(data, digest_size=size).hexdigest() == hashlib.blake2b(data, digest_size=size).hexdigest()
+    streamed = blake2b(digest_size=16)
+    streamed.update(b"tx")
+    streamed.update(b"scan")
+    assert streamed.digest() == hashlib.blake2b(b"txscan", digest_size=16).digest()
+
+
 def test_json_scan_of_an_empty_project_imports_no_report_table_or_store_modules(tmp_path):
     modules, result = imported("scan", str(tmp_path), "--format", "json", "--no-db", "--no-cache")
     assert result.returncode == 0, result.stderr[-2000:]

@@ -20,7 +20,6 @@ entries, so a file cut short is seen as damaged.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -30,6 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .. import __version__
+from ..digests import blake2b
 
 FORMAT = "txscan-cache"
 VERSION = 3
@@ -39,7 +39,7 @@ _ENTRIES, _VALUE = "entries", "value"
 def text_digest(text: str) -> str:
     """What names a text in the cache (contents, keys, values): 128 bits of blake2b; lone
     surrogates (from file names and sources decoded with surrogateescape) are kept, not refused."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 @lru_cache(maxsize=1)
@@ -47,7 +47,7 @@ def code_fingerprint() -> str:
     """txscan's version and a digest of its own Python sources: a development build whose code
     changed without a new version number must not reuse results of the old code."""
     package = Path(__file__).resolve().parents[1]
-    digest = hashlib.blake2b(__version__.encode(), digest_size=16)
+    digest = blake2b(__version__.encode(), digest_size=16)
     for path in sorted(package.rglob("*.py")):
         digest.update(path.relative_to(package).as_posix().encode())
         digest.update(path.read_bytes())

@@ -9,9 +9,9 @@ of a module's imports other modules can see is decided there too.
 
 from __future__ import annotations
 
-import hashlib
 import json
 
+from ..digests import blake2b
 from ..django.files import SourceFile
 from ..django.index import ClassInfo, FunctionInfo, ModuleInfo
 
@@ -49,7 +49,7 @@ def shape(info: ModuleInfo) -> str:
     facts = [info.name, info.rel, info.is_package, info.assigns,
              [[getattr(fn, name) for name in _FUNCTION_SHAPE] for fn in info.functions.values()],
              [_class_shape(cls) for cls in info.classes.values()]]
-    return hashlib.blake2b(json.dumps(facts, sort_keys=True).encode(), digest_size=16).hexdigest()
+    return blake2b(json.dumps(facts, sort_keys=True).encode(), digest_size=16).hexdigest()
 
 
 def load(facts: dict, source: SourceFile) -> ModuleInfo:

@@ -20,11 +20,11 @@ scanned as in a cold scan, and only the changed candidates are checked again.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 from pathlib import Path
 
 from .. import __version__
+from ..digests import blake2b
 from ..rewrite.edits import edits_by_path
 from .cachefile import text_digest
 
@@ -60,7 +60,7 @@ class RewriteReuse:
     def file_digest(self, rel: str) -> str | None:
         if rel not in self._files:
             try:
-                self._files[rel] = hashlib.blake2b((self.root / rel).read_bytes(), digest_size=16).hexdigest()
+                self._files[rel] = blake2b((self.root / rel).read_bytes(), digest_size=16).hexdigest()
             except OSError:
                 self._files[rel] = None
         return self._files[rel]

@@ -13,12 +13,12 @@ file ts-plugin reads and no setting changed (`project_digest`).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
 from pathlib import Path
 
+from ..digests import blake2b
 from . import cachefile
 
 WALKS_FILE = "typeorm-walks.json"
@@ -28,7 +28,7 @@ _SKIPPED = {"node_modules", ".git", ".txscan", "__pycache__"}
 
 
 def project_digest(root: Path, settings: str, plugin: Path) -> str:
-    digest = hashlib.blake2b(settings.encode(), digest_size=16)
+    digest = blake2b(settings.encode(), digest_size=16)
     digest.update(plugin_digest(plugin).encode())
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIPPED)
@@ -40,13 +40,13 @@ def project_digest(root: Path, settings: str, plugin: Path) -> str:
                 except OSError:
                     content = b"\0unreadable"
                 digest.update(os.fsencode(path.relative_to(root)) + b"\0")
-                digest.update(hashlib.blake2b(content, digest_size=16).digest())
+                digest.update(blake2b(content, digest_size=16).digest())
     return digest.hexdigest()
 
 
 def plugin_digest(plugin: Path) -> str:
     """ts-plugin's compiled code and its declaration stubs (the ORM's types when not installed)."""
-    digest = hashlib.blake2b(digest_size=16)
+    digest = blake2b(digest_size=16)
     for folder, pattern in ((plugin.parent, "*.js"), (plugin.parent.parent / "stubs", "*.ts")):
         for path in sorted(folder.rglob(pattern)):
             digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
@@ -57,7 +57,7 @@ def plugin_digest(plugin: Path) -> str:
 def cache_key(settings: str, plugin: Path) -> str:
     """What a cache file is valid for: these settings, this txscan and this ts-plugin."""
     text = json.dumps([settings, cachefile.code_fingerprint(), plugin_digest(plugin)])
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    return blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 class WarmRun:

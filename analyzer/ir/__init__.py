@@ -7,9 +7,8 @@ back and validates them against `schema.json`.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
-from importlib import resources
-from typing import Iterable, Iterator, Mapping
 
 IR_VERSION = 1
 
@@ -81,6 +80,8 @@ def loads(text: str, known: Mapping[int, tuple[dict, str]] | None = None) -> Ite
 
 @lru_cache(maxsize=1)
 def schema() -> dict:
+    from importlib import resources  # (imported when the schema is read: a scan never reads it)
+
     return json.loads(resources.files(__package__).joinpath("schema.json").read_text("utf-8"))
 
 

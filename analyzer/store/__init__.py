@@ -11,8 +11,6 @@ import json
 import os
 import sqlite3
 import stat
-import tempfile
-from importlib import resources
 from pathlib import Path
 
 from . import rows
@@ -132,6 +130,8 @@ def connect(path: Path) -> sqlite3.Connection:
 def _create(path: Path) -> None:
     """A new, empty store, built under a temporary name and linked into place complete: a
     process killed while creating it leaves no half-made file at `path`."""
+    import tempfile  # (only a new store needs it: not imported by every scan)
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
@@ -199,7 +199,9 @@ def _recover(path: Path) -> None:
 @functools.lru_cache(maxsize=1)
 def _schema_statements() -> tuple[str, ...]:
     """schema.sql's statements, read when a store is first created or brought up to date (not at
-    import: most commands never need it)."""
+    import: most commands never need it, nor importlib.resources)."""
+    from importlib import resources
+
     text = resources.files(__package__).joinpath("schema.sql").read_text("utf-8")
     statements, current = [], []
     for line in text.splitlines():

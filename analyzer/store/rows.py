@@ -16,10 +16,11 @@ older store, rows edited by hand); the caller then writes everything.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import sqlite3
 from collections.abc import Callable
+
+from ..digests import blake2b
 
 CHILDREN = ("reasons", "statements", "suggestions")
 
@@ -52,7 +53,7 @@ class Transaction:
             data = marshal.dumps((mode, record), 2)
         except ValueError:
             data = b"rows" + marshal.dumps(self.rows(), 2)
-        self.digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        self.digest = blake2b(data, digest_size=16).hexdigest()
 
     def counts(self) -> tuple[int, int, int]:
         t = self.record
