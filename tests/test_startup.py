@@ -37,19 +37,29 @@ def test_version_imports_neither_the_scan_nor_the_store():
     assert not modules & NOT_FOR_VERSION, sorted(modules & NOT_FOR_VERSION)
 
 
-# What a scan imports before it forks its first helper (the scan, its cache, store and settings:
-# what `txscan scan` and the benchmark import first) is on every scan's critical path; modules
-# only a later step or another command needs are imported there, not here.
-NOT_BEFORE_THE_FIRST_FORK = {"typing", "_hashlib", "hashlib", "tempfile", "importlib.resources"}
+# What a scan imports before it forks its first helper is on every scan's critical path (the
+# first imports of `txscan scan`, the benchmark and a library caller; for a Django scan also the
+# front end's index, whose tree-sitter packages import typing, tempfile and importlib.resources
+# themselves): modules only a later step or another command needs are imported where needed.
+FIRST_IMPORTS = "import analyzer.config, analyzer.store, analyzer.cache, analyzer.process, analyzer.timing, analyzer.scan"
+NOT_IN_THE_FIRST_IMPORTS = {"typing", "_hashlib", "hashlib", "tempfile", "importlib.resources"}
+DJANGO_BEFORE_THE_FIRST_FORK = ("from analyzer.core import Settings, analyze; from analyzer.cache.django import "
+                                "DjangoReuse; from analyzer.django import frontend")
+
+
+def imported_by(code: str) -> set[str]:
+    result = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
 
 
 def test_the_scan_modules_import_nothing_before_the_first_fork_that_a_later_step_needs():
-    code = "import analyzer.config, analyzer.store, analyzer.cache, analyzer.process, analyzer.timing, analyzer.scan"
-    result = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr[-2000:]
-    modules = {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
+    modules = imported_by(FIRST_IMPORTS)
     assert {"analyzer.scan", "analyzer.store", "sqlite3"} <= modules  # the listing works
-    assert not modules & NOT_BEFORE_THE_FIRST_FORK, sorted(modules & NOT_BEFORE_THE_FIRST_FORK)
+    assert not modules & NOT_IN_THE_FIRST_IMPORTS, sorted(modules & NOT_IN_THE_FIRST_IMPORTS)
+    django = imported_by(f"{FIRST_IMPORTS}; {DJANGO_BEFORE_THE_FIRST_FORK}")
+    assert {"analyzer.django.index", "tree_sitter"} <= django
+    assert not django & {"_hashlib", "hashlib"}  # (OpenSSL's module: analyzer/digests.py)
 
 
 def test_the_digest_without_hashlib_is_hashlibs_blake2b():
