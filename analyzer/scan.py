@@ -282,7 +282,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
 
         options = django_options(config, autocommit)
         reuse = DjangoReuse(cache.tables("django")) if cache is not None else None
-        ahead = _OutlinesAhead(root, ending) if rewrites else None
+        ahead = _OutlinesAhead(root, ending, reuse) if rewrites else None
         result = django_frontend.scan(root, options, reuse, walked=ahead.start if ahead is not None else None)
         outlines_ahead = ahead.started if ahead is not None else None
         if reuse is not None:
@@ -345,9 +345,10 @@ class _OutlinesAhead:
     (rewrite/outline_ahead.py). Nothing of the rewrites is imported before then: the process
     indexing ahead is forked after the scan's imports."""
 
-    def __init__(self, root: Path, ending: list[Callable[[], None]]) -> None:
+    def __init__(self, root: Path, ending: list[Callable[[], None]], reuse) -> None:
         self._root = root
         self._ending = ending
+        self._reuse = reuse  # (DjangoReuse) which transactions this scan walked
         self.started = None  # the OutlinesAhead, once the walks have ended
 
     def start(self, transactions: list[dict]) -> None:
@@ -355,6 +356,11 @@ class _OutlinesAhead:
             import_rewrites("django")  # (with the generated code table; not again when the rewrites start)
         from .rewrite.outline_ahead import OutlinesAhead
 
+        if self._reuse is not None:
+            # a transaction the warm cache gave back has its rewrites' plans kept there too
+            # (cache/rewrites.py): nothing of it is outlined
+            walked = set(self._reuse.walked)
+            transactions = [txn for txn in transactions if txn["id"] in walked]
         self.started = OutlinesAhead(self._root)
         self._ending.append(self.started.stop)
         self.started.start(transactions)

@@ -121,3 +121,17 @@ def test_a_scan_plans_with_the_answers_and_finds_the_same_rewrites(sample, share
     assert taken and taken[0] > 0
     assert not parsed_here  # (planning outlined every file it read from the answers)
     assert python_top_level._told == {}  # (forgotten once the rewrites are attached)
+
+
+def test_a_warm_scan_outlines_ahead_only_for_the_transactions_it_walks(tmp_path, monkeypatch):
+    root = tmp_path / "shop"
+    shutil.copytree(SAMPLES / "django" / "shop", root)
+    monkeypatch.setenv(forked.ENV, "wait")
+    asked = []
+    start = outline_ahead.OutlinesAhead.start
+    monkeypatch.setattr(outline_ahead.OutlinesAhead, "start",
+                        lambda self, transactions: (start(self, transactions), asked.append(self.asked)))
+    cold = _found(scan(root, load(root), cache=ScanCache(tmp_path / "cache")))
+    warm = _found(scan(root, load(root), cache=ScanCache(tmp_path / "cache")))  # (every plan kept there)
+    assert warm == cold
+    assert asked[0] and asked[1] == []
