@@ -40,6 +40,10 @@ _NOT_MOVABLE = ("sleep", "input")
 
 _FRAME = struct.Struct("<I")  # each answer's length, before it
 
+# Files holding fewer bytes than this are outlined by planning: a new interpreter costs about
+# 0.08 CPU s to start and import tree-sitter, what parsing 1 MB (about 25k lines) costs.
+MIN_BYTES = 1_000_000
+
 
 def likely_outlined(transactions: list[dict]) -> list[str]:
     """The files (relative paths, sorted) a builder would outline for a suggestion on one of
@@ -73,7 +77,7 @@ class OutlinesAhead:
         """Start outlining the files likely to be read by the rewrites of `transactions`, where a
         helper may start (forked.allowed)."""
         self.asked = likely_outlined(transactions)
-        if not self.asked or not forked.allowed():
+        if _size(self.root, self.asked) < MIN_BYTES or not forked.allowed():
             return
         package_parent = str(Path(__file__).resolve().parents[2])
         program = f"import sys; sys.path.insert(0, {package_parent!r}); " \
@@ -129,6 +133,16 @@ class OutlinesAhead:
         answers, self._answers = self._answers, None
         if answers is not None:
             answers.close()
+
+
+def _size(root: Path, paths: list[str]) -> int:
+    total = 0
+    for path in paths:
+        try:
+            total += (root / path).stat().st_size
+        except OSError:
+            pass
+    return total
 
 
 def _frames(data: bytes):

@@ -52,6 +52,11 @@ def _project(tmp_path) -> list[str]:
     return paths
 
 
+@pytest.fixture(autouse=True)
+def small_projects_too(monkeypatch):
+    monkeypatch.setattr(outline_ahead, "MIN_BYTES", 1)
+
+
 @pytest.fixture
 def waiting(monkeypatch):
     monkeypatch.setenv(forked.ENV, "wait")  # take() then waits for every answer
@@ -88,12 +93,22 @@ def test_an_answer_for_another_text_or_from_another_python_is_not_taken(tmp_path
     assert ahead.take({}) == 0
 
 
-def test_no_process_is_started_without_helpers(tmp_path, monkeypatch):
-    monkeypatch.setenv(forked.ENV, "0")
+def test_no_process_is_started_without_helpers_or_for_small_files(tmp_path, monkeypatch):
     (tmp_path / "a.py").write_text("import os\n", "utf-8")
+    monkeypatch.setenv(forked.ENV, "0")
     ahead = outline_ahead.OutlinesAhead(tmp_path)
     ahead.start(_transactions(["a.py"]))
     assert ahead.asked == ["a.py"] and ahead.take({}) == 0
+    monkeypatch.setenv(forked.ENV, "wait")
+    monkeypatch.setattr(outline_ahead, "MIN_BYTES", 11)  # (a.py holds 10)
+    ahead = outline_ahead.OutlinesAhead(tmp_path)
+    ahead.start(_transactions(["a.py"]))
+    assert ahead.take({}) == 0
+    monkeypatch.setattr(outline_ahead, "MIN_BYTES", 10)
+    ahead = outline_ahead.OutlinesAhead(tmp_path)
+    ahead.start(_transactions(["a.py"]))
+    assert ahead.take({}) == 1
+    python_top_level.tell({})
 
 
 def _found(result) -> list:
