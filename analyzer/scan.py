@@ -37,6 +37,7 @@ class ScanResult:
     ir_written: str | None = field(default=None, repr=False)  # ir.dumps(records), kept from the round trip
     record_digests: dict | None = field(default=None, repr=False)  # id(record) -> (record, digest of its IR line)
     context: object = field(default=None, repr=False)  # Django: the front end's Context, shared with re-analysis of rewrites
+    outlines_ahead: object = field(default=None, repr=False)  # Django: rewrite.outline_ahead.OutlinesAhead, taken by the rewrites
 
     @property
     def ir_text(self) -> str:
@@ -251,7 +252,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
     started = time.perf_counter()
     with timing.phase("detect"):
         frontend = frontend or detect_frontend(root)
-    walked = context = None
+    walked = context = outlines_ahead = None
     known_lines = read_lines = None  # id(record) -> (record, its IR line), of records the warm cache held as lines
     round_tripped = False  # the records are those a JSON round trip of their IR text would give back
     if frontend == "typeorm":
@@ -281,7 +282,9 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
 
         options = django_options(config, autocommit)
         reuse = DjangoReuse(cache.tables("django")) if cache is not None else None
-        result = django_frontend.scan(root, options, reuse)
+        ahead = _OutlinesAhead(root, ending, reuse) if rewrites else None
+        result = django_frontend.scan(root, options, reuse, walked=ahead.start if ahead is not None else None)
+        outlines_ahead = ahead.started if ahead is not None else None
         if reuse is not None:
             with timing.phase("cache"):
                 cache.keep_in_background("django", reuse.written)  # written while the scan goes on
@@ -324,7 +327,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
             add_excerpts(root, analyses, config.max_file_bytes)
     result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started, cache=cache,
                         walked=walked, ir_written=ir_text, record_digests=core_reuse.by_record if core_reuse is not None else None,
-                        context=context)
+                        context=context, outlines_ahead=outlines_ahead)
     if rewrites:
         # Code is shown only for rewrites that re-analysis of the rewritten project confirmed.
         with timing.phase("imports"):
@@ -335,6 +338,32 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
         result.context = None  # (the caller keeps the result, not the front end's work)
         result.seconds = time.perf_counter() - started
     return result
+
+
+class _OutlinesAhead:
+    """Django: the rewrites' outlines worked out on the other core once the walks end
+    (rewrite/outline_ahead.py). Nothing of the rewrites is imported before then: the process
+    indexing ahead is forked after the scan's imports."""
+
+    def __init__(self, root: Path, ending: list[Callable[[], None]], reuse) -> None:
+        self._root = root
+        self._ending = ending
+        self._reuse = reuse  # (DjangoReuse) which transactions this scan walked
+        self.started = None  # the OutlinesAhead, once the walks have ended
+
+    def start(self, transactions: list[dict]) -> None:
+        with timing.phase("imports"):
+            import_rewrites("django")  # (with the generated code table; not again when the rewrites start)
+        from .rewrite.outline_ahead import OutlinesAhead
+
+        if self._reuse is not None:
+            # a transaction the warm cache gave back has its rewrites' plans kept there too
+            # (cache/rewrites.py): nothing of it is outlined
+            walked = set(self._reuse.walked)
+            transactions = [txn for txn in transactions if txn["id"] in walked]
+        self.started = OutlinesAhead(self._root)
+        self._ending.append(self.started.stop)
+        self.started.start(transactions)
 
 
 def import_rewrites(frontend: str):

@@ -21,6 +21,8 @@ from .files import DEFAULT_EXCLUDES, DEFAULT_MAX_BYTES, FileProblem, python_sour
 from .index import RepoIndex
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .boundaries import Boundary
     from .context import Context
 
@@ -75,10 +77,12 @@ def _package_prefix(root: Path) -> str:
     return ".".join(parts)
 
 
-def scan(root: Path, options: Options = Options(), reuse=None, read_already: dict | None = None) -> FrontendResult:
+def scan(root: Path, options: Options = Options(), reuse=None, read_already: dict | None = None,
+         walked: Callable[[list[dict]], None] | None = None) -> FrontendResult:
     """`reuse` (analyzer.cache.django.DjangoReuse) takes what an earlier scan found where nothing
     it depends on changed; without it every step is done. `read_already`: files read before
-    (files.python_sources), not read again."""
+    (files.python_sources), not read again. `walked` is given the explicit transactions' records
+    as soon as they are walked (the rewrites start work for later on the other core)."""
     from ..cache.django import NoReuse
 
     reuse = reuse or NoReuse()
@@ -101,7 +105,7 @@ def scan(root: Path, options: Options = Options(), reuse=None, read_already: dic
     if early is not None and early.in_helper:  # pragma: no cover - the helper process
         forked.run_and_exit(lambda: _scan_sources(root, options, reuse, sources, prefix, lap, early))
     try:
-        return _scan_sources(root, options, reuse, sources, prefix, lap, early)
+        return _scan_sources(root, options, reuse, sources, prefix, lap, early, walked)
     finally:
         if early is not None:
             early.stop()
@@ -131,7 +135,7 @@ def import_analysis_modules(autocommit: bool = True) -> None:
 
 
 def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: str, lap: float,
-                  early: autocommit_parallel.Helper | None) -> FrontendResult:
+                  early: autocommit_parallel.Helper | None, walked=None) -> FrontendResult:
     from . import library_models, project
     from .boundaries import (
         ModuleUses,
@@ -251,6 +255,8 @@ def _scan_sources(root: Path, options: Options, reuse, sources: list, prefix: st
                 transactions.append((txn, txn_diagnostics))
             diagnostics.extend(problems)
         lap = timing.lap("walk", lap)
+        if walked is not None:
+            walked([txn for txn, _ in transactions])
         if options.autocommit:
             phase_boundary(walks=True)  # the transactions' walks live to the scan's end
             from .autocommit import autocommit_transactions  # not imported by scans without them (lint)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import compile_later
+from . import compile_later, python_top_level
 from .edits import Edit, EditConflict, Rewrite, apply
 from .plan import Candidate, candidates
 from .verify import check, verify
@@ -36,6 +36,21 @@ def verified_candidates(root: Path, result, config=None, ids=None, assume_compil
         reuse = RewriteReuse(cache, root, result, config)
     entities = {r["name"]: r for r in result.records if r["type"] == "entity"}
     texts: dict[str, str] = {}  # the files planning read, read once for the checks too
+    ahead = getattr(result, "outlines_ahead", None)
+    if ahead is not None:
+        try:
+            ahead.take(texts)  # outlines worked out while the scan finished (outline_ahead.py)
+        finally:
+            result.outlines_ahead = None
+    try:
+        return _verified(root, result, config, ids, assume_compiles, reuse, entities, texts, cache)
+    finally:
+        if ahead is not None:
+            python_top_level.tell({})
+
+
+def _verified(root: Path, result, config, ids, assume_compiles: bool, reuse, entities: dict, texts: dict,
+              cache) -> list[Candidate]:
     assumed = compile_later.Assumed() if assume_compiles else None
     try:
         found = candidates(root, result.frontend, result.records, result.analyses, ids, reuse,
