@@ -22,7 +22,6 @@ through a call, `via`). On the synthetic project those are the 103 files outline
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import struct
@@ -32,6 +31,7 @@ import tempfile
 from pathlib import Path
 
 from .. import forked
+from ..digests import blake2b
 from .plan import step_index
 
 # (the builders' own early refusals, checked from the step before they read the text:
@@ -60,7 +60,7 @@ def likely_outlined(transactions: list[dict]) -> list[str]:
 
 
 def digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 class OutlinesAhead:
