@@ -135,23 +135,23 @@ def stop(pid: int, wait: bool = True) -> None:
         os.kill(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    if not wait:
+    if wait:
+        _reap(pid)
+    else:
         _stopped.append(pid)
-        return
-    try:
-        os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
 
 
 def reap_stopped() -> None:
     """Reap every process stop() killed without waiting (analyzer.scan.scan() does as it ends)."""
     while _stopped:
-        pid = _stopped.pop()
-        try:
-            os.waitpid(pid, 0)
-        except ChildProcessError:
-            pass
+        _reap(_stopped.pop())
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
 
 
 def in_background(task: Callable[[], None]) -> Background | None:

@@ -31,12 +31,8 @@ import tempfile
 from pathlib import Path
 
 from .. import forked
-from ..digests import blake2b
+from ..cache.cachefile import text_digest
 from .plan import step_index
-
-# (the builders' own early refusals, checked from the step before they read the text:
-# python_on_commit.NOT_MOVABLE, and python_f_expression's "only a save() in the body")
-_NOT_MOVABLE = ("sleep", "input")
 
 _FRAME = struct.Struct("<I")  # each answer's length, before it
 
@@ -48,19 +44,20 @@ MIN_BYTES = 1_000_000
 def likely_outlined(transactions: list[dict]) -> list[str]:
     """The files (relative paths, sorted) a builder would outline for a suggestion on one of
     these explicit transactions."""
+    # (the builders' own early refusals, checked from the step before they read the text:
+    # python_on_commit's effects it never moves, and python_f_expression's "only a save() in the
+    # body"; imported here, in the scan, where the builders already are, not by the other process)
+    from .python_on_commit import NOT_MOVABLE
+
     found = set()
     for txn in transactions:
         for step in step_index(txn).values():
             if step.get("via") or not step.get("file"):
                 continue
-            if step["node"] == "effect" and step.get("category") not in _NOT_MOVABLE \
+            if step["node"] == "effect" and step.get("category") not in NOT_MOVABLE \
                     or step["node"] == "statement" and step.get("api") == "save" and step.get("kind") == "write":
                 found.add(step["file"])
     return sorted(found)
-
-
-def digest(text: str) -> bytes:
-    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 class OutlinesAhead:
@@ -115,12 +112,12 @@ class OutlinesAhead:
         if next(frames, None) != _answering():
             return 0  # (another Python, or another tree-sitter, answered: not this one's answers)
         told = {}
-        for path, text_digest, found in frames:
+        for path, digest, found in frames:
             try:
                 text = file_text(self.root, path, texts)
             except (OSError, UnicodeDecodeError):
                 continue
-            if digest(text) == text_digest:
+            if text_digest(text) == digest:
                 told[text] = None if found is None else tuple(TopStatement(*s) for s in found)
         tell(told)
         return len(told)
@@ -186,6 +183,6 @@ def answer() -> None:  # pragma: no cover - the other process
         found = top_level(text)
         plain = None if found is None else tuple((s.start, s.end, s.kind, s.name, s.from_import, s.future)
                                                  for s in found)
-        frame = marshal.dumps((path, digest(text), plain))
+        frame = marshal.dumps((path, text_digest(text), plain))
         out.write(_FRAME.pack(len(frame)) + frame)
         out.flush()
