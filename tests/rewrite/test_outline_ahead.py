@@ -9,7 +9,7 @@ import shutil
 import sys
 
 import pytest
-from conftest import FIXTURES, SAMPLES
+from conftest import SAMPLES, django_sample_texts
 
 from analyzer import forked
 from analyzer.cache import ScanCache
@@ -36,16 +36,11 @@ def _transactions(paths: list[str]) -> list[dict]:
 
 
 def _project(tmp_path) -> list[str]:
-    files = sorted((SAMPLES / "django").rglob("*.py")) + sorted((FIXTURES / "django").rglob("*.py"))
     paths = []
-    for number, source in enumerate(files):
-        try:
-            source.read_text("utf-8")
-        except UnicodeDecodeError:
-            continue
+    for number, (source, _text) in enumerate(django_sample_texts()):
         paths.append(f"pkg/m{number}.py")
         (tmp_path / "pkg").mkdir(exist_ok=True)
-        shutil.copyfile(source, tmp_path / paths[-1])
+        shutil.copyfile(source, tmp_path / paths[-1])  # (its bytes: line endings as they are)
     for number, text in enumerate(AWKWARD):
         paths.append(f"awkward{number}.py")
         (tmp_path / paths[-1]).write_text(text, "utf-8")
