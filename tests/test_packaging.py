@@ -36,6 +36,7 @@ def installed(tmp_path_factory) -> Path:
     names = zipfile.ZipFile(wheel).namelist()
     assert "analyzer/typeorm/_plugin/dist/cli.js" in names
     assert "analyzer/typeorm/_plugin/node_modules/typescript/lib/typescript.js" in names
+    assert "analyzer/typeorm/_plugin/dist/typescript.code-cache" in names  # made by the build's node
     env_dir = tmp / "venv"
     venv.create(env_dir, with_pip=True)
     pip = _run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)])

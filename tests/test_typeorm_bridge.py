@@ -25,6 +25,28 @@ def test_the_package_carries_the_built_plugin():
     assert (path.parent.parent / "node_modules" / "typescript" / "lib" / "typescript.js").is_file()
 
 
+def test_the_packaged_compiler_has_a_code_cache_node_takes_under_the_scans_flags(tmp_path):
+    """setup made the compiler's code cache in the package (scripts/bundle_ts_plugin.py), and a node
+    started as the bridge starts ts-plugin takes it (V8 refuses a cache made under other flags)."""
+    dist = bridge.plugin_path().parent
+    assert (dist / "typescript.code-cache").is_file()
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import bundle_ts_plugin
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    assert bundle_ts_plugin.NODE_FLAGS == bridge.NODE_FLAGS
+    probe = (f"const c = require({json.dumps(str(dist / 'code-cache.js'))}); c.installCodeCache();"
+             f"require({json.dumps(str(dist.parent / 'node_modules' / 'typescript'))});"
+             "process.stdout.write(c.codeCacheState());")
+    states = {}
+    for name, flags in (("scan", bridge.NODE_FLAGS), ("other", ())):
+        completed = subprocess.run(["node", *flags, "-e", probe], capture_output=True, text=True, cwd=tmp_path)
+        assert completed.returncode == 0, completed.stderr
+        states[name] = completed.stdout
+    assert states == {"scan": "accepted", "other": "rejected"}
+
+
 def test_packaged_plugin_runs_outside_the_repository(tmp_path):
     completed = subprocess.run(["node", str(bridge.plugin_path()), str(NEST_SHOP)], capture_output=True,
                                text=True, cwd=tmp_path, env={"PATH": os.environ["PATH"]})

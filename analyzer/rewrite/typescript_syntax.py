@@ -62,7 +62,8 @@ class _Checker:
             self._process = None  # a forked copy's pipes, or a process that ended: start another
         if self._process is None:
             node, script = _script()
-            self._process = subprocess.Popen([node, str(script), "--lines"], stdin=subprocess.PIPE,
+            # (a scan's flags, under which the compiler's code cache was made: bridge.NODE_FLAGS)
+            self._process = subprocess.Popen([node, *bridge.NODE_FLAGS, str(script), "--lines"], stdin=subprocess.PIPE,
                                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             self._owner = os.getpid()
         return self._process

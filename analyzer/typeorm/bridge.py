@@ -26,6 +26,13 @@ class FrontendUnavailable(Exception):
     pass
 
 
+# node's flags for ts-plugin's scripts. --expose-gc: ts-plugin collects a large heap in full at
+# two turns of its scan, which lowers its peak memory (ts-plugin/src/scan.ts, collectLargeGarbage).
+# The compiler's code cache is made under these flags (scripts/bundle_ts_plugin.py) and V8 takes it
+# under the same flags only (ts-plugin/src/code-cache.ts).
+NODE_FLAGS = ("--expose-gc",)
+
+
 def plugin_path() -> Path:
     override = os.environ.get("TXSCAN_TS_PLUGIN")
     if override:
@@ -66,9 +73,7 @@ def start(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000,
     if not cli.is_file():
         raise FrontendUnavailable(f"the TypeScript front end is not built ({cli} is missing); "
                                   "run `npm ci && npm run build --workspace ts-plugin`")
-    # --expose-gc: ts-plugin collects a large heap in full at two turns of its scan, which lowers
-    # its peak memory (ts-plugin/src/scan.ts, collectLargeGarbage)
-    command = [node, "--expose-gc", str(cli), "--settings", settings_argument(depth, max_file_bytes, exclude, **extra_settings),
+    command = [node, *NODE_FLAGS, str(cli), "--settings", settings_argument(depth, max_file_bytes, exclude, **extra_settings),
                *arguments, os.fspath(root)]
     return Run(command, timeout)
 

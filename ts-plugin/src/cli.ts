@@ -4,6 +4,7 @@
 // application at PATH. Exit 0 when the scan completed (bad files are diagnostics), 2 for usage
 // errors, 3 for an internal error (one line on stderr, never a stack trace unless
 // TXSCAN_DEBUG is set).
+import "./with-code-cache"; // (first: before the compiler is loaded)
 import * as fs from "fs";
 import { DEFAULTS, scanBeforeCacheSave } from "./scan";
 import { ScanOptions } from "./program";

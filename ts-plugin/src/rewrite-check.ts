@@ -5,6 +5,7 @@
 // the functions enclosing it, and the statements of the innermost block holding it.
 // Offsets are UTF-16 code units (the caller converts). Nothing is type-checked or executed.
 // With `--lines`, each input line is one such request and each output line its answer.
+import "./with-code-cache"; // (first: before the compiler is loaded)
 import * as ts from "typescript";
 
 interface Request { path: string; text: string; line?: number }
