@@ -50,7 +50,8 @@ export function codeCacheState(): CodeCacheState {
   return state;
 }
 
-type Compile = (this: NodeModule, content: string, filename: string) => unknown;
+// (newer node versions pass more arguments: handed on as they are)
+type Compile = (this: NodeModule, content: string, filename: string, ...rest: unknown[]) => unknown;
 
 /** Install the loader for typescript.js when the cache `file` exists (`always`: in any case,
  *  to make one); whether it was installed. */
@@ -58,9 +59,9 @@ export function installCodeCache(file: string = path.join(__dirname, CACHE_NAME)
   if (!always && !fs.existsSync(file)) return false;
   const Module = require("module") as { prototype: { _compile: Compile }; wrap(text: string): string; createRequire(file: string): NodeRequire };
   const compile = Module.prototype._compile;
-  Module.prototype._compile = function (this: NodeModule, content: string, filename: string) {
+  Module.prototype._compile = function (this: NodeModule, content: string, filename: string, ...rest: unknown[]) {
     if (compiled || path.basename(filename) !== "typescript.js" || path.basename(path.dirname(path.dirname(filename))) !== "typescript") {
-      return compile.call(this, content, filename);
+      return compile.call(this, content, filename, ...rest);
     }
     const digest = sha1(content);
     const cachedData = cacheFor(file, digest);
