@@ -104,7 +104,7 @@ class Assumed:
                 out, _ = child.communicate(timeout=forked.WAIT_SECONDS)
                 if child.returncode == 0:
                     compiler, found = marshal.loads(out)
-                    if compiler != _compiler():  # (sys.executable is another Python: its answer is not this one's)
+                    if compiler != compiler_identity():  # (sys.executable is another Python: its answer is not this one's)
                         found = None
             except Exception:  # noqa: BLE001 - no answer (hung, killed, damaged): the scan compiles
                 child.kill()
@@ -119,7 +119,8 @@ def _failing(texts: list[str]) -> list[int]:
     return [i for i, text in enumerate(texts) if not compiles(text)]
 
 
-def _compiler() -> tuple:
+def compiler_identity() -> tuple:
+    """Which Python answers (another process's answer is taken only from the same one)."""
     return (sys.implementation.name, sys.hexversion)
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from .. import forked
 from ..cache.cachefile import text_digest
+from .compile_later import compiler_identity
 from .plan import step_index
 
 _FRAME = struct.Struct("<I")  # each answer's length, before it
@@ -162,7 +163,7 @@ def _answering() -> tuple:
     import tree_sitter
     import tree_sitter_python
 
-    return (sys.implementation.name, sys.hexversion, tree_sitter.__file__, tree_sitter_python.__file__)
+    return (*compiler_identity(), tree_sitter.__file__, tree_sitter_python.__file__)
 
 
 def answer() -> None:  # pragma: no cover - the other process

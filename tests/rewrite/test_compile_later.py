@@ -117,7 +117,7 @@ def test_an_answer_from_another_python_is_not_taken(shared_planning, monkeypatch
     assumed.active = True
     assumed.add(REFUSED + ACCEPTED)
     assumed.start()
-    monkeypatch.setattr(compile_later, "_compiler", lambda: ("another", 0))
+    monkeypatch.setattr(compile_later, "compiler_identity", lambda: ("another", 0))
     compiled_here = []
     failing = compile_later._failing
     monkeypatch.setattr(compile_later, "_failing", lambda texts: compiled_here.append(texts) or failing(texts))

@@ -33,6 +33,7 @@ export type CodeCacheState = "absent" | "accepted" | "rejected" | "stale" | "dam
 const DIGEST = 40; // a hex SHA-1
 const HEADER = 2 * DIGEST; // the SHA-1 of the text the cache was made from, then that of the data
 
+// (not warm-shape.ts digest(): that module loads the compiler, which must come through the loader)
 function sha1(data: string | Buffer): string {
   return createHash("sha1").update(data).digest("hex");
 }
