@@ -38,6 +38,9 @@ class ScanResult:
     record_digests: dict | None = field(default=None, repr=False)  # id(record) -> (record, digest of its IR line)
     context: object = field(default=None, repr=False)  # Django: the front end's Context, shared with re-analysis of rewrites
     outlines_ahead: object = field(default=None, repr=False)  # Django: rewrite.outline_ahead.OutlinesAhead, taken by the rewrites
+    # TypeScript: the scan's ts-plugin process (typeorm.bridge.Run), re-analysing rewritten files
+    # until the scan ends; None: a rewrite is re-analysed in a scan of an edited copy
+    served: object = field(default=None, repr=False)
 
     @property
     def ir_text(self) -> str:
@@ -165,6 +168,10 @@ class _TypeScriptRecords:
         #: else, their keys in the order a JSON round trip in Python gives (analyzer/typeorm/bridge.py)
         self.as_round_tripped = False
 
+    def served(self) -> bridge.Run | None:
+        """The process, when it re-analyses edited files after its records (bridge.start(serve=True))."""
+        return self._run if self._run is not None and self._run.serving else None
+
     def take(self) -> tuple[list[dict], list[str] | None]:
         """The records, and the transactions ts-plugin walked (None: no cache)."""
         if self._run is None:
@@ -184,11 +191,12 @@ class _TypeScriptRecords:
 
 
 def _typescript_records(root: Path, config: Config, cache: ScanCache | None, autocommit: bool,
-                        walk_files: list[str] | None = None) -> _TypeScriptRecords:
+                        walk_files: list[str] | None = None, serve: bool = False) -> _TypeScriptRecords:
     """ts-plugin's records, started now (`take` them), and the transactions it walked (None: no
     cache). With a cache in a folder, ts-plugin reuses what did not change
     (analyzer/cache/typescript.py); with one in memory, the records are reused when no file it
-    reads and no setting changed."""
+    reads and no setting changed. `serve`: the process goes on to re-analyse rewritten files
+    (the scan verifies rewrites) until the scan ends."""
     from .cache import typescript as warm
     from .typeorm import bridge
 
@@ -199,12 +207,13 @@ def _typescript_records(root: Path, config: Config, cache: ScanCache | None, aut
     if walk_files is not None:  # only the transactions of these files are walked (ts-plugin/src/scan.ts)
         settings["walkFiles"] = sorted(walk_files)
     if cache is None:
-        return _TypeScriptRecords(bridge.start(root, **settings))
+        return _TypeScriptRecords(bridge.start(root, serve=serve, **settings))
     if cache.folder is not None and not cache.frozen and walk_files is None:
         # one cache for scans with and without autocommit transactions (`txscan lint`): ts-plugin keeps both outputs
         shared = {k: v for k, v in settings.items() if k != "autocommit"}
         run = warm.WarmRun(cache.folder, bridge.settings_argument(**shared), bridge.plugin_path())
-        return _TypeScriptRecords(bridge.start(root, arguments=run.arguments, **settings), finish=lambda records: run.walked())
+        return _TypeScriptRecords(bridge.start(root, arguments=run.arguments, serve=serve, **settings),
+                                  finish=lambda records: run.walked())
     digest = warm.project_digest(root, bridge.settings_argument(**settings), bridge.plugin_path())
     kept = cache.tables("typeorm")
     if kept.get("digest") == digest and isinstance(kept.get("records"), list):
@@ -213,7 +222,7 @@ def _typescript_records(root: Path, config: Config, cache: ScanCache | None, aut
     def keep(records: list[dict]) -> None:
         cache.keep("typeorm", {"digest": digest, "records": records})
 
-    return _TypeScriptRecords(bridge.start(root, **settings), finish=keep, kept=True)
+    return _TypeScriptRecords(bridge.start(root, serve=serve, **settings), finish=keep, kept=True)
 
 
 def scan(root: Path, config: Config = Config(), frontend: str | None = None, rewrites: bool = True,
@@ -252,12 +261,12 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
     started = time.perf_counter()
     with timing.phase("detect"):
         frontend = frontend or detect_frontend(root)
-    walked = context = outlines_ahead = None
+    walked = context = outlines_ahead = served = None
     known_lines = read_lines = None  # id(record) -> (record, its IR line), of records the warm cache held as lines
     round_tripped = False  # the records are those a JSON round trip of their IR text would give back
     if frontend == "typeorm":
         with timing.phase("typescript"):
-            pending = _typescript_records(root, config, cache, autocommit, walk_files)
+            pending = _typescript_records(root, config, cache, autocommit, walk_files, serve=rewrites)
         try:
             # node runs from here on: this process prepares its own part meanwhile, on the other core
             with timing.phase("imports"):
@@ -272,6 +281,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
             raise
         # node writes its warm cache file after the IR: the scan goes on meanwhile, and waits for it at its end
         ending.append(pending.finish)
+        served = pending.served()
         round_tripped = pending.as_round_tripped
         lines = sum(f["lines"] for f in files)
     else:
@@ -327,7 +337,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
             add_excerpts(root, analyses, config.max_file_bytes)
     result = ScanResult(root, frontend, records, analyses, files, lines, time.perf_counter() - started, cache=cache,
                         walked=walked, ir_written=ir_text, record_digests=core_reuse.by_record if core_reuse is not None else None,
-                        context=context, outlines_ahead=outlines_ahead)
+                        context=context, outlines_ahead=outlines_ahead, served=served)
     if rewrites:
         # Code is shown only for rewrites that re-analysis of the rewritten project confirmed.
         with timing.phase("imports"):
@@ -335,7 +345,7 @@ def _scan(root: Path, config: Config, frontend: str | None, rewrites: bool, cach
 
         with timing.phase("rewrites"), timing.muted(), short_lived():
             attach(result, config)
-        result.context = None  # (the caller keeps the result, not the front end's work)
+        result.context = result.served = None  # (the caller keeps the result, not the front end's work)
         result.seconds = time.perf_counter() - started
     return result
 

@@ -58,7 +58,8 @@ def _verified(root: Path, result, config, ids, assume_compiles: bool, reuse, ent
                            assumed=assumed)
         if assumed is not None:
             assumed.start()  # compiled on the other core while the rewrites are re-analysed
-        verify(root, result.frontend, config, found, entities, cache, reuse, getattr(result, "context", None), texts)
+        verify(root, result.frontend, config, found, entities, cache, reuse, getattr(result, "context", None), texts,
+               getattr(result, "served", None))
         held = assumed is None or assumed.holds()
     except BaseException:
         if assumed is not None:

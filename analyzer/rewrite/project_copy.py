@@ -31,7 +31,11 @@ def edited_copy(root: Path, edits):
                     shutil.copyfile(Path(dirpath) / name, target / name)
         if (root / "node_modules").is_dir():
             os.symlink((root / "node_modules").resolve(), copy / "node_modules", target_is_directory=True)
-        for path, file_edits in edits_by_path(edits).items():
-            text = (root / path).read_text("utf-8")
-            (copy / path).write_text(apply(text, file_edits), "utf-8")
+        for path, text in edited_texts(root, edits).items():
+            (copy / path).write_text(text, "utf-8")
         yield copy
+
+
+def edited_texts(root: Path, edits) -> dict[str, str]:
+    """The edited files' texts (path under `root` -> text), as the copy holds them."""
+    return {path: apply((root / path).read_text("utf-8"), file_edits) for path, file_edits in edits_by_path(edits).items()}

@@ -14,11 +14,11 @@ from ..core.flatten import flatten
 from . import checks, typescript_syntax
 from .edits import EditConflict, apply, edits_by_path, map_line, new_line_ranges
 from .plan import Candidate, file_text, step_index
-from .project_copy import edited_copy
+from .project_copy import edited_copy, edited_texts
 
 
 def verify(root: Path, frontend: str, config, candidates: list[Candidate], entities: dict, cache=None,
-           reuse=None, scan_context=None, texts: dict | None = None) -> None:
+           reuse=None, scan_context=None, texts: dict | None = None, served=None) -> None:
     """Marks each candidate's rewrite verified (or says in `refused` why not), in place.
 
     `cache` (analyzer.cache.ScanCache) is the work of the scan of `root`: re-analysis then reuses
@@ -29,7 +29,9 @@ def verify(root: Path, frontend: str, config, candidates: list[Candidate], entit
     without it, from every candidate).
     `scan_context` (Django: the scan's Context) shares its module facts and parsed definitions
     with re-analysis where the edits do not reach them (django_reanalysis.py).
-    `texts` (path -> text, see plan.file_text) holds files already read during the scan's rewrites."""
+    `texts` (path -> text, see plan.file_text) holds files already read during the scan's rewrites.
+    `served` (TypeScript: the scan's ts-plugin process, typeorm.bridge.Run) re-analyses the edits
+    in the program the scan built, instead of a scan of an edited copy."""
     texts = {} if texts is None else texts
     pending = []
     for candidate in candidates:
@@ -46,7 +48,7 @@ def verify(root: Path, frontend: str, config, candidates: list[Candidate], entit
         context = reuse.round_context(batch) if reuse is not None else None
         changed = [c for c in batch if not _kept_verdict(c, reuse, context)]
         if changed:
-            _check_round(root, frontend, config, batch, texts, cache, changed, reuse, context, scan_context)
+            _check_round(root, frontend, config, batch, texts, cache, changed, reuse, context, scan_context, served)
 
 
 def check(root: Path, candidate: Candidate, entities: dict, texts: dict) -> bool:
@@ -139,7 +141,7 @@ def _round(root: Path, pending: list[Candidate]) -> tuple[list[Candidate], list[
 
 
 def _check_round(root: Path, frontend: str, config, batch: list[Candidate], texts: dict, cache=None, checked=None,
-                 reuse=None, context=None, scan_context=None) -> None:
+                 reuse=None, context=None, scan_context=None, served=None) -> None:
     """Re-analyses the project with the edits of the whole `batch` and checks the claims of
     `checked` (by default, the whole batch)."""
     checked = batch if checked is None else checked
@@ -152,7 +154,7 @@ def _check_round(root: Path, frontend: str, config, batch: list[Candidate], text
         new_ids[id(candidate)] = f"{file}:{map_line(originals[file], by_path[file], int(line)) if file in originals else line}"
     try:
         if frontend == "typeorm":
-            transactions, verdicts, records, reached = _reanalysed_copy(root, config, batch, edits, cache)
+            transactions, verdicts, records, reached = _reanalysed_typescript(root, config, batch, edits, cache, served)
         else:
             from .django_reanalysis import reanalyse
 
@@ -174,19 +176,43 @@ def _check_round(root: Path, frontend: str, config, batch: list[Candidate], text
             reuse.keep_verdict(candidate, context, reached.get(new_id, set()) | own)
 
 
-def _reanalysed_copy(root: Path, config, batch: list[Candidate], edits, cache) -> tuple[dict, dict, list[dict], dict]:
-    """TypeScript: a scan of a copy of the project with the edits, walking the transactions of
-    the batch's files (ts-plugin builds one program of the whole project)."""
+def _reanalysed_typescript(root: Path, config, batch: list[Candidate], edits, cache,
+                           served=None) -> tuple[dict, dict, list[dict], dict]:
+    """TypeScript: the project with the edits, walking the transactions of the batch's files
+    (ts-plugin builds one program of the whole project): by the scan's own ts-plugin process
+    (`served`), which reuses the program of the scan for every file the edits leave unchanged,
+    else (no such process, or one that does not answer) by a scan of an edited copy."""
+    walk_files = sorted({c.transaction.rsplit(":", 1)[0] for c in batch})
+    if served is not None:
+        from ..typeorm.bridge import FrontendUnavailable
+
+        try:
+            records = served.reanalyse(edited_texts(root, edits), walk_files)
+        except FrontendUnavailable:
+            pass  # the copy is scanned: the outcome is the same, only slower
+        else:
+            return _typescript_findings(records, config)
     from ..scan import scan  # the scan itself calls this module after its analysis
 
     observed = _ObservedCache(cache.read_only()) if cache else None
     with edited_copy(root, edits) as copy:
-        walk_files = sorted({c.transaction.rsplit(":", 1)[0] for c in batch})
         result = scan(copy, config, "typeorm", rewrites=False, autocommit=False, cache=observed,
                       walk_files=walk_files)
     transactions = {r["id"]: r for r in result.records if r["type"] == "transaction"}
     verdicts = {t["id"]: t for t in result.analyses["pk"]["transactions"]}
     return transactions, verdicts, result.records, {}
+
+
+def _typescript_findings(records: list[dict], config) -> tuple[dict, dict, list[dict], dict]:
+    """What _reanalysed_typescript gives of the records of a re-analysis: the records as the IR's
+    round trip gives them back, and the core's pk verdicts of them (as a scan makes both)."""
+    from .. import ir
+    from ..core import Settings, analyze
+
+    records = list(ir.loads(ir.dumps(records)))
+    transactions = {r["id"]: r for r in records if r["type"] == "transaction"}
+    verdicts = {t["id"]: t for t in analyze(records, Settings("pk", config.cda_entities))["transactions"]}
+    return transactions, verdicts, records, {}
 
 
 def _confirm(candidate: Candidate, after: dict | None, verdict: dict | None, claims: dict) -> None:

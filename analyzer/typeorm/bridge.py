@@ -63,9 +63,12 @@ def run(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, t
 
 
 def start(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000, timeout: float = 3600,
-          exclude: list[str] | tuple[str, ...] = (), arguments: list[str] | tuple[str, ...] = (), **extra_settings) -> Run:
+          exclude: list[str] | tuple[str, ...] = (), arguments: list[str] | tuple[str, ...] = (), serve: bool = False,
+          **extra_settings) -> Run:
     """ts-plugin started on `root` (as `run`): the caller prepares its own work meanwhile, on the
-    machine's other core, then takes the records (`Run.records`), and ends with `Run.finish`."""
+    machine's other core, then takes the records (`Run.records`), and ends with `Run.finish`.
+    `serve`: after its records, the process re-analyses edited files on request (`Run.reanalyse`)
+    until `finish`."""
     node = shutil.which("node")
     if node is None:
         raise FrontendUnavailable("node was not found on PATH; it is needed to scan TypeScript applications")
@@ -75,7 +78,13 @@ def start(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000,
                                   "run `npm ci && npm run build --workspace ts-plugin`")
     command = [node, *NODE_FLAGS, str(cli), "--settings", settings_argument(depth, max_file_bytes, exclude, **extra_settings),
                *arguments, os.fspath(root)]
-    return Run(command, timeout)
+    if not serve:
+        return Run(command, timeout)
+    answers, answering = os.pipe()  # (node writes each answer on its end, named by --serve)
+    try:
+        return Run([*command[:-1], "--serve", str(answering), command[-1]], timeout, answers=answers, answering=answering)
+    finally:
+        os.close(answering)
 
 
 class Run:
@@ -84,17 +93,21 @@ class Run:
     while node may still write that file; `finish` waits for node's end and its exit status.
     Its messages go to an unnamed temporary file, never a pipe that nobody reads."""
 
-    def __init__(self, command: list[str], timeout: float) -> None:
+    def __init__(self, command: list[str], timeout: float, answers: int = -1, answering: int = -1) -> None:
         self._deadline = time.monotonic() + timeout
         self._timeout = timeout
         self._stderr = tempfile.TemporaryFile()
         #: whether the records' keys stand in the order a JSON round trip in Python gives (set by `records`)
         self.keys_in_python_order = False
+        self._answers = answers  # this side of the served process's answers (start(serve=True)); -1: none
+        self._answered = b""  # what was read of the answers past the last one taken
         try:
-            self._process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self._stderr, stdin=subprocess.DEVNULL,
-                                             env=node_environment())
+            self._process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self._stderr,
+                                             stdin=subprocess.PIPE if answers >= 0 else subprocess.DEVNULL,
+                                             pass_fds=(answering,) if answering >= 0 else (), env=node_environment())
         except OSError as exc:
             self._stderr.close()
+            self._close_answers()
             raise FrontendUnavailable(f"cannot run node ({command[0]}): {exc.strerror or exc}") from exc
 
     def records(self) -> list[dict]:
@@ -107,24 +120,84 @@ class Run:
         if not stdout or self._process.poll() not in (None, 0):
             self.finish()  # nothing printed, or a failure: the exit status says what went wrong (raises)
         try:
-            text = stdout.decode("utf-8")
-            records = list(ir.loads(text))
-            for number, record in enumerate(records, 1):
-                if not isinstance(record, dict) or record.get("type") not in _RECORD_TYPES:
-                    raise ValueError(f"record {number} has no known type")
-        except (UnicodeDecodeError, ValueError, AttributeError) as exc:
+            records = _decoded(stdout)
+        except FrontendUnavailable:
             self.finish()  # a front end that failed while printing says so first
-            if isinstance(exc, UnicodeDecodeError):
-                raise FrontendUnavailable(f"the TypeScript front end printed bytes that are not UTF-8 (at byte {exc.start}); "
-                                          "not IR") from exc
-            raise FrontendUnavailable(f"the TypeScript front end printed something that is not IR: {exc}") from exc
+            raise
         self.keys_in_python_order = keys_sort_alike(stdout)
         return records
 
+    @property
+    def serving(self) -> bool:
+        """Whether the process was started to re-analyse edited files and may still do so."""
+        return self._answers >= 0 and not self._stderr.closed
+
+    def reanalyse(self, texts: dict[str, str], walk_files: list[str]) -> list[dict]:
+        """The records of the application with the files of `texts` (path under the root ->
+        text) edited, walking the explicit transactions of `walk_files` only and making no
+        autocommit transaction: what a scan of an edited copy with those settings gives
+        (ts-plugin/src/serve-edits.ts), from the process of this scan, which reuses its program
+        for every unchanged file. Asked after `records`; a FrontendUnavailable when the process
+        does not answer (the caller may scan a copy instead: nothing else is changed)."""
+        if not self.serving or self._process.stdin is None or self._process.stdin.closed:
+            raise FrontendUnavailable("the TypeScript front end is not serving re-analyses")
+        request = json.dumps({"texts": texts, "walkFiles": walk_files}, ensure_ascii=True).encode("ascii") + b"\n"
+        try:
+            self._write_request(request)
+            header = json.loads(self._read_answer(None).decode("utf-8"))
+            if isinstance(header, dict) and isinstance(header.get("error"), str):
+                refused = header["error"]  # (this request only: the process goes on serving)
+            else:
+                size = header.get("bytes") if isinstance(header, dict) else None
+                if type(size) is not int or size < 0:
+                    raise ValueError("an answer's header is not as ts-plugin writes it")
+                return _decoded(self._read_answer(size))
+        except (OSError, ValueError, FrontendUnavailable) as exc:
+            self._close_answers()  # the answers are out of step, or the process is gone: no more requests
+            if isinstance(exc, FrontendUnavailable):
+                raise
+            raise FrontendUnavailable(f"the TypeScript front end's re-analysis failed: {exc}") from exc
+        raise FrontendUnavailable(f"the TypeScript front end could not re-analyse the edits: {refused}")
+
+    def _write_request(self, request: bytes) -> None:
+        pipe = self._process.stdin
+        os.set_blocking(pipe.fileno(), False)
+        with selectors.DefaultSelector() as selector:
+            selector.register(pipe, selectors.EVENT_WRITE)
+            while request:
+                if not selector.select(self._left()):
+                    raise FrontendUnavailable(f"the TypeScript front end did not finish within {self._timeout:g} s")
+                request = request[os.write(pipe.fileno(), request):]
+
+    def _read_answer(self, size: int | None) -> bytes:
+        """The next `size` bytes of the answers (None: up to the next newline, which is dropped)."""
+        have = bytearray(self._answered)
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._answers, selectors.EVENT_READ)
+            while True:
+                end = have.find(b"\n") if size is None else (size if len(have) >= size else -1)
+                if end >= 0:
+                    self._answered = bytes(have[end + (1 if size is None else 0):])
+                    return bytes(have[:end])
+                if not selector.select(self._left()):
+                    raise FrontendUnavailable(f"the TypeScript front end did not finish within {self._timeout:g} s")
+                chunk = os.read(self._answers, 1 << 20)
+                if not chunk:
+                    raise ValueError("the process ended before its answer")
+                have += chunk
+
+    def _left(self) -> float:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise FrontendUnavailable(f"the TypeScript front end did not finish within {self._timeout:g} s")
+        return left
+
     def finish(self) -> None:
-        """Wait for node's end (its warm cache file written); a failure is a FrontendUnavailable."""
+        """Wait for node's end (its warm cache file written); a failure is a FrontendUnavailable.
+        A serving process is told first that no more requests come (the end of its stdin)."""
         if self._stderr.closed:
             return
+        self._end_requests()
         try:
             returncode = self._process.wait(timeout=max(0.0, self._deadline - time.monotonic()))
         except subprocess.TimeoutExpired as exc:
@@ -148,7 +221,21 @@ class Run:
         if self._process.poll() is None:
             self._process.kill()
             self._process.wait()
+        self._end_requests()
         self._close()
+
+    def _end_requests(self) -> None:
+        self._close_answers()
+        if self._process.stdin is not None and not self._process.stdin.closed:
+            try:
+                self._process.stdin.close()
+            except OSError:  # (a process that ended: nothing was left to read its input)
+                pass
+
+    def _close_answers(self) -> None:
+        if self._answers >= 0:
+            os.close(self._answers)
+            self._answers = -1
 
     def _read_output(self) -> bytes:
         """Everything node prints, to its end, read as it comes (node waits while a pipe is full)."""
@@ -176,6 +263,21 @@ class Run:
 #: (a character past U+FFFF is a surrogate pair, below U+E000), Python by code points, and the
 #: two orders differ only where such a character is compared with one from U+E000 to U+FFFF
 _ORDERED_APART = tuple(bytes([lead]) for lead in range(0xEE, 0xF5))
+
+
+def _decoded(output: bytes) -> list[dict]:
+    """The IR records of ts-plugin's output; anything else is a FrontendUnavailable."""
+    try:
+        records = list(ir.loads(output.decode("utf-8")))
+        for number, record in enumerate(records, 1):
+            if not isinstance(record, dict) or record.get("type") not in _RECORD_TYPES:
+                raise ValueError(f"record {number} has no known type")
+    except UnicodeDecodeError as exc:
+        raise FrontendUnavailable(f"the TypeScript front end printed bytes that are not UTF-8 (at byte {exc.start}); "
+                                  "not IR") from exc
+    except (ValueError, AttributeError) as exc:
+        raise FrontendUnavailable(f"the TypeScript front end printed something that is not IR: {exc}") from exc
+    return records
 
 
 def keys_sort_alike(output: bytes) -> bool:

@@ -6,12 +6,14 @@
 // TXSCAN_DEBUG is set).
 import "./with-code-cache"; // (first: before the compiler is loaded)
 import * as fs from "fs";
+import * as os from "os";
 import { DEFAULTS, scanBeforeCacheSave } from "./scan";
 import { ScanOptions } from "./program";
 import { catalogOf, UserCatalog } from "./settings";
 import { writeAllAndClose } from "./print-ir";
+import { serveEdits } from "./serve-edits";
 
-const USAGE = "usage: txscan-ts [--settings JSON] [--tsconfig FILE] [--max-file-bytes N] [--depth N] [--cache FILE --cache-key KEY [--cache-report FILE]] PATH";
+const USAGE = "usage: txscan-ts [--settings JSON] [--tsconfig FILE] [--max-file-bytes N] [--depth N] [--cache FILE --cache-key KEY [--cache-report FILE]] [--serve FD] PATH";
 const INTERNAL_ERROR = 3;
 
 function fail(msg: string): never {
@@ -65,6 +67,7 @@ function main(argv: string[]): void {
   let depth: number | undefined;
   let root: string | undefined;
   const cache: { file?: string; key?: string; report?: string } = {};
+  let serve: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = (): string => {
@@ -87,6 +90,7 @@ function main(argv: string[]): void {
     else if (a === "--cache" || a.startsWith("--cache=")) cache.file = value();
     else if (a === "--cache-key" || a.startsWith("--cache-key=")) cache.key = value();
     else if (a === "--cache-report" || a.startsWith("--cache-report=")) cache.report = value();
+    else if (a === "--serve" || a.startsWith("--serve=")) serve = int(value());
     else if (a.startsWith("-") && a !== "-") fail(`unknown option ${a}`);
     else if (root === undefined) root = a;
     else fail(`unexpected argument ${a}`);
@@ -119,13 +123,19 @@ function main(argv: string[]): void {
   const finalDepth = options.depth;
   const warm = cache.file !== undefined ? { file: cache.file, key: cache.key!, report: cache.report, partial: finalDepth === Number.POSITIVE_INFINITY,
     output: (options as { autocommit?: boolean }).autocommit === false ? "explicit" as const : "all" as const } : undefined;
-  const { result, saveCache } = scanBeforeCacheSave(root, { ...options, warm });
+  const { result, saveCache, program } = scanBeforeCacheSave(root, { ...options, warm, keepProgram: serve !== undefined });
   // The IR on stdout, and stdout closed: the caller has all of it (end of file) and goes on with
   // it while the warm cache file is written (vendure's core: 27 MB, about 0.2 s). Written with
   // fs.writeSync: process.stdout, which may write a pipe asynchronously, is never made (nothing
   // is printed after this; the descriptor's number may then be reused by the cache's file).
   writeAllAndClose(1, result.ir);
+  // Serving reads folders after this, and libuv refuses to close a descriptor numbered 0-2
+  // (it aborts): the closed stdout's number is taken by /dev/null, so that no file gets it.
+  if (serve !== undefined) fs.openSync(os.devNull, "r");
   saveCache();
+  // `--serve FD`: re-analyses of edited files (a rewrite's verification), asked on stdin and
+  // answered on FD, until stdin ends (src/serve-edits.ts)
+  if (serve !== undefined) serveEdits(root, options, serve, program);
 }
 
 try {

@@ -71,7 +71,9 @@ const ENTITY_DECORATORS = [
   "ManyToMany", "OneToMany", "TreeParent", "TreeChildren", "JoinColumn", "JoinTable", "RelationId", "Unique", "Index",
   "CreateDateColumn", "UpdateDateColumn", "DeleteDateColumn", "VersionColumn", "ViewColumn", "VirtualColumn", "Column",
 ];
-const wrapperCache = new WeakMap<ts.Node, string | null>();
+/** Decorator wrappers already followed, per checker: what a wrapper calls is the checker's answer,
+ *  and a re-analysis of edited files (edited.ts) shares the wrapper's unchanged tree with a new one. */
+const wrapperCaches = new WeakMap<ts.TypeChecker, WeakMap<ts.Node, string | null>>();
 
 /** TypeORM decorator a decorator expression applies, following the app's own decorator
  *  wrappers (`@MultiORMEntity("x")` whose body calls TypeORM's `Entity`). */
@@ -86,6 +88,8 @@ export function decoratorName(checker: ts.TypeChecker, expr: ts.Expression): str
   const decl = sym?.declarations?.find((d) => ts.isFunctionLike(d) && (d as ts.FunctionLikeDeclaration).body) ??
     sym?.declarations?.find((d) => ts.isVariableDeclaration(d) && !!d.initializer);
   if (!decl || decl.getSourceFile().isDeclarationFile) return undefined;
+  let wrapperCache = wrapperCaches.get(checker);
+  if (!wrapperCache) wrapperCaches.set(checker, (wrapperCache = new WeakMap()));
   if (wrapperCache.has(decl)) return wrapperCache.get(decl) ?? undefined;
   wrapperCache.set(decl, null);
   const found = new Set<string>();

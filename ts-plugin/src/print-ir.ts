@@ -19,7 +19,7 @@ export function writeAllAndClose(fd: number, text: string, chunkChars = CHUNK_CH
   fs.closeSync(fd);
 }
 
-function writeAll(fd: number, bytes: Buffer): void {
+export function writeAll(fd: number, bytes: Buffer): void {
   for (let done = 0; done < bytes.length; ) {
     try {
       done += fs.writeSync(fd, bytes, done, bytes.length - done);

@@ -24,6 +24,29 @@ export interface ScanOptions {
   depth: number;
   /** Folder or file names (`*`/`?` patterns) never scanned, besides the default scope (scope.ts): `exclude` of [tool.txscan]. */
   exclude?: string[];
+  /** A rewrite's re-analysis (edited.ts): files read with other texts, and an earlier program's trees. */
+  overlay?: Overlay;
+}
+
+/** What a re-analysis of edited files changes in the setup: each file of `texts` (absolute
+ *  path -> text) reads as that text instead of what is on disk (as if the edits had been
+ *  written there), and the source files of `previous` are taken as that program parsed and
+ *  bound them, where their text is the one this setup would parse (the application's own
+ *  files) or where they come from outside the application (declarations of installed packages,
+ *  read once per process as the libraries are: sharedFiles). The program is then built from the
+ *  changed files alone: a fresh setup of ever-traduora's 194 files takes about 350 ms, one
+ *  reusing all but one about 30 ms. */
+export interface Overlay {
+  texts: ReadonlyMap<string, string>;
+  previous?: KeptProgram;
+}
+
+/** A scan's program kept for re-analyses (Overlay), with the imports it could not resolve by
+ *  importing file: the compiler reuses an unchanged file's resolutions without asking the host,
+ *  so those are not found again. */
+export interface KeptProgram {
+  program: ts.Program;
+  unresolved: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 export interface ProgramSetup {
@@ -35,6 +58,8 @@ export interface ProgramSetup {
   diagnostics: DiagnosticRecord[];
   /** source files skipped by the default scope (scope.ts) */
   scope: ScopeCounter;
+  /** imports that could not be resolved, by importing file (KeptProgram) */
+  unresolved: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 const TS_SOURCE = /\.(ts|tsx|mts|cts)$/;
@@ -353,6 +378,19 @@ function workspacePackages(allFiles: string[]): Map<string, string> {
  *  module resolutions with every location each one tried, and each file's set of identifier
  *  names, which the compiler reads only to invent unique names when it emits code (txscan never
  *  emits). The program resolves no module after it is built. */
+/** A file's bytes as an overlay gives them: its text, or the refusal readRegularFile gives a large file. */
+function overlayBytes(text: string, maxBytes: number): Buffer | { code: string; reason: string } {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length > maxBytes) return { code: "too-large", reason: `file has ${bytes.length} bytes, over the limit of ${maxBytes}; skipped` };
+  return bytes;
+}
+
+/** Whether a source file parsed before was parsed as a request for `languageVersion` would parse it. */
+function sameTarget(sf: ts.SourceFile, languageVersion: ts.ScriptTarget | ts.CreateSourceFileOptions): boolean {
+  if (typeof languageVersion !== "object") return sf.languageVersion === languageVersion;
+  return sf.languageVersion === languageVersion.languageVersion && sf.impliedNodeFormat === languageVersion.impliedNodeFormat;
+}
+
 function releaseParseState(program: ts.Program, moduleCache: ts.ModuleResolutionCache): void {
   moduleCache.clear();
   const noNames: ReadonlyMap<string, string> = new Map();
@@ -365,6 +403,13 @@ const sharedFiles = new Map<string, ts.SourceFile>();
 
 export function setupProgram(opts: ScanOptions): ProgramSetup {
   const rootDir = path.resolve(opts.root);
+  const overlaid = opts.overlay?.texts;
+  const read = (file: string, maxBytes: number) => {
+    const text = overlaid?.get(path.resolve(file));
+    return text === undefined ? readRegularFile(file, maxBytes) : overlayBytes(text, maxBytes);
+  };
+  const previous = new Map<string, ts.SourceFile>();
+  for (const sf of opts.overlay?.previous?.program.getSourceFiles() ?? []) previous.set(path.resolve(sf.fileName), sf);
   const diagnostics: DiagnosticRecord[] = [];
   const scope = new ScopeCounter();
   const allFiles = listFiles(rootDir, opts.exclude ?? [], diagnostics, scope);
@@ -389,7 +434,7 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
     const rel = relPath(rootDir, f);
     if (JS_SOURCE.test(f)) {
       // JavaScript is not analysed; say so where it could hide transactions.
-      const content = readRegularFile(f, opts.maxFileBytes);
+      const content = read(f, opts.maxFileBytes);
       const text = Buffer.isBuffer(content) ? content.toString("utf8") : "";
       if (/\btypeorm\b|\.transaction\s*\(|startTransaction\s*\(/.test(text)) {
         diagnostics.push(diag(rel, 0, "unknown-orm-pattern", "info", "JavaScript file uses TypeORM but is not analysed (TypeScript only)"));
@@ -399,7 +444,8 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
     if (!TS_SOURCE.test(f)) continue;
     let size = 0;
     try {
-      size = fs.statSync(f).size;
+      const text = overlaid?.get(path.resolve(f));
+      size = text === undefined ? fs.statSync(f).size : Buffer.byteLength(text, "utf8");
     } catch (e) {
       diagnostics.push(diag(rel, 0, "unreadable", "error", `cannot read (${(e as NodeJS.ErrnoException).code ?? "error"}); not analysed`));
       continue;
@@ -427,7 +473,7 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
       return file && isAppSource(file) && !oversized.has(file) ? file : undefined;
     },
     read: (file) => {
-      const buf = readRegularFile(file, opts.maxFileBytes);
+      const buf = read(file, opts.maxFileBytes);
       if (!Buffer.isBuffer(buf)) return undefined;
       try {
         return new TextDecoder("utf-8", { fatal: true }).decode(buf);
@@ -444,7 +490,7 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
     if (isShared && sharedFiles.has(key)) return sharedFiles.get(key);
     if (oversized.has(resolved)) return ts.createSourceFile(fileName, "", languageVersion);
     if (resolved.startsWith(rootDir + path.sep) && !resolved.includes(`${path.sep}node_modules${path.sep}`)) {
-      const buf = readRegularFile(resolved, opts.maxFileBytes);
+      const buf = read(resolved, opts.maxFileBytes);
       if (!Buffer.isBuffer(buf)) {
         if (buf.code === "too-large") oversized.add(resolved);
         else refused.set(resolved, [buf.code, buf.reason]);
@@ -463,17 +509,23 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
         return ts.createSourceFile(fileName, "", languageVersion);
       }
       const blanked = blankedMigration(fileName, text, languageVersion) ?? (isMigrationSource(text) ? undefined : metadataDecorators.blanked(fileName, text));
+      const parsed = previous.get(resolved);
+      if (parsed && parsed.text === (blanked ?? text) && sameTarget(parsed, languageVersion)) return parsed;
       return ts.createSourceFile(fileName, blanked ?? text, languageVersion);
     }
+    const parsed = previous.get(resolved);
+    if (parsed && sameTarget(parsed, languageVersion)) return parsed;
     const sf = baseGetSourceFile(fileName, languageVersion, onError, shouldCreate);
     if (sf && isShared) sharedFiles.set(key, sf);
     return sf;
   };
 
   // Failed resolutions, kept to report unresolved imports afterwards.
-  const failed = new Map<string, Set<string>>();
-  host.resolveModuleNames = (moduleNames, containingFile, _reused, redirected, compilerOptions) =>
-    moduleNames.map((name) => {
+  const failed = new Map<string, ReadonlySet<string>>();
+  const resolvedFrom = new Set<string>();
+  host.resolveModuleNames = (moduleNames, containingFile, _reused, redirected, compilerOptions) => {
+    resolvedFrom.add(containingFile);
+    return moduleNames.map((name) => {
       const r = ts.resolveModuleName(name, containingFile, compilerOptions, host, moduleCache, redirected).resolvedModule;
       if (r && !/\.(js|jsx|mjs|cjs)$/.test(r.resolvedFileName)) return r;
       const stub = stubFor(name);
@@ -482,11 +534,16 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
       if (ws) return { resolvedFileName: ws, extension: ts.Extension.Ts, isExternalLibraryImport: false };
       if (r) return r;
       if (!failed.has(containingFile)) failed.set(containingFile, new Set());
-      failed.get(containingFile)!.add(name);
+      (failed.get(containingFile) as Set<string>).add(name);
       return undefined;
     });
+  };
 
-  const program = ts.createProgram({ rootNames: roots, options, host });
+  const kept = opts.overlay?.previous;
+  const program = ts.createProgram({ rootNames: roots, options, host, oldProgram: kept?.program });
+  for (const [file, names] of kept?.unresolved ?? []) {
+    if (!resolvedFrom.has(file)) failed.set(file, names); // resolutions the compiler took from the kept program
+  }
   releaseParseState(program, moduleCache);
   const checker = memoizedChecker(program.getTypeChecker());
 
@@ -547,5 +604,5 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
     }
   }
   if (scope.total > 0) diagnostics.push(diag(".", 0, "default-scope", "info", scope.message()));
-  return { program, checker, rootDir, files, diagnostics, scope };
+  return { program, checker, rootDir, files, diagnostics, scope, unresolved: failed };
 }

@@ -8,7 +8,7 @@ import { EntityIndex } from "./entities";
 import { HandleTypes } from "./handles";
 import { canonicalJson, DiagnosticRecord, EntityRecord, MetaRecord, renderIr, TransactionRecord } from "./ir";
 import { lineOf, OriginResolver } from "./names";
-import { relPath, ScanOptions, setupProgram } from "./program";
+import { KeptProgram, relPath, ScanOptions, setupProgram } from "./program";
 import { SyntaxOutline } from "./syntax-outline";
 import { HierarchyIndex } from "./hierarchy";
 import { EffectReach } from "./reach";
@@ -34,7 +34,8 @@ export const DEFAULTS = { maxFileBytes: 2_000_000, depth: Number.POSITIVE_INFINI
 /** `walkFiles` (paths relative to the root): only the explicit transactions found in these
  *  files are walked (a rewrite's verification needs no others); the rest of the scan is whole. */
 /** `warm`: the warm cache (warm-cache.ts): what did not change since the last scan is reused. */
-export type ScanSettings = Partial<Omit<ScanOptions, "root">> & { catalog?: UserCatalog; autocommit?: boolean; memo?: WalkMemo | null; walkFiles?: string[]; warm?: WarmSettings };
+/** `keepProgram`: the scan's program is kept for re-analyses of edited files (scanEdited), when it is small. */
+export type ScanSettings = Partial<Omit<ScanOptions, "root">> & { catalog?: UserCatalog; autocommit?: boolean; memo?: WalkMemo | null; walkFiles?: string[]; warm?: WarmSettings; keepProgram?: boolean };
 
 export function scan(root: string, options: ScanSettings = {}): ScanResult {
   const { result, saveCache } = scanBeforeCacheSave(root, options);
@@ -45,7 +46,7 @@ export function scan(root: string, options: ScanSettings = {}): ScanResult {
 /** A scan whose warm cache is not yet written: `saveCache` writes it (the command line prints
  *  the IR first, so that the caller reads it while the cache file is written). Which
  *  transactions were walked (the cache report) is written before this returns. */
-export function scanBeforeCacheSave(root: string, options: ScanSettings = {}): { result: ScanResult; saveCache: () => void } {
+export function scanBeforeCacheSave(root: string, options: ScanSettings = {}): { result: ScanResult; saveCache: () => void; program?: KeptProgram } {
   const opts: ScanOptions = { ...options, root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth, tsconfig: options.tsconfig };
   const timings = new PhaseTimer();
   const warm = options.warm && !options.walkFiles ? new WarmCache(path.resolve(root), options.warm, opts.exclude ?? [], opts.maxFileBytes) : undefined;
@@ -60,17 +61,36 @@ export function scanBeforeCacheSave(root: string, options: ScanSettings = {}): {
   }
   const found = analyse(opts, options, warm, timings);
   timings.writeIfAsked();
+  // a large program is not kept: it is released before the output is rendered, as always
+  const program = options.keepProgram && process.memoryUsage().heapUsed <= LARGE_HEAP_BYTES ? found.program : undefined;
+  found.program = undefined;
   collectReleasedProgram();
   const ir = renderIr(metaOf(root), found.entities, found.transactions, found.diagnostics);
   warm?.writeReport();
-  return { result: { ir, transactions: found.transactions, diagnostics: found.diagnostics }, saveCache: () => warm?.save(ir) };
+  return { result: { ir, transactions: found.transactions, diagnostics: found.diagnostics }, saveCache: () => warm?.save(ir), program };
 }
 
-/** What a scan found: its records, and nothing of the program they were found in. */
+/** The IR of a scan of `root` with some files edited (absolute path -> text, as if written
+ *  there): a rewrite's re-analysis. Only the explicit transactions of `walkFiles` are walked,
+ *  and no autocommit transaction is made, as a scan of an edited copy with those settings does.
+ *  `previous`: the program of the scan of `root` (scanBeforeCacheSave's `program`); its
+ *  unchanged files are reused (program.ts Overlay). Without it the program is built afresh. */
+export function scanEdited(root: string, options: ScanSettings, texts: ReadonlyMap<string, string>, walkFiles: string[],
+                           previous?: KeptProgram): string {
+  const settings: ScanSettings = { ...options, warm: undefined, keepProgram: false, autocommit: false, walkFiles, memo: undefined };
+  const opts: ScanOptions = { ...settings, root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth,
+    tsconfig: options.tsconfig, overlay: { texts, previous } };
+  const found = analyse(opts, settings, undefined, new PhaseTimer());
+  return renderIr(metaOf(root), found.entities, found.transactions, found.diagnostics);
+}
+
+/** What a scan found: its records, and nothing of the program they were found in but the
+ *  program itself where it is to be kept (ScanSettings.keepProgram). */
 interface Findings {
   entities: EntityRecord[];
   transactions: TransactionRecord[];
   diagnostics: DiagnosticRecord[];
+  program?: KeptProgram;
 }
 
 /** The program built, its transactions found and walked: the records, the program left behind. */
@@ -159,7 +179,7 @@ function analyse(opts: ScanOptions, options: ScanSettings, warm: WarmCache | und
   timings.lap("ts-warm-signatures");
   // the last walk's notes hold nodes of its file
   warm?.reads.reset();
-  return { entities: entities.records(), transactions, diagnostics };
+  return { entities: entities.records(), transactions, diagnostics, program: options.keepProgram ? { program: setup.program, unresolved: setup.unresolved } : undefined };
 }
 
 /** What the walks consult that was found over the whole program (warm-cache.ts compares it):
