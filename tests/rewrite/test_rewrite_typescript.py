@@ -5,31 +5,12 @@ from textwrap import dedent
 
 from analyzer.rewrite import typescript_syntax
 
-from typeorm_projects import write
+from typeorm_projects import DEPOSIT, HEADER, write
 
-HEADER = """\
-import { DataSource, Repository } from "typeorm";
-import { Account } from "./entities/Account";
-import { Stamped } from "./entities/Stamped";
-
-"""
 
 
 def test_a_counter_read_modify_write_becomes_increment(tmp_path):
-    app = write(tmp_path, HEADER + dedent("""\
-        export class Bank {
-          constructor(private dataSource: DataSource) {}
-
-          async deposit(id: number, amount: number): Promise<void> {
-            await this.dataSource.transaction(async (em) => {
-              const account = await em.findOneByOrFail(Account, { id });
-              account.balance += amount;
-              // one statement now
-              await em.save(account);
-            });
-          }
-        }
-    """))
+    app = write(tmp_path, HEADER + DEPOSIT)
     after, candidate = app.rewritten("one-shot", "read-modify-write")
     assert after == HEADER + dedent("""\
         export class Bank {

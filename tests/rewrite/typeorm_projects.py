@@ -43,6 +43,31 @@ export class Stamped {
 """
 
 
+# The imports of a service of entities/ (src/bank.ts).
+HEADER = """\
+import { DataSource, Repository } from "typeorm";
+import { Account } from "./entities/Account";
+import { Stamped } from "./entities/Stamped";
+
+"""
+
+# A counter read, added to and saved in a transaction: ts-increment makes it one statement.
+DEPOSIT = """\
+export class Bank {
+  constructor(private dataSource: DataSource) {}
+
+  async deposit(id: number, amount: number): Promise<void> {
+    await this.dataSource.transaction(async (em) => {
+      const account = await em.findOneByOrFail(Account, { id });
+      account.balance += amount;
+      // one statement now
+      await em.save(account);
+    });
+  }
+}
+"""
+
+
 class Project:
     def __init__(self, root: Path):
         self.root = root
