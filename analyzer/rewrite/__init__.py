@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import compile_later, python_top_level
+from . import compile_later, python_top_level, typescript_syntax
 from .edits import Edit, EditConflict, Rewrite, apply
 from .plan import Candidate, candidates
 from .verify import check, verify
@@ -43,7 +43,9 @@ def verified_candidates(root: Path, result, config=None, ids=None, assume_compil
         finally:
             result.outlines_ahead = None
     try:
-        return _verified(root, result, config, ids, assume_compiles, reuse, entities, texts, cache)
+        # (TypeScript: the scan's own ts-plugin process answers the syntax questions of planning too)
+        with typescript_syntax.answered_by(getattr(result, "served", None)):
+            return _verified(root, result, config, ids, assume_compiles, reuse, entities, texts, cache)
     finally:
         if ahead is not None:
             python_top_level.tell({})

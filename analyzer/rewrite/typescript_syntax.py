@@ -1,6 +1,10 @@
-"""Syntax facts about TypeScript files from the TypeScript parser (ts-plugin's rewrite-check.js,
+"""Syntax facts about TypeScript files from the TypeScript parser (ts-plugin's syntax-facts.ts,
 run with node): parse errors, the calls on a line, the enclosing functions, the block's
-statements. Offsets come back in UTF-16 code units and are converted to string indexes here."""
+statements. Offsets come back in UTF-16 code units and are converted to string indexes here.
+
+They are asked of the scan's own ts-plugin process while it serves the scan's rewrites
+(`answered_by`, bridge.Run.syntax_facts: its compiler is loaded already), else of a
+rewrite-check.js process started for them (the same facts, from the same code)."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ import shutil
 import subprocess
 import threading
 import time
+from contextlib import contextmanager
 
 from ..typeorm import bridge
 
@@ -106,10 +111,36 @@ _CHECKER = _Checker()
 atexit.register(_CHECKER.close)
 
 
+# The scan's ts-plugin process answering while its rewrites are planned and verified (answered_by).
+_served: bridge.Run | None = None
+
+
+@contextmanager
+def answered_by(served: bridge.Run | None):
+    """Within this block, facts are asked of `served` (a scan's ts-plugin process started with
+    serve=True) while it answers; a question it does not answer goes to rewrite-check.js."""
+    global _served
+    outer, _served = _served, served
+    try:
+        yield
+    finally:
+        _served = outer
+
+
+def _ask(request: dict) -> dict:
+    served = _served
+    if served is not None and served.serving:
+        try:
+            return served.syntax_facts(request)
+        except bridge.FrontendUnavailable:
+            pass  # (no longer serving: rewrite-check.js answers from here on)
+    return _CHECKER.ask(request)
+
+
 @functools.lru_cache(maxsize=256)
 def facts(path: str, text: str, line: int | None = None) -> dict:
     request = {"path": path, "text": text, **({"line": line} if line is not None else {})}
-    result = _CHECKER.ask({"files": [request]})["files"][0]
+    result = _ask({"files": [request]})["files"][0]
     return _to_indexes(result, text)
 
 

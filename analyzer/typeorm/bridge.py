@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -101,6 +102,8 @@ class Run:
         self.keys_in_python_order = False
         self._answers = answers  # this side of the served process's answers (start(serve=True)); -1: none
         self._answered = b""  # what was read of the answers past the last one taken
+        self._asking = threading.Lock()  # (one request and its answer at a time)
+        self._owner = os.getpid()  # (a forked copy never uses the pipes)
         try:
             self._process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self._stderr,
                                              stdin=subprocess.PIPE if answers >= 0 else subprocess.DEVNULL,
@@ -129,8 +132,9 @@ class Run:
 
     @property
     def serving(self) -> bool:
-        """Whether the process was started to re-analyse edited files and may still do so."""
-        return self._answers >= 0 and not self._stderr.closed
+        """Whether the process was started to answer requests after its records (re-analyses of
+        edited files, syntax facts) and may still do so, for this Python process (not a fork of it)."""
+        return self._answers >= 0 and not self._stderr.closed and self._owner == os.getpid()
 
     def reanalyse(self, texts: dict[str, str], walk_files: list[str]) -> list[dict]:
         """The records of the application with the files of `texts` (path under the root ->
@@ -139,25 +143,43 @@ class Run:
         (ts-plugin/src/serve-edits.ts), from the process of this scan, which reuses its program
         for every unchanged file. Asked after `records`; a FrontendUnavailable when the process
         does not answer (the caller may scan a copy instead: nothing else is changed)."""
-        if not self.serving or self._process.stdin is None or self._process.stdin.closed:
-            raise FrontendUnavailable("the TypeScript front end is not serving re-analyses")
-        request = json.dumps({"texts": texts, "walkFiles": walk_files}, ensure_ascii=True).encode("ascii") + b"\n"
+        return _decoded(self._ask({"texts": texts, "walkFiles": walk_files}))
+
+    def syntax_facts(self, request: dict) -> dict:
+        """rewrite-check.js's answer to `request` ({"files": [...]}, analyzer/rewrite/typescript_syntax.py),
+        from this process, whose compiler is loaded already; a FrontendUnavailable as `reanalyse`."""
         try:
-            self._write_request(request)
-            header = json.loads(self._read_answer(None).decode("utf-8"))
-            if isinstance(header, dict) and isinstance(header.get("error"), str):
-                refused = header["error"]  # (this request only: the process goes on serving)
-            else:
-                size = header.get("bytes") if isinstance(header, dict) else None
-                if type(size) is not int or size < 0:
-                    raise ValueError("an answer's header is not as ts-plugin writes it")
-                return _decoded(self._read_answer(size))
-        except (OSError, ValueError, FrontendUnavailable) as exc:
-            self._close_answers()  # the answers are out of step, or the process is gone: no more requests
-            if isinstance(exc, FrontendUnavailable):
-                raise
-            raise FrontendUnavailable(f"the TypeScript front end's re-analysis failed: {exc}") from exc
-        raise FrontendUnavailable(f"the TypeScript front end could not re-analyse the edits: {refused}")
+            answer = json.loads(self._ask(request).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            self._close_answers()
+            raise FrontendUnavailable(f"the TypeScript front end's syntax facts are not JSON: {exc}") from exc
+        if not isinstance(answer, dict) or not isinstance(answer.get("files"), list):
+            self._close_answers()
+            raise FrontendUnavailable("the TypeScript front end's syntax facts are not as rewrite-check writes them")
+        return answer
+
+    def _ask(self, request: dict) -> bytes:
+        """The answer's bytes of one request (ts-plugin/src/serve-edits.ts), one request at a time."""
+        with self._asking:
+            if not self.serving or self._process.stdin is None or self._process.stdin.closed:
+                raise FrontendUnavailable("the TypeScript front end is not serving requests")
+            line = json.dumps(request, ensure_ascii=True).encode("ascii") + b"\n"
+            try:
+                self._write_request(line)
+                header = json.loads(self._read_answer(None).decode("utf-8"))
+                if isinstance(header, dict) and isinstance(header.get("error"), str):
+                    refused = header["error"]  # (this request only: the process goes on serving)
+                else:
+                    size = header.get("bytes") if isinstance(header, dict) else None
+                    if type(size) is not int or size < 0:
+                        raise ValueError("an answer's header is not as ts-plugin writes it")
+                    return self._read_answer(size)
+            except (OSError, ValueError, FrontendUnavailable) as exc:
+                self._close_answers()  # the answers are out of step, or the process is gone: no more requests
+                if isinstance(exc, FrontendUnavailable):
+                    raise
+                raise FrontendUnavailable(f"the TypeScript front end's answer failed: {exc}") from exc
+        raise FrontendUnavailable(f"the TypeScript front end could not answer: {refused}")
 
     def _write_request(self, request: bytes) -> None:
         pipe = self._process.stdin

@@ -1,6 +1,7 @@
 """TypeScript rewrites are re-analysed by the scan's own ts-plugin process (bridge.start(serve=True)),
-which reuses the scan's program for the files the edits leave unchanged; a scan of an edited copy
-stands in when that process does not answer, with the same outcome."""
+which reuses the scan's program for the files the edits leave unchanged, and which answers the
+rewrites' syntax questions too; a scan of an edited copy (and rewrite-check.js) stand in when that
+process does not answer, with the same outcome."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import shutil
 import pytest
 
 from analyzer.config import Config
+from analyzer.rewrite import typescript_syntax
 from analyzer.scan import scan
 from analyzer.typeorm import bridge
 
@@ -33,7 +35,12 @@ def test_the_scans_own_front_end_verifies_its_rewrites(tmp_path, monkeypatch):
     def no_copy(*_args, **_kwargs):
         raise AssertionError("an edited copy was scanned")
 
+    def no_checker(_request):
+        raise AssertionError("rewrite-check.js was asked")
+
     monkeypatch.setattr(verification, "edited_copy", no_copy)
+    monkeypatch.setattr(typescript_syntax._CHECKER, "ask", no_checker)
+    typescript_syntax.facts.cache_clear()  # (the copy's verification above asked for the same facts)
     result = scan(project.root, Config(), "typeorm")
     assert _verified(result) == [(by_copy.transaction, "ts-increment", tuple(by_copy.rewrite.edits), True)]
 
@@ -44,13 +51,14 @@ def test_a_front_end_that_does_not_answer_leaves_the_copy_to_verify(tmp_path, mo
     assert expected
     asked = []
 
-    def not_answering(self, texts, walk_files):
-        asked.append(sorted(texts))
-        raise bridge.FrontendUnavailable("the TypeScript front end's re-analysis failed: test")
+    def not_answering(self, request):
+        asked.append(sorted(request.get("texts", {"(syntax facts)": None})))
+        raise bridge.FrontendUnavailable("the TypeScript front end's answer failed: test")
 
-    monkeypatch.setattr(bridge.Run, "reanalyse", not_answering)
+    monkeypatch.setattr(bridge.Run, "_ask", not_answering)
+    typescript_syntax.facts.cache_clear()
     assert _verified(scan(project.root, Config(), "typeorm")) == expected
-    assert asked == [["src/bank.ts"]]
+    assert ["src/bank.ts"] in asked and ["(syntax facts)"] in asked
 
 
 def test_a_served_re_analysis_gives_the_records_of_a_scan_of_an_edited_copy(tmp_path):
@@ -70,14 +78,18 @@ def test_a_served_re_analysis_gives_the_records_of_a_scan_of_an_edited_copy(tmp_
         assert served.reanalyse({"src/bank.ts": edited}, ["src/bank.ts"])[1:] == expected[1:]
         unchanged = served.reanalyse({}, ["src/bank.ts"])
         assert unchanged[1:] == bridge.run(project.root, autocommit=False, walkFiles=["src/bank.ts"])[1:]
-        with pytest.raises(bridge.FrontendUnavailable, match="could not re-analyse the edits"):
+        with pytest.raises(bridge.FrontendUnavailable, match="could not answer: .*not a path under the scanned root"):
             served.reanalyse({"../outside.ts": "export {};"}, [])
         assert served.serving  # (a refused request ends nothing)
+        question = {"files": [{"path": "src/bank.ts", "text": edited, "line": 10}, {"path": "x.ts", "text": "let = ;"}]}
+        assert served.syntax_facts(question) == typescript_syntax._CHECKER.ask(question)
     finally:
         served.finish()
     assert not served.serving
     with pytest.raises(bridge.FrontendUnavailable, match="not serving"):
         served.reanalyse({}, ["src/bank.ts"])
+    with pytest.raises(bridge.FrontendUnavailable, match="not serving"):
+        served.syntax_facts({"files": []})
 
 
 def test_a_served_front_end_that_died_is_an_error_not_a_hang(tmp_path):
@@ -86,7 +98,7 @@ def test_a_served_front_end_that_died_is_an_error_not_a_hang(tmp_path):
     served.records()
     served._process.kill()
     served._process.wait()
-    with pytest.raises(bridge.FrontendUnavailable, match="re-analysis failed"):
+    with pytest.raises(bridge.FrontendUnavailable, match="answer failed"):
         served.reanalyse({}, ["src/bank.ts"])
     assert not served.serving
     with pytest.raises(bridge.FrontendUnavailable, match="killed by SIGKILL"):

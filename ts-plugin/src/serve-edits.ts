@@ -2,25 +2,35 @@
 // after the IR, the process reads requests on stdin, each a set of edited files, and answers each
 // with the IR of the application with those edits (scan.ts scanEdited). The program of the scan
 // is reused for every file an edit did not change, so an answer costs the walks of the edited
-// files' transactions rather than a new process and a new program.
+// files' transactions rather than a new process and a new program. The rewrites' syntax facts
+// (syntax-facts.ts, which rewrite-check.js answers otherwise) are asked here too: the compiler is
+// loaded already.
 import * as fs from "fs";
 import * as path from "path";
 import { writeAll } from "./print-ir";
 import { KeptProgram } from "./program";
 import { scanEdited, ScanSettings } from "./scan";
+import { facts, Request as SyntaxRequest } from "./syntax-facts";
 
-/** One request: the edited files' texts by path relative to the root, and the files whose
+/** A re-analysis: the edited files' texts by path relative to the root, and the files whose
  *  explicit transactions are walked. */
-interface Request {
+interface Reanalysis {
   texts: Record<string, string>;
   walkFiles: string[];
 }
 
+/** Syntax facts of files, as rewrite-check.js is asked for them. */
+interface SyntaxQuestion {
+  files: SyntaxRequest[];
+}
+
 /**
- * Requests arrive on stdin, one JSON line each: `{"texts": {path: text}, "walkFiles": [path]}`.
- * Each answer goes to the descriptor `fd`: one JSON line, `{"bytes": N}` followed by N bytes of
- * IR, or `{"error": message}` for a request that could not be answered. The end of stdin ends
- * the serving. `previous` is the scan's program (undefined: each answer builds its own).
+ * Requests arrive on stdin, one JSON line each: `{"texts": {path: text}, "walkFiles": [path]}`
+ * (answered with IR) or `{"files": [{"path", "text", "line"?}]}` (answered with rewrite-check.js's
+ * JSON answer, `{"files": [facts]}`). Each answer goes to the descriptor `fd`: one JSON line,
+ * `{"bytes": N}` followed by the N bytes of the answer, or `{"error": message}` for a request that
+ * could not be answered. The end of stdin ends the serving. `previous` is the scan's program
+ * (undefined: each re-analysis builds its own).
  */
 export function serveEdits(root: string, options: ScanSettings, fd: number, previous?: KeptProgram): void {
   const rootDir = path.resolve(root);
@@ -29,10 +39,15 @@ export function serveEdits(root: string, options: ScanSettings, fd: number, prev
     let answer: Buffer;
     try {
       const request = parseRequest(line);
-      const texts = new Map<string, string>();
-      for (const [rel, text] of Object.entries(request.texts)) texts.set(insideRoot(rootDir, rel), text);
-      const ir = Buffer.from(scanEdited(root, options, texts, request.walkFiles, previous), "utf8");
-      answer = Buffer.concat([Buffer.from(JSON.stringify({ bytes: ir.length }) + "\n", "utf8"), ir]);
+      let text: string;
+      if ("files" in request) text = JSON.stringify({ files: request.files.map(facts) });
+      else {
+        const texts = new Map<string, string>();
+        for (const [rel, edited] of Object.entries(request.texts)) texts.set(insideRoot(rootDir, rel), edited);
+        text = scanEdited(root, options, texts, request.walkFiles, previous);
+      }
+      const bytes = Buffer.from(text, "utf8");
+      answer = Buffer.concat([Buffer.from(JSON.stringify({ bytes: bytes.length }) + "\n", "utf8"), bytes]);
     } catch (e) {
       const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
       answer = Buffer.from(JSON.stringify({ error: message.split("\n")[0] }) + "\n", "utf8");
@@ -42,10 +57,18 @@ export function serveEdits(root: string, options: ScanSettings, fd: number, prev
   fs.closeSync(fd);
 }
 
-function parseRequest(line: string): Request {
+function parseRequest(line: string): Reanalysis | SyntaxQuestion {
   const value: unknown = JSON.parse(line);
-  const raw = value as Partial<Request> | null;
+  const raw = value as Partial<Reanalysis & SyntaxQuestion> | null;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new Error("a request is a JSON object");
+  if (raw.files !== undefined) {
+    const files = raw.files;
+    if (!Array.isArray(files) || !files.every((f) => typeof f === "object" && f !== null && typeof f.path === "string"
+        && typeof f.text === "string" && (f.line === undefined || Number.isInteger(f.line)))) {
+      throw new Error("a request's files are {path, text, line?} objects");
+    }
+    return { files };
+  }
   const texts = raw.texts;
   if (typeof texts !== "object" || texts === null || Array.isArray(texts) || !Object.values(texts).every((t) => typeof t === "string")) {
     throw new Error("a request's texts map paths to texts");

@@ -23,7 +23,7 @@ function serve(root, requests, settings = {}) {
   return { status: r.status, stderr: r.stderr.toString(), stdout: r.stdout.toString(), answers: answersOf(r.output[3]) };
 }
 
-/** The answers written on the serving descriptor: {ir} or {error} each. */
+/** The answers written on the serving descriptor: {text} or {error} each. */
 function answersOf(bytes) {
   const out = [];
   for (let at = 0; at < bytes.length; ) {
@@ -34,7 +34,7 @@ function answersOf(bytes) {
       at = end + 1;
       continue;
     }
-    out.push({ ir: bytes.subarray(end + 1, end + 1 + header.bytes).toString("utf8") });
+    out.push({ text: bytes.subarray(end + 1, end + 1 + header.bytes).toString("utf8") });
     at = end + 1 + header.bytes;
   }
   return out;
@@ -70,15 +70,15 @@ test("answers each request with the IR a scan of an edited copy gives, then ends
   const copy = editedCopy({ [EDITED]: edited });
   try {
     const expected = scan(copy, { autocommit: false, walkFiles: [EDITED] }).ir;
-    assert.equal(body(served.answers[0].ir), body(expected));
+    assert.equal(body(served.answers[0].text), body(expected));
     assert.match(body(expected), /select 1/, "the edit is in the answer");
   } finally {
     fs.rmSync(copy, { recursive: true, force: true });
   }
-  assert.equal(served.answers[1].ir, scan(SAMPLE, { autocommit: false, walkFiles: [OTHER] }).ir);
-  assert.equal(served.answers[2].ir, scan(SAMPLE, { autocommit: false, walkFiles: [EDITED, OTHER] }).ir);
+  assert.equal(served.answers[1].text, scan(SAMPLE, { autocommit: false, walkFiles: [OTHER] }).ir);
+  assert.equal(served.answers[2].text, scan(SAMPLE, { autocommit: false, walkFiles: [EDITED, OTHER] }).ir);
   // the compiler reuses the unchanged files' module resolutions: their unresolved imports are still reported
-  const unresolved = served.answers[1].ir.split("\n").filter((line) => line.includes('"unresolved-import"'));
+  const unresolved = served.answers[1].text.split("\n").filter((line) => line.includes('"unresolved-import"'));
   assert.ok(unresolved.some((line) => !line.includes(OTHER)), "the sample has unresolved imports in other files");
 });
 
@@ -94,12 +94,26 @@ test("a bad request gets an error answer and the process goes on serving", () =>
   assert.ok(served.answers[0].error);
   assert.match(served.answers[1].error, /not a path under the scanned root/);
   assert.match(served.answers[2].error, /texts map paths to texts/);
-  assert.equal(served.answers[3].ir, scan(SAMPLE, { autocommit: false, walkFiles: [OTHER] }).ir);
+  assert.equal(served.answers[3].text, scan(SAMPLE, { autocommit: false, walkFiles: [OTHER] }).ir);
 });
 
 test("the user's settings hold in the re-analysis too", () => {
   const settings = { depth: 1, exclude: ["reports"] };
   const served = serve(SAMPLE, [request({}, [EDITED])], settings);
   assert.equal(served.status, 0, served.stderr);
-  assert.equal(served.answers[0].ir, scan(SAMPLE, { ...settings, autocommit: false, walkFiles: [EDITED] }).ir);
+  assert.equal(served.answers[0].text, scan(SAMPLE, { ...settings, autocommit: false, walkFiles: [EDITED] }).ir);
+});
+
+test("a question of syntax facts gets rewrite-check.js's answer", () => {
+  const text = fs.readFileSync(path.join(SAMPLE, EDITED), "utf8");
+  const question = { files: [{ path: EDITED, text, line: 31 }, { path: "broken.ts", text: "const x = ;" }] };
+  const served = serve(SAMPLE, [JSON.stringify(question) + "\n", JSON.stringify({ files: [{ path: 1 }] }) + "\n"]);
+  assert.equal(served.status, 0, served.stderr);
+  const checked = spawnSync(process.execPath, ["--expose-gc", path.join(__dirname, "..", "dist", "rewrite-check.js")], { input: JSON.stringify(question), encoding: "utf8" });
+  assert.equal(checked.status, 0, checked.stderr);
+  assert.equal(served.answers[0].text + "\n", checked.stdout);
+  const [facts, broken] = JSON.parse(checked.stdout).files;
+  assert.ok(facts.calls.length > 0 && facts.statements.length > 0, "the line holds the sample's transaction call");
+  assert.ok(broken.errors.length > 0);
+  assert.match(served.answers[1].error, /files are \{path, text, line\?\} objects/);
 });
