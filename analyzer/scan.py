@@ -39,7 +39,8 @@ class ScanResult:
     context: object = field(default=None, repr=False)  # Django: the front end's Context, shared with re-analysis of rewrites
     outlines_ahead: object = field(default=None, repr=False)  # Django: rewrite.outline_ahead.OutlinesAhead, taken by the rewrites
     # TypeScript: the scan's ts-plugin process (typeorm.bridge.Run), re-analysing rewritten files
-    # until the scan ends; None: a rewrite is re-analysed in a scan of an edited copy
+    # and answering the rewrites' syntax questions until the scan ends; None: a rewrite is
+    # re-analysed in a scan of an edited copy (and rewrite-check.js answers)
     served: object = field(default=None, repr=False)
 
     @property
@@ -169,7 +170,7 @@ class _TypeScriptRecords:
         self.as_round_tripped = False
 
     def served(self) -> bridge.Run | None:
-        """The process, when it re-analyses edited files after its records (bridge.start(serve=True))."""
+        """The process, when it answers requests after its records (bridge.start(serve=True))."""
         return self._run if self._run is not None and self._run.serving else None
 
     def take(self) -> tuple[list[dict], list[str] | None]:
@@ -195,8 +196,8 @@ def _typescript_records(root: Path, config: Config, cache: ScanCache | None, aut
     """ts-plugin's records, started now (`take` them), and the transactions it walked (None: no
     cache). With a cache in a folder, ts-plugin reuses what did not change
     (analyzer/cache/typescript.py); with one in memory, the records are reused when no file it
-    reads and no setting changed. `serve`: the process goes on to re-analyse rewritten files
-    (the scan verifies rewrites) until the scan ends."""
+    reads and no setting changed. `serve`: the process goes on to answer the rewrites'
+    re-analyses and syntax questions (the scan verifies rewrites) until the scan ends."""
     from .cache import typescript as warm
     from .typeorm import bridge
 
