@@ -201,3 +201,26 @@ def test_a_handler_a_transaction_reaches_counts_where_its_caller_runs_outside_tr
     assert handler_sites(_handler_project(tmp_path, outside=False)) == []
     forum = [r for r in _records(FORUM) if r["boundary"] == "autocommit"]
     assert any(r["function"] == "forum.services.locking.ThreadEvents.locked" for r in forum)
+
+
+def test_module_level_code_is_walked_from_a_converted_tree_as_from_libcsts(monkeypatch):
+    """The module-level code the autocommit phase walks is parsed with `ast` and converted
+    (call_sites._module_parsed), as definitions are: the records are those of libcst's tree."""
+    from analyzer.django import ast_convert, call_sites
+    from analyzer.django.context import ParsedModule
+    from analyzer.django.parsing import parse_module
+
+    parsed = []
+    real = call_sites._module_parsed
+    monkeypatch.setattr(call_sites, "_module_parsed", lambda info: parsed.append(real(info)) or parsed[-1])
+    converted = [r for r in scan(FIXTURE, Config(), "django", rewrites=False).records if r["type"] == "transaction"]
+    assert [p.info.rel for p in parsed] == ["bank/choices.py"] and ast_convert.is_converted(parsed[0].tree)
+    assert any(r["function"] == "bank.choices" for r in converted)
+
+    def libcst_parsed(info):
+        tree = parse_module(info.source.text)
+        return ParsedModule(info, tree, tree, 1)
+
+    monkeypatch.setattr(call_sites, "_module_parsed", libcst_parsed)
+    assert [r for r in scan(FIXTURE, Config(), "django", rewrites=False).records if r["type"] == "transaction"] == converted
+
