@@ -13,6 +13,8 @@ import json
 import re
 import sqlite3
 
+import pytest
+
 from typer.testing import CliRunner
 
 from analyzer import ir, store
@@ -20,6 +22,7 @@ from analyzer.cli import app
 from analyzer.report import metrics
 from analyzer.scan import app_row, scan
 from analyzer.config import Config
+from analyzer.django.files import python_sources
 from analyzer.lint.runner import LintOptions
 from analyzer.lint.settings import Overrides
 from analyzer.lint.runner import run as lint_run
@@ -224,3 +227,19 @@ def test_module_level_code_is_walked_from_a_converted_tree_as_from_libcsts(monke
     monkeypatch.setattr(call_sites, "_module_parsed", libcst_parsed)
     assert [r for r in scan(FIXTURE, Config(), "django", rewrites=False).records if r["type"] == "transaction"] == converted
 
+
+def test_module_level_code_the_conversion_does_not_map_is_parsed_by_libcst(tmp_path):
+    from analyzer.django import ast_convert, call_sites
+    from analyzer.django.index import RepoIndex
+
+    # a parenthesized string over several lines: ast_convert leaves it to libcst (Unsupported)
+    text = 'from app.models import Account\n\nNOTE = (\n    """two\n    lines"""\n)\nCOUNT = Account.objects.count()\n'
+    with pytest.raises(ast_convert.Unsupported):
+        ast_convert.convert(text, 1)
+    root = django_project(tmp_path, "app", "Account", {"startup.py": text})
+    info = RepoIndex().add(next(s for s in python_sources(root) if s.rel == "app/startup.py"))
+    parsed = call_sites._module_parsed(info)
+    assert parsed is not None and not ast_convert.is_converted(parsed.tree)
+    records = [r for r in scan(root, Config(), "django", rewrites=False).records if r["type"] == "transaction"]
+    [startup] = [r for r in records if r["function"] == "app.startup"]
+    assert [(s["kind"], s["line"]) for s in ir_statements(startup["steps"])] == [("read", 7)]

@@ -46,6 +46,13 @@ quoted""", \\
     if x:
         return [i for i in y
                 if i]
+    note = (
+        """a string in parentheses
+        over lines"""
+    )
+    count = (1
+             )
+    return note, count
 '''
 
 

@@ -23,6 +23,8 @@ from .node_types import kinds
 # Children that come before a node's first token: PositionProvider does not count them.
 _BEFORE_START = kinds(cst.EmptyLine, cst.LeftParen, cst.Decorator)
 _NOT_TEXT = kinds(cst.SimpleWhitespace, cst.Comment)
+# Tokens that may have parentheses of their own (`lpar`/`rpar`), their text in `value`.
+_VALUED = kinds(cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
 
 # type -> its dataclass field names; (type, fields holding nodes) -> those fields in source order
 # (None: the order could not be told from the fields, libcst's own listing is used).
@@ -109,7 +111,7 @@ def line_numbers(root: cst.CSTNode, first_line: int = 1) -> tuple[dict, dict]:
     ends: dict[cst.CSTNode, int] = {}
     line = first_line
     last = first_line
-    newline, before_start = cst.Newline, _BEFORE_START
+    newline, before_start, right_paren, valued = cst.Newline, _BEFORE_START, cst.RightParen, _VALUED
     not_text = _NOT_TEXT
 
     def walk(node: cst.CSTNode) -> None:
@@ -130,10 +132,17 @@ def line_numbers(root: cst.CSTNode, first_line: int = 1) -> tuple[dict, dict]:
                     line += value.count("\n")  # a backslash continuation
             ends[node] = last
             return
+        # A token with parentheses of its own (a string, a number, a name in `(...)`) has its
+        # text between them: its newlines count before its first `)`. (The end line stays where
+        # the token does not move it: the parentheses are walked instead, as ast_convert.py has it.)
+        pending = node.value.count("\n") if type(node) in valued else 0
         start = None
         for child in kids:
             if start is None and type(child) not in before_start:
                 start = line
+            if pending and type(child) is right_paren:
+                line += pending
+                pending = 0
             walk(child)
         starts[node] = start if start is not None else line
         ends[node] = last
