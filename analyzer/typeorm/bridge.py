@@ -77,15 +77,15 @@ def start(root: Path, depth: int | None = None, max_file_bytes: int = 2_000_000,
     if not cli.is_file():
         raise FrontendUnavailable(f"the TypeScript front end is not built ({cli} is missing); "
                                   "run `npm ci && npm run build --workspace ts-plugin`")
+    # (serving: node writes each answer on its end of a pipe, named by --serve)
+    answers, answering = os.pipe() if serve else (-1, -1)
     command = [node, *NODE_FLAGS, str(cli), "--settings", settings_argument(depth, max_file_bytes, exclude, **extra_settings),
-               *arguments, os.fspath(root)]
-    if not serve:
-        return Run(command, timeout)
-    answers, answering = os.pipe()  # (node writes each answer on its end, named by --serve)
+               *arguments, *(["--serve", str(answering)] if serve else []), os.fspath(root)]
     try:
-        return Run([*command[:-1], "--serve", str(answering), command[-1]], timeout, answers=answers, answering=answering)
+        return Run(command, timeout, answers=answers, answering=answering)
     finally:
-        os.close(answering)
+        if serve:
+            os.close(answering)
 
 
 class Run:
@@ -187,8 +187,7 @@ class Run:
         with selectors.DefaultSelector() as selector:
             selector.register(pipe, selectors.EVENT_WRITE)
             while request:
-                if not selector.select(self._left()):
-                    raise FrontendUnavailable(f"the TypeScript front end did not finish within {self._timeout:g} s")
+                self._wait(selector)
                 request = request[os.write(pipe.fileno(), request):]
 
     def _read_answer(self, size: int | None) -> bytes:
@@ -201,18 +200,20 @@ class Run:
                 if end >= 0:
                     self._answered = bytes(have[end + (1 if size is None else 0):])
                     return bytes(have[:end])
-                if not selector.select(self._left()):
-                    raise FrontendUnavailable(f"the TypeScript front end did not finish within {self._timeout:g} s")
+                self._wait(selector)
                 chunk = os.read(self._answers, 1 << 20)
                 if not chunk:
                     raise ValueError("the process ended before its answer")
                 have += chunk
 
-    def _left(self) -> float:
+    def _wait(self, selector: selectors.BaseSelector) -> None:
+        """Until `selector` has an event, within the run's time."""
         left = self._deadline - time.monotonic()
-        if left <= 0:
-            raise FrontendUnavailable(f"the TypeScript front end did not finish within {self._timeout:g} s")
-        return left
+        if left <= 0 or not selector.select(left):
+            raise self._too_late()
+
+    def _too_late(self) -> FrontendUnavailable:
+        return FrontendUnavailable(f"the TypeScript front end did not finish within {self._timeout:g} s")
 
     def finish(self) -> None:
         """Wait for node's end (its warm cache file written); a failure is a FrontendUnavailable.
@@ -224,7 +225,7 @@ class Run:
             returncode = self._process.wait(timeout=max(0.0, self._deadline - time.monotonic()))
         except subprocess.TimeoutExpired as exc:
             self.stop()
-            raise FrontendUnavailable(f"the TypeScript front end did not finish within {self._timeout:g} s") from exc
+            raise self._too_late() from exc
         except BaseException:
             self.stop()
             raise
@@ -266,10 +267,11 @@ class Run:
         with selectors.DefaultSelector() as selector:
             selector.register(pipe, selectors.EVENT_READ)
             while True:
-                left = self._deadline - time.monotonic()
-                if left <= 0 or not selector.select(left):
+                try:
+                    self._wait(selector)
+                except FrontendUnavailable:
                     self.stop()
-                    raise FrontendUnavailable(f"the TypeScript front end did not finish within {self._timeout:g} s")
+                    raise
                 chunk = os.read(pipe.fileno(), 1 << 20)
                 if not chunk:
                     return b"".join(chunks)

@@ -72,7 +72,7 @@ const ENTITY_DECORATORS = [
   "CreateDateColumn", "UpdateDateColumn", "DeleteDateColumn", "VersionColumn", "ViewColumn", "VirtualColumn", "Column",
 ];
 /** Decorator wrappers already followed, per checker: what a wrapper calls is the checker's answer,
- *  and a re-analysis of edited files (edited.ts) shares the wrapper's unchanged tree with a new one. */
+ *  and a re-analysis of edited files (scan.ts scanEdited) shares the wrapper's unchanged tree with a new one. */
 const wrapperCaches = new WeakMap<ts.TypeChecker, WeakMap<ts.Node, string | null>>();
 
 /** TypeORM decorator a decorator expression applies, following the app's own decorator

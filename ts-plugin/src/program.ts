@@ -24,7 +24,7 @@ export interface ScanOptions {
   depth: number;
   /** Folder or file names (`*`/`?` patterns) never scanned, besides the default scope (scope.ts): `exclude` of [tool.txscan]. */
   exclude?: string[];
-  /** A rewrite's re-analysis (edited.ts): files read with other texts, and an earlier program's trees. */
+  /** A rewrite's re-analysis (scan.ts scanEdited): files read with other texts, and an earlier program's trees. */
   overlay?: Overlay;
 }
 
@@ -213,6 +213,11 @@ let scratch = Buffer.allocUnsafe(1 << 16);
 
 /** Read a regular file of at most maxBytes without blocking (a FIFO is never waited on). The
  *  bytes returned are valid until the next read: decode or digest them at once. */
+/** Why a file of `size` bytes is not read under a limit of `maxBytes`. */
+function tooLarge(size: number, maxBytes: number): string {
+  return `file has ${size} bytes, over the limit of ${maxBytes}; skipped`;
+}
+
 export function readRegularFile(file: string, maxBytes: number): Buffer | { code: string; reason: string } {
   let fd: number;
   try {
@@ -223,7 +228,7 @@ export function readRegularFile(file: string, maxBytes: number): Buffer | { code
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) return { code: "unreadable", reason: "not a regular file; not read" };
-    if (st.size > maxBytes) return { code: "too-large", reason: `file has ${st.size} bytes, over the limit of ${maxBytes}; skipped` };
+    if (st.size > maxBytes) return { code: "too-large", reason: tooLarge(st.size, maxBytes) };
     if (scratch.length < st.size) scratch = Buffer.allocUnsafe(Math.max(st.size, 2 * scratch.length));
     const buf = scratch;
     let got = 0;
@@ -373,15 +378,10 @@ function workspacePackages(allFiles: string[]): Map<string, string> {
   return map;
 }
 
-/** What only building the program, or emitting it, needs, released once it is built (a scan
- *  keeps its program to the end; on an application of 3,000 files these are about 17 MB): the
- *  module resolutions with every location each one tried, and each file's set of identifier
- *  names, which the compiler reads only to invent unique names when it emits code (txscan never
- *  emits). The program resolves no module after it is built. */
 /** A file's bytes as an overlay gives them: its text, or the refusal readRegularFile gives a large file. */
 function overlayBytes(text: string, maxBytes: number): Buffer | { code: string; reason: string } {
   const bytes = Buffer.from(text, "utf8");
-  if (bytes.length > maxBytes) return { code: "too-large", reason: `file has ${bytes.length} bytes, over the limit of ${maxBytes}; skipped` };
+  if (bytes.length > maxBytes) return { code: "too-large", reason: tooLarge(bytes.length, maxBytes) };
   return bytes;
 }
 
@@ -391,6 +391,11 @@ function sameTarget(sf: ts.SourceFile, languageVersion: ts.ScriptTarget | ts.Cre
   return sf.languageVersion === languageVersion.languageVersion && sf.impliedNodeFormat === languageVersion.impliedNodeFormat;
 }
 
+/** What only building the program, or emitting it, needs, released once it is built (a scan
+ *  keeps its program to the end; on an application of 3,000 files these are about 17 MB): the
+ *  module resolutions with every location each one tried, and each file's set of identifier
+ *  names, which the compiler reads only to invent unique names when it emits code (txscan never
+ *  emits). The program resolves no module after it is built. */
 function releaseParseState(program: ts.Program, moduleCache: ts.ModuleResolutionCache): void {
   moduleCache.clear();
   const noNames: ReadonlyMap<string, string> = new Map();
@@ -403,9 +408,9 @@ const sharedFiles = new Map<string, ts.SourceFile>();
 
 export function setupProgram(opts: ScanOptions): ProgramSetup {
   const rootDir = path.resolve(opts.root);
-  const overlaid = opts.overlay?.texts;
+  const overlaid = (file: string) => opts.overlay?.texts.get(path.resolve(file));
   const read = (file: string, maxBytes: number) => {
-    const text = overlaid?.get(path.resolve(file));
+    const text = overlaid(file);
     return text === undefined ? readRegularFile(file, maxBytes) : overlayBytes(text, maxBytes);
   };
   const previous = new Map<string, ts.SourceFile>();
@@ -444,7 +449,7 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
     if (!TS_SOURCE.test(f)) continue;
     let size = 0;
     try {
-      const text = overlaid?.get(path.resolve(f));
+      const text = overlaid(f);
       size = text === undefined ? fs.statSync(f).size : Buffer.byteLength(text, "utf8");
     } catch (e) {
       diagnostics.push(diag(rel, 0, "unreadable", "error", `cannot read (${(e as NodeJS.ErrnoException).code ?? "error"}); not analysed`));
@@ -452,7 +457,7 @@ export function setupProgram(opts: ScanOptions): ProgramSetup {
     }
     if (size > opts.maxFileBytes) {
       oversized.add(path.resolve(f));
-      diagnostics.push(diag(rel, 0, "too-large", "warning", `file has ${size} bytes, over the limit of ${opts.maxFileBytes}; skipped`));
+      diagnostics.push(diag(rel, 0, "too-large", "warning", tooLarge(size, opts.maxFileBytes)));
       continue;
     }
     roots.push(f);

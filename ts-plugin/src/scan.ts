@@ -47,7 +47,7 @@ export function scan(root: string, options: ScanSettings = {}): ScanResult {
  *  the IR first, so that the caller reads it while the cache file is written). Which
  *  transactions were walked (the cache report) is written before this returns. */
 export function scanBeforeCacheSave(root: string, options: ScanSettings = {}): { result: ScanResult; saveCache: () => void; program?: KeptProgram } {
-  const opts: ScanOptions = { ...options, root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth, tsconfig: options.tsconfig };
+  const opts = scanOptions(root, options);
   const timings = new PhaseTimer();
   const warm = options.warm && !options.walkFiles ? new WarmCache(path.resolve(root), options.warm, opts.exclude ?? [], opts.maxFileBytes) : undefined;
   const unchanged = warm?.unchangedOutput();
@@ -78,10 +78,13 @@ export function scanBeforeCacheSave(root: string, options: ScanSettings = {}): {
 export function scanEdited(root: string, options: ScanSettings, texts: ReadonlyMap<string, string>, walkFiles: string[],
                            previous?: KeptProgram): string {
   const settings: ScanSettings = { ...options, warm: undefined, keepProgram: false, autocommit: false, walkFiles, memo: undefined };
-  const opts: ScanOptions = { ...settings, root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth,
-    tsconfig: options.tsconfig, overlay: { texts, previous } };
-  const found = analyse(opts, settings, undefined, new PhaseTimer());
+  const found = analyse({ ...scanOptions(root, settings), overlay: { texts, previous } }, settings, undefined, new PhaseTimer());
   return renderIr(metaOf(root), found.entities, found.transactions, found.diagnostics);
+}
+
+/** The program's options of a scan of `root` with `options`, defaults filled in. */
+function scanOptions(root: string, options: ScanSettings): ScanOptions {
+  return { ...options, root, maxFileBytes: options.maxFileBytes ?? DEFAULTS.maxFileBytes, depth: options.depth ?? DEFAULTS.depth, tsconfig: options.tsconfig };
 }
 
 /** What a scan found: its records, and nothing of the program they were found in but the
