@@ -1186,6 +1186,11 @@ class _Span:
         self.stop = stop
 
 
+# What convert() and convert_expression() raise for a text they do not convert: the caller parses it
+# with libcst instead, which reports any syntax error the text has.
+NOT_CONVERTED = (SyntaxError, ValueError, RecursionError, MemoryError, Unsupported)
+
+
 def convert(text: str, first_line: int) -> tuple[cst.Module, dict, dict, Source]:
     """Parse `text` (whose first line is line `first_line` of its file) with ast and convert it.
 

@@ -295,7 +295,7 @@ def _module_parsed(info) -> ParsedModule | None:
     try:
         tree, starts, ends, _source = ast_convert.convert(info.source.text, 1)
         return ParsedModule(info, tree, tree, 1, (starts, ends))
-    except (SyntaxError, ValueError, RecursionError, MemoryError, ast_convert.Unsupported):
+    except ast_convert.NOT_CONVERTED:
         pass
     try:
         tree = parse_module(info.source.text)

@@ -56,7 +56,7 @@ def _converted(info: ModuleInfo, text: str, indented: bool, offset: int) -> Pars
     done: a syntax error (libcst reports it), or a construct the converter does not map."""
     try:
         module, starts, ends, _source = ast_convert.convert(text, offset + 1)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, ast_convert.Unsupported):
+    except ast_convert.NOT_CONVERTED:
         return None
     body = module.body
     if indented and body and isinstance(body[0], cst.ClassDef):

@@ -39,5 +39,5 @@ def parse_expression(text: str) -> cst.BaseExpression:
     trees are only read, so each text is parsed once."""
     try:
         return ast_convert.convert_expression(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, ast_convert.Unsupported):
+    except ast_convert.NOT_CONVERTED:
         return cst.parse_expression(text)
